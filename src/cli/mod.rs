@@ -1,0 +1,139 @@
+//! The command line: clap definitions and the commands. Errors are reported here, once, on stderr.
+
+mod inspect;
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::ir::Method;
+use crate::load::LoadOptions;
+use crate::pipeline::PipelineOptions;
+use crate::tools::{Filter, OutputSchemaPolicy, ToolOptions};
+
+const EXAMPLES: &str = "\
+Examples:
+  mcpgen inspect openapi.yaml                  what tools an API yields, and their cost in tokens
+  mcpgen inspect https://example.com/api.json --include-tag pets --json
+  mcpgen inspect openai-tools.json             function-calling lists work too";
+
+#[derive(Debug, Parser)]
+#[command(name = "mcpgen", version, about = "Turn OpenAPI documents and function-calling tool lists into MCP servers", after_help = EXAMPLES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the MCP tools an input yields: a table, totals, token estimate, credentials, warnings.
+    #[command(after_help = inspect::EXAMPLES)]
+    Inspect(inspect::InspectArgs),
+}
+
+/// The input and how it becomes tools: shared by every command.
+#[derive(Debug, Clone, Args)]
+pub struct InputArgs {
+    /// OpenAPI document (2.0, 3.0, 3.1; JSON or YAML) or function-calling tool list: a file path, an http(s) URL, or `-` for stdin.
+    #[arg(value_name = "SPEC")]
+    pub spec: String,
+
+    /// Base URL of the upstream API, overriding the document's `servers`.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Follow `$ref`s to http(s) URLs (refused by default).
+    #[arg(long)]
+    pub allow_remote_refs: bool,
+
+    /// Fail on any warning instead of skipping what cannot be converted.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Keep only operations with one of these tags (repeatable, or comma-separated).
+    #[arg(long, value_name = "TAG", value_delimiter = ',', help_heading = "Filters")]
+    pub include_tag: Vec<String>,
+
+    /// Drop operations with any of these tags.
+    #[arg(long, value_name = "TAG", value_delimiter = ',', help_heading = "Filters")]
+    pub exclude_tag: Vec<String>,
+
+    /// Keep only tools whose name or operationId matches one of these globs (e.g. 'get*').
+    #[arg(long, value_name = "GLOB", value_delimiter = ',', value_parser = parse_glob, help_heading = "Filters")]
+    pub include_op: Vec<glob::Pattern>,
+
+    /// Drop tools whose name or operationId matches any of these globs.
+    #[arg(long, value_name = "GLOB", value_delimiter = ',', value_parser = parse_glob, help_heading = "Filters")]
+    pub exclude_op: Vec<glob::Pattern>,
+
+    /// Keep only operations whose path matches one of these globs (e.g. '/pets*').
+    #[arg(long, value_name = "GLOB", value_delimiter = ',', value_parser = parse_glob, help_heading = "Filters")]
+    pub include_path: Vec<glob::Pattern>,
+
+    /// Keep only operations with these HTTP methods (e.g. GET,POST).
+    #[arg(long, value_name = "METHOD", value_delimiter = ',', value_parser = parse_method, help_heading = "Filters")]
+    pub method: Vec<Method>,
+
+    /// Longest tool name; longer ones are abbreviated (then hashed) readably.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u16).range(8..=128), help_heading = "Tools")]
+    pub max_name_len: u16,
+
+    /// Longest tool description, in characters.
+    #[arg(long, value_name = "N", default_value_t = 1024, help_heading = "Tools")]
+    pub max_description_len: usize,
+
+    /// Whether tools declare an outputSchema (from the 2xx JSON response).
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = OutputSchemaPolicy::None, help_heading = "Tools")]
+    pub output_schema: OutputSchemaPolicy,
+
+    /// Prefix of the credential env vars (default: from the API title, e.g. SWAGGER_PETSTORE).
+    #[arg(long, value_name = "PREFIX", help_heading = "Tools")]
+    pub env_prefix: Option<String>,
+}
+
+impl InputArgs {
+    pub fn pipeline_options(&self) -> PipelineOptions {
+        PipelineOptions {
+            load: LoadOptions { allow_remote_refs: self.allow_remote_refs },
+            tools: ToolOptions {
+                filter: Filter {
+                    include_tags: self.include_tag.clone(),
+                    exclude_tags: self.exclude_tag.clone(),
+                    include_ops: self.include_op.clone(),
+                    exclude_ops: self.exclude_op.clone(),
+                    include_paths: self.include_path.clone(),
+                    methods: self.method.clone(),
+                },
+                max_name_len: usize::from(self.max_name_len),
+                max_description_len: self.max_description_len.max(16),
+                output_schema: self.output_schema,
+                base_url: self.base_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
+                env_prefix: self.env_prefix.clone(),
+                ..ToolOptions::default()
+            },
+            strict: self.strict,
+        }
+    }
+}
+
+fn parse_glob(s: &str) -> Result<glob::Pattern, String> {
+    glob::Pattern::new(s).map_err(|e| format!("invalid glob {s:?}: {e}"))
+}
+
+fn parse_method(s: &str) -> Result<Method, String> {
+    Method::parse(s).ok_or_else(|| format!("unknown HTTP method {s:?} (GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE)"))
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Inspect(args) => inspect::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

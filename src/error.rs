@@ -1,0 +1,90 @@
+//! The library's error type: every variant says what is wrong and where.
+
+use std::fmt;
+
+use crate::diag::Diagnostic;
+
+/// Where a problem is: a document (file path or URL) and, when known, a line/column or a JSON pointer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub origin: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub pointer: Option<String>,
+}
+
+impl Location {
+    pub fn doc(origin: impl Into<String>) -> Self {
+        Location { origin: origin.into(), line: None, column: None, pointer: None }
+    }
+    pub fn at_line(origin: impl Into<String>, line: usize, column: usize) -> Self {
+        Location { origin: origin.into(), line: Some(line), column: Some(column), pointer: None }
+    }
+    pub fn at_pointer(origin: impl Into<String>, pointer: impl Into<String>) -> Self {
+        Location { origin: origin.into(), line: None, column: None, pointer: Some(pointer.into()) }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.origin)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(col) = self.column {
+                write!(f, ":{col}")?;
+            }
+        }
+        if let Some(p) = &self.pointer {
+            write!(f, " at {p}")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{location}: cannot read: {message}")]
+    Read { location: Location, message: String },
+
+    #[error("{location}: not valid UTF-8 (first bad byte at offset {offset}); save the file as UTF-8")]
+    NotUtf8 { location: Location, offset: usize },
+
+    #[error("{location}: the document is empty")]
+    Empty { location: Location },
+
+    #[error("{location}: the document is {size} bytes, over the limit of {limit} bytes")]
+    TooLarge { location: Location, size: u64, limit: u64 },
+
+    #[error("{location}: invalid {format}: {message}")]
+    Syntax { location: Location, format: &'static str, message: String },
+
+    #[error("{location}: {message}")]
+    UnknownDialect { location: Location, message: String },
+
+    #[error("{location}: broken $ref {reference:?}: {message}")]
+    Ref { location: Location, reference: String, message: String },
+
+    #[error("{location}: {message}")]
+    Invalid { location: Location, message: String },
+
+    #[error("{origin}: no tools: {reason}{}", render_reasons(.diagnostics))]
+    NoTools { origin: String, reason: String, diagnostics: Vec<Diagnostic> },
+
+    #[error("{origin}: {} problem(s) and --strict is set:{}", .diagnostics.len(), render_reasons(.diagnostics))]
+    Strict { origin: String, diagnostics: Vec<Diagnostic> },
+}
+
+fn render_reasons(diags: &[Diagnostic]) -> String {
+    const SHOWN: usize = 20;
+    let mut out = String::new();
+    for d in diags.iter().take(SHOWN) {
+        out.push_str("\n  - ");
+        out.push_str(&d.to_string());
+    }
+    if diags.len() > SHOWN {
+        out.push_str(&format!("\n  ... and {} more", diags.len() - SHOWN));
+    }
+    out
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

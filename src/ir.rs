@@ -1,0 +1,290 @@
+//! The intermediate representation every input is normalised into.
+//!
+//! Structural parts (operations, parameters, bodies, security) are typed; schemas stay
+//! `serde_json::Value`, already converted to JSON Schema 2020-12, with every `$ref` rewritten to
+//! `#/$defs/<Name>` pointing into [`ApiIr::schemas`]. The IR refers to no document any more.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::diag::Diagnostic;
+pub use crate::runtime::model::{ApiKeyLocation, ParamLocation, ParamStyle};
+
+/// The kind of input a document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dialect {
+    Swagger2,
+    Oas30,
+    Oas31,
+    OpenAiFunctions,
+    OpenAiTools,
+    AnthropicTools,
+    GeminiFunctions,
+    McpTools,
+}
+
+impl Dialect {
+    pub fn is_openapi(self) -> bool {
+        matches!(self, Dialect::Swagger2 | Dialect::Oas30 | Dialect::Oas31)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Dialect::Swagger2 => "Swagger 2.0",
+            Dialect::Oas30 => "OpenAPI 3.0",
+            Dialect::Oas31 => "OpenAPI 3.1",
+            Dialect::OpenAiFunctions => "OpenAI functions",
+            Dialect::OpenAiTools => "OpenAI tools",
+            Dialect::AnthropicTools => "Anthropic tools",
+            Dialect::GeminiFunctions => "Gemini function declarations",
+            Dialect::McpTools => "MCP tools/list",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ApiIr {
+    pub dialect: Dialect,
+    pub info: ApiInfo,
+    /// Servers with variables substituted by their defaults; relative URLs resolved against the
+    /// document's URL when it has one.
+    pub servers: Vec<String>,
+    pub security_schemes: BTreeMap<String, SecurityScheme>,
+    /// The API-wide default security requirement.
+    pub security: Vec<SecurityRequirement>,
+    /// Sorted by path, then method.
+    pub operations: Vec<Operation>,
+    /// Function-calling inputs: tools without an HTTP binding.
+    pub functions: Vec<Function>,
+    /// Named schemas referenced as `#/$defs/<name>` from the schemas above.
+    pub schemas: BTreeMap<String, Value>,
+    #[serde(skip)]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ApiInfo {
+    pub title: String,
+    pub version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    Get,
+    Put,
+    Post,
+    Delete,
+    Options,
+    Head,
+    Patch,
+    Trace,
+}
+
+impl Method {
+    pub const ALL: [Method; 8] = [
+        Method::Get,
+        Method::Put,
+        Method::Post,
+        Method::Delete,
+        Method::Options,
+        Method::Head,
+        Method::Patch,
+        Method::Trace,
+    ];
+
+    /// The lower-case key used in OpenAPI path items.
+    pub fn key(self) -> &'static str {
+        match self {
+            Method::Get => "get",
+            Method::Put => "put",
+            Method::Post => "post",
+            Method::Delete => "delete",
+            Method::Options => "options",
+            Method::Head => "head",
+            Method::Patch => "patch",
+            Method::Trace => "trace",
+        }
+    }
+
+    pub fn as_upper(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Put => "PUT",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
+            Method::Head => "HEAD",
+            Method::Patch => "PATCH",
+            Method::Trace => "TRACE",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.key().eq_ignore_ascii_case(s))
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Operation {
+    /// JSON pointer of the operation in its document, e.g. `#/paths/~1pets/get`.
+    pub pointer: String,
+    pub method: Method,
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deprecated: bool,
+    pub parameters: Vec<Parameter>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<RequestBody>,
+    /// The success response (first 2xx).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response: Option<Response>,
+    /// Operation-level security; `None` means the API default, `Some([])` means none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub security: Option<Vec<SecurityRequirement>>,
+    /// Server URLs declared on the path item or operation.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<String>,
+    #[serde(skip_serializing_if = "McpExtension::is_empty")]
+    pub mcp: McpExtension,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Parameter {
+    pub name: String,
+    #[serde(rename = "in")]
+    pub location: ParamLocation,
+    pub required: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deprecated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub style: ParamStyle,
+    pub explode: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_reserved: bool,
+    pub schema: Value,
+    /// Media type when the parameter is described by `content` rather than `schema`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestBody {
+    pub required: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// In the document's order.
+    pub content: Vec<MediaType>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MediaType {
+    pub media_type: String,
+    pub schema: Value,
+    /// Per-property encoding (multipart/form): property -> content type.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub encoding: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Response {
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub content: Vec<MediaType>,
+}
+
+/// Scheme names mapped to required scopes; all must be satisfied together.
+pub type SecurityRequirement = BTreeMap<String, Vec<String>>;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SecurityScheme {
+    ApiKey {
+        name: String,
+        location: ApiKeyLocation,
+    },
+    Http {
+        scheme: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bearer_format: Option<String>,
+    },
+    #[serde(rename = "oauth2")]
+    OAuth2 {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        client_credentials: Option<OAuth2Flow>,
+        /// Names of the other flows offered (authorizationCode, implicit, password).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        other_flows: Vec<String>,
+    },
+    OpenIdConnect {
+        url: String,
+    },
+    MutualTls,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OAuth2Flow {
+    pub token_url: String,
+    pub scopes: Vec<String>,
+}
+
+/// The `x-mcp` extension on an operation: overrides for the tool it yields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct McpExtension {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+impl McpExtension {
+    pub fn is_empty(&self) -> bool {
+        *self == McpExtension::default()
+    }
+}
+
+/// A function from a function-calling tool list.
+#[derive(Debug, Clone, Serialize)]
+pub struct Function {
+    pub pointer: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Always an object schema.
+    pub parameters: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
+    #[serde(skip_serializing_if = "McpExtension::is_empty")]
+    pub mcp: McpExtension,
+}

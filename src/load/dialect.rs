@@ -1,0 +1,152 @@
+//! Which kind of input a parsed document is.
+
+use serde_json::Value;
+
+use crate::diag::{DiagKind, Diagnostic};
+use crate::error::{Error, Location, Result};
+use crate::ir::Dialect;
+
+/// The dialect of a document and, for tool lists, the JSON pointer of the list itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detected {
+    pub dialect: Dialect,
+    /// For function-calling inputs: where the array of tools is (`""` for a bare array).
+    pub list_pointer: String,
+    pub warnings: Vec<Diagnostic>,
+}
+
+pub fn detect(value: &Value, origin: &str) -> Result<Detected> {
+    let found = |dialect, list_pointer: &str| Detected {
+        dialect,
+        list_pointer: list_pointer.to_string(),
+        warnings: Vec::new(),
+    };
+    match value {
+        Value::Object(obj) => {
+            if let Some(v) = obj.get("openapi") {
+                return detect_openapi(v, origin);
+            }
+            if let Some(v) = obj.get("swagger") {
+                let version = version_text(v);
+                if version == "2.0" || version == "2" {
+                    return Ok(found(Dialect::Swagger2, ""));
+                }
+                return Err(unknown(origin, "/swagger", format!("unsupported Swagger version {version:?}: only 2.0 is Swagger; later versions are `openapi: 3.x`")));
+            }
+            if let Some(Value::Array(_)) = obj.get("functionDeclarations") {
+                return Ok(found(Dialect::GeminiFunctions, "/functionDeclarations"));
+            }
+            if let Some(Value::Array(_)) = obj.get("functions") {
+                return Ok(found(Dialect::OpenAiFunctions, "/functions"));
+            }
+            if let Some(Value::Array(items)) = obj.get("tools") {
+                return classify_list(items, "/tools", origin);
+            }
+            if let Some(Value::Array(items)) = value.pointer("/result/tools") {
+                return classify_list(items, "/result/tools", origin);
+            }
+            if obj.contains_key("paths") || obj.contains_key("info") {
+                return Err(unknown(origin, "", "missing version: an OpenAPI document needs a top-level `openapi: 3.x.y` (or `swagger: \"2.0\"`) field".to_string()));
+            }
+            Err(unknown(origin, "", "not an API description: expected an OpenAPI document (`openapi`/`swagger` field) or a tool list (`functions`, `tools`, `functionDeclarations`, or a bare array of tools)".to_string()))
+        }
+        Value::Array(items) => classify_list(items, "", origin),
+        _ => Err(unknown(origin, "", "not an API description: the document is neither an object nor an array".to_string())),
+    }
+}
+
+fn detect_openapi(v: &Value, origin: &str) -> Result<Detected> {
+    let version = version_text(v);
+    let mut parts = version.split('.');
+    let major = parts.next().unwrap_or("");
+    let minor = parts.next().unwrap_or("");
+    let dialect = match (major, minor) {
+        ("3", "0") => Dialect::Oas30,
+        ("3", "1") => Dialect::Oas31,
+        ("3", "2") => {
+            let mut d = Detected { dialect: Dialect::Oas31, list_pointer: String::new(), warnings: Vec::new() };
+            d.warnings.push(Diagnostic::new(
+                DiagKind::Unsupported,
+                "#/openapi",
+                format!("OpenAPI {version} is read as 3.1: features new in 3.2 (the QUERY method, additionalOperations, streaming media types) are ignored"),
+            ));
+            return Ok(d);
+        }
+        _ => {
+            return Err(unknown(origin, "/openapi", format!("unsupported OpenAPI version {version:?}: mcpgen reads 2.0, 3.0.x, 3.1.x and 3.2.x")));
+        }
+    };
+    Ok(Detected { dialect, list_pointer: String::new(), warnings: Vec::new() })
+}
+
+fn classify_list(items: &[Value], pointer: &str, origin: &str) -> Result<Detected> {
+    let first = items.iter().find_map(Value::as_object);
+    let Some(first) = first else {
+        let what = if items.is_empty() { "the tool list is empty" } else { "the tool list holds no objects" };
+        return Err(unknown(origin, pointer, what.to_string()));
+    };
+    let dialect = if first.get("type").and_then(Value::as_str) == Some("function") || first.contains_key("function") {
+        Dialect::OpenAiTools
+    } else if first.contains_key("functionDeclarations") {
+        Dialect::GeminiFunctions
+    } else if first.contains_key("input_schema") {
+        Dialect::AnthropicTools
+    } else if first.contains_key("inputSchema") {
+        Dialect::McpTools
+    } else if first.contains_key("name") {
+        Dialect::OpenAiFunctions
+    } else {
+        return Err(unknown(origin, &format!("{pointer}/0"), "unrecognised tool entry: expected `name` + `parameters` (OpenAI), `type: function` (OpenAI tools), `input_schema` (Anthropic) or `inputSchema` (MCP)".to_string()));
+    };
+    Ok(Detected { dialect, list_pointer: pointer.to_string(), warnings: Vec::new() })
+}
+
+fn version_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.trim().to_string(),
+        Value::Number(n) => n.to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn unknown(origin: &str, pointer: &str, message: String) -> Error {
+    Error::UnknownDialect { location: Location::at_pointer(origin, format!("#{pointer}")), message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn d(v: Value) -> Dialect {
+        detect(&v, "t").unwrap().dialect
+    }
+
+    #[test]
+    fn dialects() {
+        assert_eq!(d(json!({"swagger": "2.0"})), Dialect::Swagger2);
+        assert_eq!(d(json!({"openapi": "3.0.3"})), Dialect::Oas30);
+        assert_eq!(d(json!({"openapi": 3.0})), Dialect::Oas30);
+        assert_eq!(d(json!({"openapi": "3.1.0"})), Dialect::Oas31);
+        let w = detect(&json!({"openapi": "3.2.0"}), "t").unwrap();
+        assert_eq!((w.dialect, w.warnings.len()), (Dialect::Oas31, 1));
+        assert_eq!(d(json!([{"name": "f", "parameters": {}}])), Dialect::OpenAiFunctions);
+        assert_eq!(d(json!({"model": "m", "functions": [{"name": "f"}]})), Dialect::OpenAiFunctions);
+        assert_eq!(d(json!([{"type": "function", "function": {"name": "f"}}])), Dialect::OpenAiTools);
+        assert_eq!(d(json!({"tools": [{"type": "function", "function": {"name": "f"}}]})), Dialect::OpenAiTools);
+        assert_eq!(d(json!([{"name": "f", "input_schema": {}}])), Dialect::AnthropicTools);
+        assert_eq!(d(json!({"tools": [{"name": "f", "inputSchema": {}}]})), Dialect::McpTools);
+        assert_eq!(d(json!({"functionDeclarations": [{"name": "f"}]})), Dialect::GeminiFunctions);
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        let e = detect(&json!({"openapi": "4.0.0"}), "a.yaml").unwrap_err().to_string();
+        assert!(e.contains("a.yaml at #/openapi") && e.contains("4.0.0"), "{e}");
+        let e = detect(&json!({"info": {}, "paths": {}}), "a.yaml").unwrap_err().to_string();
+        assert!(e.contains("missing version"), "{e}");
+        let e = detect(&json!({"hello": "world"}), "a.json").unwrap_err().to_string();
+        assert!(e.contains("not an API description"), "{e}");
+        assert!(detect(&json!([]), "a").is_err());
+    }
+}

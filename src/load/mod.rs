@@ -1,0 +1,217 @@
+//! Stage 1, load: bytes from a file, URL or stdin to a [`Document`]: the parsed root, its
+//! dialect, and every local file it reaches through `$ref`.
+
+mod dialect;
+mod parse;
+mod refs;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+use url::Url;
+
+pub use dialect::{Detected, detect};
+pub use parse::parse_document;
+pub use refs::{RefTarget, split_ref};
+
+use crate::diag::Diagnostic;
+use crate::error::{Error, Location, Result};
+use crate::ir::Dialect;
+
+/// Documents larger than this are refused (Microsoft Graph beta, the largest real one, is 47 MB).
+pub const MAX_DOCUMENT_BYTES: u64 = 512 * 1024 * 1024;
+
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Follow `$ref`s to http(s) URLs (refused by default: a document should not make mcpgen
+    /// fetch from arbitrary hosts).
+    pub allow_remote_refs: bool,
+}
+
+/// A loaded input: the root document, its dialect, and all documents it references.
+#[derive(Debug)]
+pub struct Document {
+    pub dialect: Dialect,
+    /// For tool lists: JSON pointer of the array of tools in the root.
+    pub list_pointer: String,
+    pub docs: DocumentSet,
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Document {
+    pub fn root(&self) -> &Value {
+        self.docs.root_value()
+    }
+    /// The name of the input for messages: the path or URL the user gave.
+    pub fn origin(&self) -> &str {
+        self.docs.display(&self.docs.root)
+    }
+    /// The root document's URL when it came from the network (relative servers resolve on it).
+    pub fn root_url(&self) -> Option<&Url> {
+        self.docs.root_url.as_ref().filter(|u| matches!(u.scheme(), "http" | "https"))
+    }
+}
+
+/// Parsed documents keyed by their absolute URL (without fragment).
+#[derive(Debug, Default)]
+pub struct DocumentSet {
+    pub root: String,
+    root_url: Option<Url>,
+    docs: BTreeMap<String, Value>,
+    names: BTreeMap<String, String>,
+}
+
+impl DocumentSet {
+    /// A set holding one in-memory document (tests, and tool lists).
+    pub fn single(id: &str, value: Value) -> Self {
+        let mut set = DocumentSet { root: id.to_string(), ..Default::default() };
+        set.names.insert(id.to_string(), id.to_string());
+        set.docs.insert(id.to_string(), value);
+        set
+    }
+
+    pub fn root_value(&self) -> &Value {
+        &self.docs[&self.root]
+    }
+
+    pub fn get(&self, doc: &str) -> Option<&Value> {
+        self.docs.get(doc)
+    }
+
+    /// The set's own copy of a document id (it lives as long as the set).
+    pub fn doc_id(&self, doc: &str) -> Option<&str> {
+        self.docs.get_key_value(doc).map(|(k, _)| k.as_str())
+    }
+
+    /// Replaces the root document's value (the Swagger 2.0 upgrade does this).
+    pub fn replace_root(&mut self, value: Value) {
+        self.docs.insert(self.root.clone(), value);
+    }
+
+    /// Adds a document under an id (used for the schema roots of function lists).
+    pub fn insert(&mut self, id: &str, name: &str, value: Value) {
+        self.names.insert(id.to_string(), name.to_string());
+        self.docs.insert(id.to_string(), value);
+    }
+
+    /// How a document is named in messages: as the user wrote it for the root, relative to the
+    /// root's folder for the others.
+    pub fn display<'a>(&'a self, doc: &'a str) -> &'a str {
+        self.names.get(doc).map(String::as_str).unwrap_or(doc)
+    }
+
+    /// A pointer prefixed with its file when it is not in the root document.
+    pub fn place(&self, doc: &str, pointer: &str) -> String {
+        if doc == self.root { pointer.to_string() } else { format!("{}{}", self.display(doc), pointer) }
+    }
+
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+}
+
+/// Loads `spec`: a file path, an http(s) URL, or `-` for stdin.
+pub fn load(spec: &str, opts: &LoadOptions) -> Result<Document> {
+    let (root_id, root_url, bytes) = read_source(spec)?;
+    let value = parse_document(&bytes, spec)?;
+    drop(bytes);
+    let detected = detect(&value, spec)?;
+    let mut docs = DocumentSet { root: root_id.clone(), root_url, ..Default::default() };
+    docs.names.insert(root_id.clone(), spec.to_string());
+    docs.docs.insert(root_id, value);
+    if detected.dialect.is_openapi() {
+        refs::load_referenced(&mut docs, opts)?;
+    }
+    Ok(Document { dialect: detected.dialect, list_pointer: detected.list_pointer, docs, warnings: detected.warnings })
+}
+
+/// Parses an in-memory document as if it were loaded from `origin` (tests and stdin-like uses).
+pub fn load_str(text: &str, origin: &str) -> Result<Document> {
+    let value = parse_document(text.as_bytes(), origin)?;
+    let detected = detect(&value, origin)?;
+    Ok(Document {
+        dialect: detected.dialect,
+        list_pointer: detected.list_pointer,
+        docs: DocumentSet::single(origin, value),
+        warnings: detected.warnings,
+    })
+}
+
+fn read_source(spec: &str) -> Result<(String, Option<Url>, Vec<u8>)> {
+    if spec == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(MAX_DOCUMENT_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Read { location: Location::doc("<stdin>"), message: e.to_string() })?;
+        check_size(bytes.len() as u64, "<stdin>")?;
+        // Relative `$ref`s in a document read from stdin resolve against the current directory.
+        let base = std::env::current_dir().ok().and_then(|d| Url::from_directory_path(d).ok());
+        let url = base.and_then(|b| b.join("stdin").ok());
+        let id = url.as_ref().map(Url::to_string).unwrap_or_else(|| "stdin".to_string());
+        return Ok((id, url, bytes));
+    }
+    if spec.starts_with("http://") || spec.starts_with("https://") {
+        let url = Url::parse(spec).map_err(|e| Error::Read { location: Location::doc(spec), message: format!("invalid URL: {e}") })?;
+        let bytes = fetch_url(&url)?;
+        return Ok((url.to_string(), Some(url), bytes));
+    }
+    let path = Path::new(spec);
+    let bytes = read_file(path, spec)?;
+    let abs = std::path::absolute(path).map_err(|e| Error::Read { location: Location::doc(spec), message: e.to_string() })?;
+    let url = Url::from_file_path(&abs).ok();
+    let id = url.as_ref().map(Url::to_string).unwrap_or_else(|| abs.display().to_string());
+    Ok((id, url, bytes))
+}
+
+pub(crate) fn read_file(path: &Path, origin: &str) -> Result<Vec<u8>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::Read { location: Location::doc(origin), message: e.to_string() })?;
+    if meta.is_dir() {
+        return Err(Error::Read { location: Location::doc(origin), message: "is a directory, not a file".to_string() });
+    }
+    check_size(meta.len(), origin)?;
+    std::fs::read(path).map_err(|e| Error::Read { location: Location::doc(origin), message: e.to_string() })
+}
+
+fn check_size(size: u64, origin: &str) -> Result<()> {
+    if size > MAX_DOCUMENT_BYTES {
+        return Err(Error::TooLarge { location: Location::doc(origin), size, limit: MAX_DOCUMENT_BYTES });
+    }
+    Ok(())
+}
+
+/// Installs the ring crypto provider for rustls once (the default aws-lc build is much slower to
+/// compile). Safe to call many times.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+pub(crate) fn fetch_url(url: &Url) -> Result<Vec<u8>> {
+    install_crypto_provider();
+    let origin = url.as_str();
+    let err = |message: String| Error::Read { location: Location::doc(origin), message };
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .user_agent(concat!("mcpgen/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| err(e.to_string()))?;
+    let resp = client.get(url.clone()).send().map_err(|e| err(format!("download failed: {e}")))?;
+    if !resp.status().is_success() {
+        return Err(err(format!("download failed: HTTP {}", resp.status())));
+    }
+    if let Some(len) = resp.content_length() {
+        check_size(len, origin)?;
+    }
+    let mut bytes = Vec::new();
+    resp.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes).map_err(|e| err(format!("download failed: {e}")))?;
+    check_size(bytes.len() as u64, origin)?;
+    Ok(bytes)
+}

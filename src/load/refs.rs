@@ -1,0 +1,165 @@
+//! `$ref` targets, and loading every document the root reaches through them.
+
+use serde_json::Value;
+use url::Url;
+
+use super::{DocumentSet, LoadOptions, fetch_url, parse_document, read_file};
+use crate::diag::escape_segment;
+use crate::error::{Error, Location, Result};
+
+/// What a `$ref` points at: a document id and a JSON pointer inside it (`""` = the whole document).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RefTarget {
+    pub doc: String,
+    pub pointer: String,
+}
+
+/// Splits `reference`, relative to document `base`, into its target. Fragments are percent-decoded.
+pub fn split_ref(base: &str, reference: &str) -> Result<RefTarget, String> {
+    let (uri, fragment) = match reference.split_once('#') {
+        Some((u, f)) => (u, f),
+        None => (reference, ""),
+    };
+    let pointer = percent_encoding::percent_decode_str(fragment).decode_utf8_lossy().into_owned();
+    if !pointer.is_empty() && !pointer.starts_with('/') {
+        return Err(format!("`#{pointer}` is a plain-name anchor; only JSON pointer fragments (`#/...`) are supported"));
+    }
+    if uri.is_empty() {
+        return Ok(RefTarget { doc: base.to_string(), pointer });
+    }
+    let base_url = Url::parse(base).map_err(|_| "a relative file reference from a document that has no location".to_string())?;
+    let mut target = base_url.join(uri).map_err(|e| format!("invalid reference: {e}"))?;
+    target.set_fragment(None);
+    Ok(RefTarget { doc: target.to_string(), pointer })
+}
+
+/// Keys whose values are literal data (never schemas): `$ref`s under them are not followed.
+fn is_data_key(key: &str) -> bool {
+    key == "example" || key == "examples" || key.starts_with("x-")
+}
+
+/// Keys whose values map user-chosen names to schemas: a name like `example` there is a schema.
+fn is_name_map(key: &str) -> bool {
+    matches!(key, "properties" | "patternProperties" | "$defs" | "definitions" | "schemas")
+}
+
+/// Loads, transitively, every document that `$ref`s in the set point to.
+pub(super) fn load_referenced(docs: &mut DocumentSet, opts: &LoadOptions) -> Result<()> {
+    let mut queue = vec![docs.root.clone()];
+    while let Some(doc_id) = queue.pop() {
+        let mut found = Vec::new();
+        let mut path = Vec::new();
+        collect_external_refs(&docs.docs[&doc_id], &doc_id, false, &mut path, &mut found);
+        for (reference, pointer) in found {
+            let place = || Location::at_pointer(docs.display(&doc_id), pointer.clone());
+            let target = split_ref(&doc_id, &reference)
+                .map_err(|message| Error::Ref { location: place(), reference: reference.clone(), message })?;
+            if docs.docs.contains_key(&target.doc) {
+                continue;
+            }
+            let url = Url::parse(&target.doc)
+                .map_err(|e| Error::Ref { location: place(), reference: reference.clone(), message: e.to_string() })?;
+            let bytes = match url.scheme() {
+                "file" => {
+                    let path = url.to_file_path().map_err(|()| Error::Ref {
+                        location: place(),
+                        reference: reference.clone(),
+                        message: "not a local file path".to_string(),
+                    })?;
+                    read_file(&path, &path.display().to_string()).map_err(|e| Error::Ref {
+                        location: place(),
+                        reference: reference.clone(),
+                        message: e.to_string(),
+                    })?
+                }
+                "http" | "https" if opts.allow_remote_refs => fetch_url(&url)?,
+                "http" | "https" => {
+                    return Err(Error::Ref {
+                        location: place(),
+                        reference,
+                        message: "remote references are not followed by default; pass --allow-remote-refs to fetch them".to_string(),
+                    });
+                }
+                other => {
+                    return Err(Error::Ref {
+                        location: place(),
+                        reference,
+                        message: format!("unsupported URI scheme `{other}`"),
+                    });
+                }
+            };
+            let name = display_name(docs, &url);
+            let value = parse_document(&bytes, &name)?;
+            docs.names.insert(target.doc.clone(), name);
+            docs.docs.insert(target.doc.clone(), value);
+            queue.push(target.doc);
+        }
+    }
+    Ok(())
+}
+
+/// Names a referenced file relative to the root document's folder when it can.
+fn display_name(docs: &DocumentSet, url: &Url) -> String {
+    if let Some(root) = &docs.root_url
+        && let Some(rel) = root.make_relative(url)
+    {
+        return rel;
+    }
+    match url.to_file_path() {
+        Ok(p) => p.display().to_string(),
+        Err(()) => url.to_string(),
+    }
+}
+
+fn collect_external_refs(v: &Value, doc: &str, in_name_map: bool, path: &mut Vec<String>, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get("$ref")
+                && !r.starts_with('#')
+            {
+                let pointer: String = path.iter().map(|s| format!("/{}", escape_segment(s))).collect();
+                out.push((r.clone(), format!("#{pointer}/$ref")));
+            }
+            for (k, child) in map {
+                if !in_name_map && is_data_key(k) {
+                    continue;
+                }
+                if matches!(child, Value::Object(_) | Value::Array(_)) {
+                    path.push(k.clone());
+                    collect_external_refs(child, doc, is_name_map(k), path, out);
+                    path.pop();
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                if matches!(child, Value::Object(_) | Value::Array(_)) {
+                    path.push(i.to_string());
+                    collect_external_refs(child, doc, false, path, out);
+                    path.pop();
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split() {
+        let t = split_ref("file:///a/b/root.yaml", "#/components/schemas/Pet").unwrap();
+        assert_eq!(t, RefTarget { doc: "file:///a/b/root.yaml".into(), pointer: "/components/schemas/Pet".into() });
+        let t = split_ref("file:///a/b/root.yaml", "schemas/pet.yaml#/Pet").unwrap();
+        assert_eq!(t.doc, "file:///a/b/schemas/pet.yaml");
+        assert_eq!(t.pointer, "/Pet");
+        let t = split_ref("file:///a/b/root.yaml", "../c.json").unwrap();
+        assert_eq!((t.doc.as_str(), t.pointer.as_str()), ("file:///a/c.json", ""));
+        let t = split_ref("file:///a/root.yaml", "#/paths/~1pets%7Bid%7D").unwrap();
+        assert_eq!(t.pointer, "/paths/~1pets{id}");
+        assert!(split_ref("file:///a/root.yaml", "#Pet").is_err());
+        assert!(split_ref("mem", "other.yaml").is_err());
+    }
+}

@@ -1,0 +1,170 @@
+//! Function-calling tool lists (OpenAI functions/tools, Anthropic, Gemini, MCP) into the IR.
+//!
+//! Each function's parameter schema is its own `$ref` root: `#/$defs/X` inside it points into the
+//! schema itself, as the LLM APIs define it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Value, json};
+
+use super::schema::{SchemaConverter, kind_of};
+use crate::diag::{Diagnostic, DiagKind, child};
+use crate::error::{Error, Location, Result};
+use crate::ir::{Dialect, Function, McpExtension};
+use crate::load::{Document, DocumentSet};
+
+/// One entry of the list, read but not yet converted.
+struct RawFunction<'a> {
+    pointer: String,
+    name: &'a str,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    parameters: Value,
+    output_schema: Option<&'a Value>,
+    strict: bool,
+    mcp: McpExtension,
+}
+
+type Converted = (Vec<Function>, BTreeMap<String, Value>, Vec<Diagnostic>);
+
+pub(super) fn functions(doc: &Document) -> Result<Converted> {
+    let origin = doc.origin().to_string();
+    let root = doc.root();
+    let list = if doc.list_pointer.is_empty() { Some(root) } else { root.pointer(&doc.list_pointer) };
+    let Some(Value::Array(items)) = list else {
+        return Err(invalid(&origin, &format!("#{}", doc.list_pointer), "expected an array of tools".into()));
+    };
+    let mut diags = Vec::new();
+    let mut raw = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let pointer = format!("#{}/{i}", doc.list_pointer);
+        match doc.dialect {
+            Dialect::GeminiFunctions if item.get("functionDeclarations").is_some() => {
+                let Some(Value::Array(decls)) = item.get("functionDeclarations") else { continue };
+                for (j, d) in decls.iter().enumerate() {
+                    let p = format!("{pointer}/functionDeclarations/{j}");
+                    raw.push(read_entry(d, doc.dialect, &p, &origin)?);
+                }
+            }
+            Dialect::OpenAiTools if item.get("type").and_then(Value::as_str).is_some_and(|t| t != "function") => {
+                let t = item["type"].as_str().unwrap_or_default();
+                diags.push(Diagnostic::new(DiagKind::Unsupported, pointer, format!("tool of type `{t}` is built into the LLM API, not a function; skipped")));
+            }
+            Dialect::AnthropicTools if item.get("input_schema").is_none() && item.get("type").is_some() => {
+                let t = item["type"].as_str().unwrap_or("?");
+                diags.push(Diagnostic::new(DiagKind::Unsupported, pointer, format!("Anthropic server tool `{t}` has no input_schema; skipped")));
+            }
+            _ => raw.push(read_entry(item, doc.dialect, &pointer, &origin)?),
+        }
+    }
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for f in &raw {
+        if let Some(first) = seen.insert(f.name, &f.pointer) {
+            return Err(invalid(&origin, &f.pointer, format!("duplicate function name `{}` (first at {first})", f.name)));
+        }
+    }
+    // Each function's schema is a document of its own for `$ref` resolution.
+    let mut docs = DocumentSet::single(&format!("{}#fn", doc.docs.root), json!({}));
+    for (i, f) in raw.iter().enumerate() {
+        docs.insert(&fn_doc(i), &f.pointer, f.parameters.clone());
+    }
+    let mut converter = SchemaConverter::new(&docs);
+    let mut out = Vec::new();
+    for (i, f) in raw.iter().enumerate() {
+        let id = fn_doc(i);
+        let at = child(&f.pointer, "parameters");
+        let parameters = converter
+            .convert(&f.parameters, &id, "#")
+            .map_err(|m| invalid(&origin, &at, m))?;
+        let output_schema = match f.output_schema {
+            Some(s) => Some(converter.convert(s, &id, "#").map_err(|m| invalid(&origin, &child(&f.pointer, "outputSchema"), m))?),
+            None => None,
+        };
+        out.push(Function {
+            pointer: f.pointer.clone(),
+            name: f.name.to_string(),
+            title: f.title.map(str::to_string),
+            description: f.description.map(str::trim).filter(|d| !d.is_empty()).map(str::to_string),
+            parameters,
+            output_schema,
+            strict: f.strict,
+            mcp: f.mcp.clone(),
+        });
+    }
+    let (schemas, more) = converter.finish();
+    diags.extend(more);
+    Ok((out, schemas, diags))
+}
+
+fn fn_doc(i: usize) -> String {
+    format!("function:{i}")
+}
+
+fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str, origin: &str) -> Result<RawFunction<'a>> {
+    let (f, fptr) = match dialect {
+        Dialect::OpenAiTools => match item.get("function") {
+            Some(f) => (f, format!("{pointer}/function")),
+            None => return Err(invalid(origin, pointer, "OpenAI tool without a `function` object".into())),
+        },
+        _ => (item, pointer.to_string()),
+    };
+    let Value::Object(obj) = f else {
+        return Err(invalid(origin, &fptr, format!("a function must be an object, found {}", kind_of(f))));
+    };
+    let name = match obj.get("name") {
+        Some(Value::String(n)) if !n.trim().is_empty() => n.as_str(),
+        Some(other) => return Err(invalid(origin, &child(&fptr, "name"), format!("the name must be a non-empty string, found {}", kind_of(other)))),
+        None => return Err(invalid(origin, &fptr, "function without a `name`".into())),
+    };
+    let key = match dialect {
+        Dialect::AnthropicTools => "input_schema",
+        Dialect::McpTools => "inputSchema",
+        Dialect::GeminiFunctions if obj.contains_key("parametersJsonSchema") => "parametersJsonSchema",
+        _ => "parameters",
+    };
+    let at = child(&fptr, key);
+    let parameters = match obj.get(key) {
+        None | Some(Value::Null) => json!({"type": "object", "properties": {}}),
+        Some(Value::Object(p)) if p.is_empty() => json!({"type": "object", "properties": {}}),
+        Some(Value::Object(p)) => {
+            let mut p = p.clone();
+            match p.get("type") {
+                None if !p.contains_key("anyOf") && !p.contains_key("oneOf") && !p.contains_key("allOf") => {
+                    p.insert("type".into(), json!("object"));
+                }
+                Some(t) if t.as_str().is_some_and(|t| t.eq_ignore_ascii_case("object")) => {}
+                _ => {
+                    return Err(invalid(origin, &at, format!("the parameter schema must be `type: object`, found {}", p.get("type").map(Value::to_string).unwrap_or("a schema without a type".into()))));
+                }
+            }
+            Value::Object(p)
+        }
+        Some(other) => {
+            return Err(invalid(origin, &at, format!("`{key}` must be a JSON Schema object, found {}", kind_of(other))));
+        }
+    };
+    let mut mcp = McpExtension::default();
+    if dialect == Dialect::McpTools
+        && let Some(Value::Object(a)) = obj.get("annotations")
+    {
+        mcp.read_only = a.get("readOnlyHint").and_then(Value::as_bool);
+        mcp.destructive = a.get("destructiveHint").and_then(Value::as_bool);
+        mcp.idempotent = a.get("idempotentHint").and_then(Value::as_bool);
+        mcp.open_world = a.get("openWorldHint").and_then(Value::as_bool);
+        mcp.title = a.get("title").and_then(Value::as_str).map(str::to_string);
+    }
+    Ok(RawFunction {
+        pointer: fptr,
+        name,
+        title: obj.get("title").and_then(Value::as_str),
+        description: obj.get("description").and_then(Value::as_str),
+        parameters,
+        output_schema: if dialect == Dialect::McpTools { obj.get("outputSchema") } else { None },
+        strict: obj.get("strict") == Some(&Value::Bool(true)),
+        mcp,
+    })
+}
+
+fn invalid(origin: &str, pointer: &str, message: String) -> Error {
+    Error::Invalid { location: Location::at_pointer(origin, pointer), message }
+}

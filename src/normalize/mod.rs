@@ -1,0 +1,94 @@
+//! Stage 2, normalize: a loaded [`Document`] to the [`ApiIr`].
+
+mod functions;
+mod openapi;
+pub mod schema;
+mod swagger2;
+
+use crate::diag::{DiagKind, Diagnostic};
+use crate::error::{Error, Result};
+use crate::ir::{ApiInfo, ApiIr, Dialect};
+use crate::load::Document;
+
+pub use openapi::template_vars;
+pub use schema::DEFS_PREFIX;
+
+/// Normalises a loaded document. Problems confined to one operation become diagnostics; the
+/// document fails as a whole only when nothing usable is left.
+pub fn normalize(mut doc: Document) -> Result<ApiIr> {
+    let mut diagnostics = std::mem::take(&mut doc.warnings);
+    if !doc.dialect.is_openapi() {
+        let (functions, schemas, diags) = functions::functions(&doc)?;
+        diagnostics.extend(diags);
+        let title = doc.origin().rsplit('/').next().unwrap_or("tools").split('.').next().unwrap_or("tools").to_string();
+        return Ok(ApiIr {
+            dialect: doc.dialect,
+            info: ApiInfo { title, version: "0.0.0".into(), description: None },
+            servers: Vec::new(),
+            security_schemes: Default::default(),
+            security: Vec::new(),
+            operations: Vec::new(),
+            functions,
+            schemas,
+            diagnostics,
+        });
+    }
+    if doc.dialect == Dialect::Swagger2 {
+        let upgraded = swagger2::upgrade(doc.root(), &mut diagnostics);
+        doc.docs.replace_root(upgraded);
+    }
+    let base_url = doc.root_url().cloned();
+    let origin = doc.origin().to_string();
+    let docs = &doc.docs;
+    let mut walker = openapi::Walker {
+        docs,
+        schemas: schema::SchemaConverter::new(docs),
+        diagnostics: Vec::new(),
+        base_url,
+    };
+    let root = docs.root_value();
+    let info = walker.info();
+    let servers = walker.servers(root.get("servers"), "#/servers");
+    let security_schemes = walker.security_schemes();
+    let security = walker.security(root.get("security"), "#/security").unwrap_or_default();
+    let operations = walker.operations();
+    let (schemas, schema_diags) = walker.schemas.finish();
+    diagnostics.extend(walker.diagnostics);
+    diagnostics.extend(schema_diags);
+    check_duplicate_ids(&operations, &mut diagnostics);
+    if operations.is_empty() {
+        let reason = if root.get("paths").and_then(|p| p.as_object()).is_none_or(|p| p.is_empty()) {
+            "the document has no operations under #/paths".to_string()
+        } else {
+            "no operation could be converted".to_string()
+        };
+        let skipped = diagnostics.into_iter().filter(|d| d.kind == DiagKind::OperationSkipped).collect();
+        return Err(Error::NoTools { origin, reason, diagnostics: skipped });
+    }
+    Ok(ApiIr {
+        dialect: doc.dialect,
+        info,
+        servers,
+        security_schemes,
+        security,
+        operations,
+        functions: Vec::new(),
+        schemas,
+        diagnostics,
+    })
+}
+
+fn check_duplicate_ids(ops: &[crate::ir::Operation], diags: &mut Vec<Diagnostic>) {
+    let mut first: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    for op in ops {
+        if let Some(id) = &op.operation_id
+            && let Some(prev) = first.insert(id, &op.pointer)
+        {
+            diags.push(Diagnostic::new(
+                DiagKind::DuplicateOperationId,
+                &op.pointer,
+                format!("operationId `{id}` is already used at {prev}; the tool name is made unique"),
+            ));
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! The OpenAPI 3.0/3.1 walker: paths, operations, parameters, bodies, responses, security.
+//!
+//! It reads `serde_json::Value` with lenient rules of its own; schemas go to the
+//! [`SchemaConverter`]. Faults are isolated per operation: a broken operation yields a
+//! diagnostic and no operation, the rest of the API goes on.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+use url::Url;
+
+use super::schema::{SchemaConverter, kind_of};
+use crate::diag::{DiagKind, Diagnostic, child};
+use crate::ir::{
+    ApiInfo, ApiKeyLocation, McpExtension, MediaType, Method, OAuth2Flow, Operation, ParamLocation, ParamStyle,
+    Parameter, RequestBody, Response, SecurityRequirement, SecurityScheme,
+};
+use crate::load::{DocumentSet, split_ref};
+
+pub(super) struct Walker<'d> {
+    pub docs: &'d DocumentSet,
+    pub schemas: SchemaConverter<'d>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The document's URL when it came from the network: relative server URLs resolve on it.
+    pub base_url: Option<Url>,
+}
+
+/// A value with the document it lives in (relative `$ref`s inside it resolve against that).
+#[derive(Clone, Copy)]
+struct Located<'d> {
+    value: &'d Value,
+    doc: &'d str,
+}
+
+type OpResult<T> = Result<T, String>;
+
+impl<'d> Walker<'d> {
+    pub fn info(&self) -> ApiInfo {
+        let info = self.docs.root_value().get("info");
+        let text = |k: &str| info.and_then(|i| i.get(k)).and_then(Value::as_str).map(str::to_string);
+        ApiInfo {
+            title: text("title").filter(|t| !t.trim().is_empty()).unwrap_or_else(|| "API".to_string()),
+            version: text("version").unwrap_or_else(|| "0.0.0".to_string()),
+            description: text("description").filter(|d| !d.trim().is_empty()),
+        }
+    }
+
+    pub fn servers(&mut self, v: Option<&Value>, pointer: &str) -> Vec<String> {
+        let Some(Value::Array(list)) = v else { return Vec::new() };
+        let mut out = Vec::new();
+        for (i, s) in list.iter().enumerate() {
+            let Some(url) = s.get("url").and_then(Value::as_str) else {
+                self.warn(DiagKind::Lenient, child(pointer, i.to_string()), "server without a `url` is ignored");
+                continue;
+            };
+            let url = substitute_variables(url, s.get("variables"));
+            out.push(match (&self.base_url, Url::parse(&url)) {
+                (_, Ok(abs)) => abs.to_string().trim_end_matches('/').to_string(),
+                (Some(base), Err(_)) => match base.join(&url) {
+                    Ok(abs) => abs.to_string().trim_end_matches('/').to_string(),
+                    Err(_) => url,
+                },
+                (None, Err(_)) => url,
+            });
+        }
+        out
+    }
+
+    pub fn security_schemes(&mut self) -> BTreeMap<String, SecurityScheme> {
+        let docs = self.docs;
+        let root = docs.root_value();
+        let mut out = BTreeMap::new();
+        let Some(Value::Object(schemes)) = root.pointer("/components/securitySchemes") else { return out };
+        for (name, s) in schemes {
+            let pointer = child("#/components/securitySchemes", name);
+            let parsed = self
+                .deref(Located { value: s, doc: &docs.root }, &pointer)
+                .and_then(|(s, _)| parse_security_scheme(s.value));
+            match parsed {
+                Ok(scheme) => {
+                    out.insert(name.clone(), scheme);
+                }
+                Err(msg) => self.warn(DiagKind::Unsupported, pointer, format!("security scheme ignored: {msg}")),
+            }
+        }
+        out
+    }
+
+    pub fn security(&mut self, v: Option<&Value>, pointer: &str) -> Option<Vec<SecurityRequirement>> {
+        let v = v?;
+        let Value::Array(list) = v else {
+            self.warn(DiagKind::Lenient, pointer, format!("`security` must be an array, found {}", kind_of(v)));
+            return None;
+        };
+        let mut out = Vec::new();
+        for req in list {
+            let Value::Object(map) = req else { continue };
+            let mut r = SecurityRequirement::new();
+            for (name, scopes) in map {
+                let scopes = scopes.as_array().map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect());
+                r.insert(name.clone(), scopes.unwrap_or_default());
+            }
+            out.push(r);
+        }
+        Some(out)
+    }
+
+    /// Walks `paths`; returns the operations sorted by path, then method.
+    pub fn operations(&mut self) -> Vec<Operation> {
+        let docs = self.docs;
+        let root = docs.root_value();
+        let mut ops = Vec::new();
+        let Some(paths) = root.get("paths") else { return ops };
+        let Value::Object(paths) = paths else {
+            self.warn(DiagKind::Lenient, "#/paths", format!("`paths` must be an object, found {}", kind_of(paths)));
+            return ops;
+        };
+        for (path, item) in paths {
+            let item_ptr = child("#/paths", path);
+            if !path.starts_with('/') {
+                if !path.starts_with("x-") {
+                    self.warn(DiagKind::OperationSkipped, &item_ptr, "path does not start with `/`; its operations are skipped");
+                }
+                continue;
+            }
+            let item = match self.deref(Located { value: item, doc: &docs.root }, &item_ptr) {
+                Ok((item, _)) => item,
+                Err(msg) => {
+                    self.warn(DiagKind::OperationSkipped, &item_ptr, msg);
+                    continue;
+                }
+            };
+            let Value::Object(item_obj) = item.value else { continue };
+            for method in Method::ALL {
+                let Some(op) = item_obj.get(method.key()) else { continue };
+                let op_ptr = child(&item_ptr, method.key());
+                match self.operation(path, method, item, Located { value: op, doc: item.doc }, &op_ptr) {
+                    Ok(op) => ops.push(op),
+                    Err(msg) => self.warn(DiagKind::OperationSkipped, &op_ptr, msg),
+                }
+            }
+            if item_obj.contains_key("query") || item_obj.contains_key("additionalOperations") {
+                self.warn(DiagKind::Unsupported, &item_ptr, "OpenAPI 3.2 `query` and `additionalOperations` are not supported yet");
+            }
+        }
+        ops
+    }
+
+    fn operation(&mut self, path: &str, method: Method, item: Located<'d>, op: Located<'d>, pointer: &str) -> OpResult<Operation> {
+        let Value::Object(obj) = op.value else {
+            return Err(format!("an operation must be an object, found {}", kind_of(op.value)));
+        };
+        let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        let parameters = self.parameters(path, item, op, pointer)?;
+        let request_body = match obj.get("requestBody") {
+            Some(b) => self.request_body(Located { value: b, doc: op.doc }, &child(pointer, "requestBody"))?,
+            None => None,
+        };
+        let response = self.response(obj.get("responses"), op.doc, &child(pointer, "responses"));
+        let security = self.security(obj.get("security"), &child(pointer, "security"));
+        let mut servers = self.servers(obj.get("servers"), &child(pointer, "servers"));
+        if servers.is_empty() {
+            servers = self.servers(item.value.get("servers"), &child(pointer, "../servers"));
+        }
+        let mcp = self.mcp_extension(obj.get("x-mcp"), &child(pointer, "x-mcp"));
+        Ok(Operation {
+            pointer: self.docs.place(op.doc, pointer),
+            method,
+            path: path.to_string(),
+            operation_id: text("operationId"),
+            summary: text("summary").or_else(|| item.value.get("summary").and_then(Value::as_str).map(str::to_string)),
+            description: text("description"),
+            tags: obj
+                .get("tags")
+                .and_then(Value::as_array)
+                .map(|t| t.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default(),
+            deprecated: obj.get("deprecated") == Some(&Value::Bool(true)),
+            parameters,
+            request_body,
+            response,
+            security,
+            servers,
+            mcp,
+        })
+    }
+
+    fn parameters(&mut self, path: &str, item: Located<'d>, op: Located<'d>, pointer: &str) -> OpResult<Vec<Parameter>> {
+        let mut params: Vec<Parameter> = Vec::new();
+        let levels = [(item, "../parameters"), (op, "parameters")];
+        for (level, rel) in levels {
+            let Some(list) = level.value.get("parameters") else { continue };
+            let at = child(pointer, rel);
+            let Value::Array(list) = list else {
+                return Err(format!("{at}: `parameters` must be an array, found {}", kind_of(list)));
+            };
+            for (i, p) in list.iter().enumerate() {
+                let p_ptr = child(&at, i.to_string());
+                let Some(param) = self.parameter(Located { value: p, doc: level.doc }, &p_ptr)? else { continue };
+                // Operation-level parameters override path-level ones with the same name and location.
+                params.retain(|q| !(q.name == param.name && q.location == param.location));
+                params.push(param);
+            }
+        }
+        // Every `{var}` of the path template needs a path parameter, and only those.
+        let vars = template_vars(path);
+        params.retain(|p| {
+            let keep = p.location != ParamLocation::Path || vars.contains(&p.name.as_str());
+            if !keep {
+                self.diagnostics.push(Diagnostic::new(
+                    DiagKind::Lenient,
+                    pointer,
+                    format!("path parameter `{}` is not in the path template; ignored", p.name),
+                ));
+            }
+            keep
+        });
+        for var in vars {
+            if !params.iter().any(|p| p.location == ParamLocation::Path && p.name == var) {
+                self.warn(DiagKind::Lenient, pointer, format!("path variable `{{{var}}}` has no parameter; a string is assumed"));
+                params.push(Parameter {
+                    name: var.to_string(),
+                    location: ParamLocation::Path,
+                    required: true,
+                    deprecated: false,
+                    description: None,
+                    style: ParamStyle::Simple,
+                    explode: false,
+                    allow_reserved: false,
+                    schema: serde_json::json!({"type": "string"}),
+                    content_type: None,
+                });
+            }
+        }
+        params.sort_by_key(|p| p.location);
+        Ok(params)
+    }
+
+    fn parameter(&mut self, p: Located<'d>, pointer: &str) -> OpResult<Option<Parameter>> {
+        let (p, p_ptr) = self.deref(p, pointer)?;
+        let Value::Object(obj) = p.value else {
+            return Err(format!("{pointer}: a parameter must be an object, found {}", kind_of(p.value)));
+        };
+        let name = obj.get("name").and_then(Value::as_str).ok_or_else(|| format!("{pointer}: parameter has no `name`"))?;
+        let location = match obj.get("in").and_then(Value::as_str) {
+            Some("path") => ParamLocation::Path,
+            Some("query") => ParamLocation::Query,
+            Some("header") => ParamLocation::Header,
+            Some("cookie") => ParamLocation::Cookie,
+            other => {
+                return Err(format!(
+                    "{pointer}: parameter `{name}` has `in: {}`; OpenAPI 3 allows path, query, header or cookie",
+                    other.unwrap_or("(missing)")
+                ));
+            }
+        };
+        if location == ParamLocation::Header && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str()) {
+            // OpenAPI: such header parameters "SHALL be ignored" (media types and security cover them).
+            return Ok(None);
+        }
+        let style = match obj.get("style").and_then(Value::as_str) {
+            None => ParamStyle::default_for(location),
+            Some(s) => match parse_style(s, location) {
+                Some(style) => style,
+                None => {
+                    self.warn(DiagKind::Lenient, child(pointer, "style"), format!("style `{s}` is not valid for a {location:?} parameter; the default is used"));
+                    ParamStyle::default_for(location)
+                }
+            },
+        };
+        let explode = obj.get("explode").and_then(Value::as_bool).unwrap_or(style == ParamStyle::Form);
+        let (schema, content_type) = match (obj.get("schema"), obj.get("content")) {
+            (Some(s), _) => (self.schemas.convert(s, p.doc, &child(&p_ptr, "schema"))?, None),
+            (None, Some(Value::Object(content))) => match content.iter().next() {
+                Some((media, m)) => {
+                    let s = m.get("schema").cloned().unwrap_or(Value::Object(Map::new()));
+                    let at = child(&child(&child(&p_ptr, "content"), media), "schema");
+                    (self.schemas.convert(&s, p.doc, &at)?, Some(media.clone()))
+                }
+                None => (serde_json::json!({"type": "string"}), None),
+            },
+            _ => (serde_json::json!({"type": "string"}), None),
+        };
+        Ok(Some(Parameter {
+            name: name.to_string(),
+            location,
+            required: location == ParamLocation::Path || obj.get("required") == Some(&Value::Bool(true)),
+            deprecated: obj.get("deprecated") == Some(&Value::Bool(true)),
+            description: obj.get("description").and_then(Value::as_str).map(str::trim).filter(|d| !d.is_empty()).map(str::to_string),
+            style,
+            explode,
+            allow_reserved: obj.get("allowReserved") == Some(&Value::Bool(true)),
+            schema,
+            content_type,
+        }))
+    }
+
+    fn request_body(&mut self, b: Located<'d>, pointer: &str) -> OpResult<Option<RequestBody>> {
+        let (b, b_ptr) = self.deref(b, pointer)?;
+        let Value::Object(obj) = b.value else {
+            return Err(format!("{pointer}: requestBody must be an object, found {}", kind_of(b.value)));
+        };
+        let content = self.media_types(obj.get("content"), b.doc, &child(&b_ptr, "content"), true)?;
+        if content.is_empty() {
+            self.warn(DiagKind::Lenient, pointer, "requestBody has no `content`; no body is sent");
+            return Ok(None);
+        }
+        Ok(Some(RequestBody {
+            required: obj.get("required") == Some(&Value::Bool(true)),
+            description: obj.get("description").and_then(Value::as_str).map(str::to_string),
+            content,
+        }))
+    }
+
+    fn media_types(&mut self, content: Option<&Value>, doc: &'d str, pointer: &str, strict: bool) -> OpResult<Vec<MediaType>> {
+        let mut out = Vec::new();
+        let Some(Value::Object(content)) = content else { return Ok(out) };
+        for (media, m) in content {
+            let at = child(pointer, media);
+            let schema = match m.get("schema") {
+                Some(s) => match self.schemas.convert(s, doc, &child(&at, "schema")) {
+                    Ok(s) => s,
+                    Err(e) if strict => return Err(e),
+                    Err(e) => {
+                        self.warn(DiagKind::SchemaRef, &at, format!("response schema dropped: {e}"));
+                        Value::Object(Map::new())
+                    }
+                },
+                None => Value::Object(Map::new()),
+            };
+            let mut encoding = BTreeMap::new();
+            if let Some(Value::Object(enc)) = m.get("encoding") {
+                for (prop, e) in enc {
+                    if let Some(ct) = e.get("contentType").and_then(Value::as_str) {
+                        encoding.insert(prop.clone(), ct.to_string());
+                    }
+                }
+            }
+            out.push(MediaType { media_type: media.clone(), schema, encoding });
+        }
+        Ok(out)
+    }
+
+    /// The success response: the first 2xx in numeric order, then `2XX`.
+    fn response(&mut self, responses: Option<&'d Value>, doc: &'d str, pointer: &str) -> Option<Response> {
+        let Some(Value::Object(map)) = responses else { return None };
+        let mut codes: Vec<&String> = map.keys().filter(|c| c.starts_with('2') && c.len() == 3).collect();
+        codes.sort_by_key(|c| (c.eq_ignore_ascii_case("2XX"), c.to_string()));
+        let code = codes.first()?;
+        let at = child(pointer, code.as_str());
+        let (r, r_ptr) = match self.deref(Located { value: &map[code.as_str()], doc }, &at) {
+            Ok(found) => found,
+            Err(msg) => {
+                self.warn(DiagKind::SchemaRef, &at, format!("response ignored: {msg}"));
+                return None;
+            }
+        };
+        let content = self.media_types(r.value.get("content"), r.doc, &child(&r_ptr, "content"), false).unwrap_or_default();
+        Some(Response {
+            status: code.to_string(),
+            description: r.value.get("description").and_then(Value::as_str).map(str::to_string),
+            content,
+        })
+    }
+
+    fn mcp_extension(&mut self, v: Option<&Value>, pointer: &str) -> McpExtension {
+        let mut ext = McpExtension::default();
+        match v {
+            None => {}
+            Some(Value::Bool(enabled)) => ext.hidden = !enabled,
+            Some(Value::Object(obj)) => {
+                let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
+                ext.name = text("name");
+                ext.title = text("title");
+                ext.description = text("description");
+                ext.hidden = obj.get("hidden") == Some(&Value::Bool(true));
+                let hints = obj.get("annotations").and_then(Value::as_object).unwrap_or(obj);
+                let hint = |k: &str| hints.get(k).and_then(Value::as_bool);
+                ext.read_only = hint("readOnlyHint");
+                ext.destructive = hint("destructiveHint");
+                ext.idempotent = hint("idempotentHint");
+                ext.open_world = hint("openWorldHint");
+            }
+            Some(other) => self.warn(DiagKind::Lenient, pointer, format!("x-mcp must be an object or a boolean, found {}", kind_of(other))),
+        }
+        ext
+    }
+
+    /// Follows `$ref`s of non-schema objects (parameters, bodies, responses, path items).
+    fn deref(&self, mut at: Located<'d>, pointer: &str) -> OpResult<(Located<'d>, String)> {
+        let mut place = pointer.to_string();
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(Value::String(reference)) = at.value.get("$ref") {
+            let target = split_ref(at.doc, reference).map_err(|e| format!("{place}: broken $ref {reference:?}: {e}"))?;
+            let key = format!("{}#{}", target.doc, target.pointer);
+            if seen.contains(&key) || seen.len() > 64 {
+                return Err(format!("{place}: circular $ref {reference:?}"));
+            }
+            seen.push(key);
+            let (doc_id, doc) = self
+                .docs
+                .get(&target.doc)
+                .map(|d| (target.doc.as_str(), d))
+                .ok_or_else(|| format!("{place}: broken $ref {reference:?}: document not loaded"))?;
+            let value = if target.pointer.is_empty() { Some(doc) } else { doc.pointer(&target.pointer) };
+            let value = value.ok_or_else(|| {
+                format!("{place}: broken $ref {reference:?}: nothing at #{} in {}", target.pointer, self.docs.display(doc_id))
+            })?;
+            // The id must outlive this loop: take it from the set, which lives for 'd.
+            let doc_ref = self.docs.doc_id(&target.doc).unwrap_or(at.doc);
+            at = Located { value, doc: doc_ref };
+            place = self.docs.place(doc_ref, &format!("#{}", target.pointer));
+        }
+        Ok((at, place))
+    }
+
+    fn warn(&mut self, kind: DiagKind, pointer: impl Into<String>, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic::new(kind, pointer, message));
+    }
+}
+
+fn parse_style(s: &str, location: ParamLocation) -> Option<ParamStyle> {
+    use ParamLocation as L;
+    use ParamStyle as S;
+    let style = match s {
+        "simple" => S::Simple,
+        "label" => S::Label,
+        "matrix" => S::Matrix,
+        "form" => S::Form,
+        "spaceDelimited" => S::SpaceDelimited,
+        "pipeDelimited" => S::PipeDelimited,
+        "deepObject" => S::DeepObject,
+        _ => return None,
+    };
+    let ok = match location {
+        L::Path => matches!(style, S::Simple | S::Label | S::Matrix),
+        L::Query => matches!(style, S::Form | S::SpaceDelimited | S::PipeDelimited | S::DeepObject),
+        L::Header => style == S::Simple,
+        L::Cookie => style == S::Form,
+    };
+    ok.then_some(style)
+}
+
+fn parse_security_scheme(s: &Value) -> Result<SecurityScheme, String> {
+    let text = |k: &str| s.get(k).and_then(Value::as_str);
+    match text("type") {
+        Some("apiKey") => {
+            let name = text("name").ok_or("apiKey scheme without `name`")?.to_string();
+            let location = match text("in") {
+                Some("header") => ApiKeyLocation::Header,
+                Some("query") => ApiKeyLocation::Query,
+                Some("cookie") => ApiKeyLocation::Cookie,
+                other => return Err(format!("apiKey scheme with `in: {}`", other.unwrap_or("(missing)"))),
+            };
+            Ok(SecurityScheme::ApiKey { name, location })
+        }
+        Some("http") => Ok(SecurityScheme::Http {
+            scheme: text("scheme").unwrap_or("bearer").to_ascii_lowercase(),
+            bearer_format: text("bearerFormat").map(str::to_string),
+        }),
+        Some("oauth2") => {
+            let flows = s.get("flows").and_then(Value::as_object);
+            let client_credentials = flows.and_then(|f| f.get("clientCredentials")).and_then(|cc| {
+                Some(OAuth2Flow {
+                    token_url: cc.get("tokenUrl")?.as_str()?.to_string(),
+                    scopes: cc.get("scopes").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default(),
+                })
+            });
+            let other_flows = flows.map(|f| f.keys().filter(|k| *k != "clientCredentials").cloned().collect()).unwrap_or_default();
+            Ok(SecurityScheme::OAuth2 { client_credentials, other_flows })
+        }
+        Some("openIdConnect") => Ok(SecurityScheme::OpenIdConnect { url: text("openIdConnectUrl").unwrap_or("").to_string() }),
+        Some("mutualTLS") => Ok(SecurityScheme::MutualTls),
+        other => Err(format!("unknown type `{}`", other.unwrap_or("(missing)"))),
+    }
+}
+
+fn substitute_variables(url: &str, vars: Option<&Value>) -> String {
+    let mut out = url.to_string();
+    if let Some(Value::Object(vars)) = vars {
+        for (name, v) in vars {
+            let value = v
+                .get("default")
+                .and_then(Value::as_str)
+                .or_else(|| v.get("enum").and_then(|e| e.get(0)).and_then(Value::as_str))
+                .unwrap_or("");
+            out = out.replace(&format!("{{{name}}}"), value);
+        }
+    }
+    out
+}
+
+/// The `{name}` variables of a path template, in order.
+pub fn template_vars(path: &str) -> Vec<&str> {
+    let mut vars = Vec::new();
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        let Some(len) = rest[start..].find('}') else { break };
+        let name = &rest[start + 1..start + len];
+        if !name.is_empty() && !vars.contains(&name) {
+            vars.push(name);
+        }
+        rest = &rest[start + len + 1..];
+    }
+    vars
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_and_variables() {
+        assert_eq!(template_vars("/a/{x}/b/{y}.json"), vec!["x", "y"]);
+        assert_eq!(template_vars("/a/{x"), Vec::<&str>::new());
+        let vars = serde_json::json!({"region": {"default": "eu"}, "v": {"enum": ["v2"]}});
+        assert_eq!(substitute_variables("https://{region}.x.com/{v}", Some(&vars)), "https://eu.x.com/v2");
+    }
+}

@@ -1,0 +1,57 @@
+//! The stages chained: what every command runs before doing its own job.
+
+use crate::diag::Diagnostic;
+use crate::error::{Error, Result};
+use crate::ir::ApiIr;
+use crate::load::{self, LoadOptions};
+use crate::normalize::normalize;
+use crate::tools::{self, ToolOptions, ToolSet};
+
+#[derive(Debug, Clone, Default)]
+pub struct PipelineOptions {
+    pub load: LoadOptions,
+    pub tools: ToolOptions,
+    /// Fail on any warning instead of skipping what cannot be converted.
+    pub strict: bool,
+}
+
+/// The IR and the tools of one input, with every diagnostic of every stage.
+pub struct Pipeline {
+    pub origin: String,
+    pub ir: ApiIr,
+    pub tools: ToolSet,
+}
+
+impl Pipeline {
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.ir.diagnostics.iter().chain(self.tools.diagnostics.iter())
+    }
+}
+
+/// Loads `spec` (path, URL or `-`) and builds its tools.
+pub fn run(spec: &str, opts: &PipelineOptions) -> Result<Pipeline> {
+    let doc = load::load(spec, &opts.load)?;
+    finish(spec, doc, opts)
+}
+
+/// Like [`run`] for a document already in memory.
+pub fn run_str(text: &str, origin: &str, opts: &PipelineOptions) -> Result<Pipeline> {
+    let doc = load::load_str(text, origin)?;
+    finish(origin, doc, opts)
+}
+
+fn finish(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
+    let ir = normalize(doc)?;
+    let tools = tools::build(&ir, &opts.tools).map_err(|e| match e {
+        Error::NoTools { reason, diagnostics, .. } => Error::NoTools { origin: origin.to_string(), reason, diagnostics },
+        other => other,
+    })?;
+    let pipeline = Pipeline { origin: origin.to_string(), ir, tools };
+    if opts.strict {
+        let warnings: Vec<Diagnostic> = pipeline.diagnostics().filter(|d| d.kind.is_warning()).cloned().collect();
+        if !warnings.is_empty() {
+            return Err(Error::Strict { origin: origin.to_string(), diagnostics: warnings });
+        }
+    }
+    Ok(pipeline)
+}

@@ -1,0 +1,262 @@
+//! The runtime configuration: everything the engine needs to serve an API as MCP tools.
+//!
+//! This is the output of the `tools` stage, the file `mcpgen config` writes and the catalogue a
+//! generated crate embeds. It depends on nothing but serde, so the runtime module can be copied
+//! verbatim into a generated crate.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The version of the runtime config format; bumped on incompatible changes.
+pub const CONFIG_FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeConfig {
+    /// Always [`CONFIG_FORMAT_VERSION`] when written by this version of mcpgen.
+    pub mcpgen_config: u32,
+    pub server: ServerInfo,
+    pub upstream: Upstream,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub security_schemes: BTreeMap<String, SecurityScheme>,
+    #[serde(default)]
+    pub limits: Limits,
+    pub tools: Vec<Tool>,
+}
+
+/// What the MCP server says about itself in `initialize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// Where requests go.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Upstream {
+    /// Base URL that tool paths are appended to. May be relative when the document's own URL was
+    /// unknown; `--base-url` then has to supply it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Static headers sent with every request (no secrets here: those come from env vars).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// How a credential reaches the upstream. Secrets are never stored: only the names of the
+/// environment variables that hold them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SecurityScheme {
+    ApiKey { location: ApiKeyLocation, name: String, env: String },
+    Bearer { env: String },
+    Basic { username_env: String, password_env: String },
+    #[serde(rename = "oauth2_client_credentials")]
+    OAuth2ClientCredentials {
+        token_url: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        scopes: Vec<String>,
+        client_id_env: String,
+        client_secret_env: String,
+    },
+    /// A scheme the engine cannot perform itself (OAuth2 user flows, OpenID Connect, mutual TLS):
+    /// an access token obtained elsewhere may be supplied as a bearer token in `env`.
+    External { description: String, env: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApiKeyLocation {
+    Header,
+    Query,
+    Cookie,
+}
+
+/// Alternatives (any one suffices) of sets of schemes (all needed together); empty = no auth.
+pub type SecurityRequirements = Vec<Vec<String>>;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Per-request timeout toward the upstream, in seconds.
+    pub timeout_secs: f64,
+    /// Responses larger than this are truncated with a marker.
+    pub max_response_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { timeout_secs: 30.0, max_response_bytes: 1024 * 1024 }
+    }
+}
+
+impl Tool {
+    /// The tool as MCP's `tools/list` shows it.
+    pub fn to_mcp_json(&self) -> Value {
+        let mut obj = serde_json::Map::new();
+        obj.insert("name".into(), Value::String(self.name.clone()));
+        if let Some(t) = &self.title {
+            obj.insert("title".into(), Value::String(t.clone()));
+        }
+        if !self.description.is_empty() {
+            obj.insert("description".into(), Value::String(self.description.clone()));
+        }
+        obj.insert("inputSchema".into(), self.input_schema.clone());
+        if let Some(s) = &self.output_schema {
+            obj.insert("outputSchema".into(), s.clone());
+        }
+        obj.insert("annotations".into(), serde_json::to_value(&self.annotations).unwrap_or(Value::Null));
+        Value::Object(obj)
+    }
+}
+
+/// One MCP tool and how a call becomes an HTTP request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    pub input_schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    pub annotations: Annotations,
+    /// How a call reaches the upstream API; `None` for function-calling tools without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpBinding>,
+}
+
+/// MCP tool annotations; always written out explicitly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Annotations {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub read_only_hint: bool,
+    pub destructive_hint: bool,
+    pub idempotent_hint: bool,
+    pub open_world_hint: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpBinding {
+    /// Upper-case HTTP method.
+    pub method: String,
+    /// Path template relative to the base URL, e.g. `/pets/{petId}`.
+    pub path: String,
+    /// Arguments that go into the path, query, headers or cookies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<ParamBinding>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<BodyBinding>,
+    /// The credentials this operation needs: any one of the alternatives, each a set of scheme
+    /// names used together. Empty: no authentication.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub security: SecurityRequirements,
+    /// A server of this operation's own (OpenAPI operation- or path-level `servers`); the
+    /// upstream base URL otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Where one argument goes and how it is serialised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamBinding {
+    /// Property name in the tool's input schema.
+    pub arg: String,
+    /// Name on the wire (path variable, query key, header or cookie name).
+    pub name: String,
+    #[serde(rename = "in")]
+    pub location: ParamLocation,
+    pub style: ParamStyle,
+    pub explode: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub allow_reserved: bool,
+    /// Set when the parameter is serialised as a media type (OpenAPI `content`), e.g. JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamLocation {
+    Path,
+    Query,
+    Header,
+    Cookie,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ParamStyle {
+    Simple,
+    Label,
+    Matrix,
+    Form,
+    SpaceDelimited,
+    PipeDelimited,
+    DeepObject,
+}
+
+impl ParamStyle {
+    /// The OpenAPI default style for a location.
+    pub fn default_for(location: ParamLocation) -> Self {
+        match location {
+            ParamLocation::Path | ParamLocation::Header => ParamStyle::Simple,
+            ParamLocation::Query | ParamLocation::Cookie => ParamStyle::Form,
+        }
+    }
+}
+
+/// The request body and which arguments make it up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodyBinding {
+    pub media_type: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub required: bool,
+    pub content: BodyContent,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum BodyContent {
+    /// The whole body is one argument (arrays, scalars, raw and binary bodies, unions).
+    Whole { arg: String },
+    /// The body is an object whose properties are top-level arguments.
+    Properties {
+        fields: Vec<BodyField>,
+        /// For object bodies that allow unknown keys: an argument holding extra properties.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extra_arg: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodyField {
+    pub arg: String,
+    pub name: String,
+    /// Multipart only: the part's content type (from the OpenAPI `encoding` object).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// Multipart only: the field is a file (its argument is base64 content or text).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub file: bool,
+}

@@ -1,0 +1,255 @@
+//! Tool schemas are self-contained: every `#/$defs/<name>` reference of the IR is inlined from
+//! the registry, except references that close a cycle, which stay as `$ref`s into the tool
+//! schema's own `$defs`. Depth and size are bounded so that one tool cannot carry a whole API.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value, json};
+
+use crate::normalize::DEFS_PREFIX;
+
+/// Keywords whose values are data, never schemas: a `$ref` inside them is not a reference.
+const DATA_KEYWORDS: [&str; 6] = ["enum", "const", "default", "examples", "required", "dependentRequired"];
+
+#[derive(Debug, Clone, Copy)]
+pub struct InlineLimits {
+    /// Nesting of inlined references before a schema is cut short.
+    pub max_depth: usize,
+    /// Schema objects emitted for one tool before further references are cut short.
+    pub max_nodes: usize,
+}
+
+impl Default for InlineLimits {
+    fn default() -> Self {
+        InlineLimits { max_depth: 12, max_nodes: 3000 }
+    }
+}
+
+/// The result of inlining: a schema with a root `$defs` when cycles required it.
+pub struct Inlined {
+    pub schema: Value,
+    /// Names of schemas cut short (too deep or too large).
+    pub truncated: BTreeSet<String>,
+}
+
+pub fn inline(schema: &Value, registry: &BTreeMap<String, Value>, limits: InlineLimits) -> Inlined {
+    let mut run = Run { registry, limits, stack: Vec::new(), needed: BTreeSet::new(), nodes: 0, truncated: BTreeSet::new() };
+    let mut root = run.walk(schema);
+    let mut defs = BTreeMap::new();
+    // Definitions can need further definitions; loop until none is missing.
+    while let Some(name) = run.needed.iter().find(|n| !defs.contains_key(*n)).cloned() {
+        let body = match registry.get(&name) {
+            Some(s) => {
+                run.stack.push(name.clone());
+                let body = run.walk(s);
+                run.stack.pop();
+                body
+            }
+            None => json!({}),
+        };
+        defs.insert(name, body);
+    }
+    if !defs.is_empty()
+        && let Value::Object(obj) = &mut root
+    {
+        obj.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
+    }
+    Inlined { schema: root, truncated: run.truncated }
+}
+
+struct Run<'a> {
+    registry: &'a BTreeMap<String, Value>,
+    limits: InlineLimits,
+    stack: Vec<String>,
+    needed: BTreeSet<String>,
+    nodes: usize,
+    truncated: BTreeSet<String>,
+}
+
+impl Run<'_> {
+    fn walk(&mut self, v: &Value) -> Value {
+        match v {
+            Value::Object(map) => {
+                self.nodes += 1;
+                if let Some(Value::String(r)) = map.get("$ref")
+                    && let Some(name) = r.strip_prefix(DEFS_PREFIX)
+                {
+                    let target = self.reference(r, name);
+                    if map.len() == 1 {
+                        return target;
+                    }
+                    let siblings: Map<String, Value> =
+                        map.iter().filter(|(k, _)| *k != "$ref").map(|(k, v)| (k.clone(), self.walk_keyword(k, v))).collect();
+                    return merge_siblings(target, siblings);
+                }
+                Value::Object(map.iter().map(|(k, v)| (k.clone(), self.walk_keyword(k, v))).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(|i| self.walk(i)).collect()),
+            other => other.clone(),
+        }
+    }
+
+    fn walk_keyword(&mut self, key: &str, v: &Value) -> Value {
+        if DATA_KEYWORDS.contains(&key) { v.clone() } else { self.walk(v) }
+    }
+
+    fn reference(&mut self, r: &str, name: &str) -> Value {
+        if self.stack.iter().any(|s| s == name) {
+            self.needed.insert(name.to_string());
+            return json!({ "$ref": r });
+        }
+        let Some(target) = self.registry.get(name) else { return json!({}) };
+        if self.stack.len() >= self.limits.max_depth || self.nodes >= self.limits.max_nodes {
+            self.truncated.insert(name.to_string());
+            return placeholder(name, target);
+        }
+        self.stack.push(name.to_string());
+        let out = self.walk(target);
+        self.stack.pop();
+        out
+    }
+}
+
+/// What stands in for a schema cut short: its type, and a word on what it is.
+fn placeholder(name: &str, target: &Value) -> Value {
+    let mut out = Map::new();
+    if let Some(t) = target.get("type") {
+        out.insert("type".into(), t.clone());
+    }
+    let what = target.get("description").and_then(Value::as_str).map(|d| first_sentence(d)).unwrap_or(name);
+    out.insert("description".into(), json!(format!("{what} (nested structure not shown)")));
+    Value::Object(out)
+}
+
+fn first_sentence(text: &str) -> &str {
+    let end = text.find(". ").map(|i| i + 1).unwrap_or(text.len()).min(120);
+    let mut end = end;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// `$ref` siblings (a description, `readOnly`, ...) apply on top of the referenced schema.
+fn merge_siblings(target: Value, siblings: Map<String, Value>) -> Value {
+    match target {
+        Value::Object(mut obj) if !obj.contains_key("$ref") && !siblings.keys().any(|k| is_assertion(k) && obj.contains_key(k)) => {
+            obj.extend(siblings);
+            Value::Object(obj)
+        }
+        other => {
+            let mut out = siblings;
+            out.insert("allOf".into(), json!([other]));
+            Value::Object(out)
+        }
+    }
+}
+
+fn is_assertion(k: &str) -> bool {
+    !matches!(k, "title" | "description" | "default" | "examples" | "readOnly" | "writeOnly" | "deprecated")
+}
+
+/// Removes, everywhere in a schema, the properties marked with `flag` (`readOnly` for inputs,
+/// `writeOnly` for outputs), and their `required` entries.
+pub fn strip_flagged_properties(schema: &mut Value, flag: &str) {
+    match schema {
+        Value::Object(obj) => {
+            if let Some(Value::Object(props)) = obj.get_mut("properties") {
+                let removed: Vec<String> =
+                    props.iter().filter(|(_, s)| s.get(flag) == Some(&Value::Bool(true))).map(|(k, _)| k.clone()).collect();
+                for k in &removed {
+                    props.remove(k);
+                }
+                if !removed.is_empty()
+                    && let Some(Value::Array(req)) = obj.get_mut("required")
+                {
+                    req.retain(|r| !r.as_str().is_some_and(|r| removed.iter().any(|k| k == r)));
+                    if req.is_empty() {
+                        obj.remove("required");
+                    }
+                }
+            }
+            for (k, v) in obj.iter_mut() {
+                if !DATA_KEYWORDS.contains(&k.as_str()) {
+                    strip_flagged_properties(v, flag);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| strip_flagged_properties(i, flag)),
+        _ => {}
+    }
+}
+
+/// Gives every array schema an `items` (some clients reject arrays without one).
+pub fn ensure_array_items(schema: &mut Value) {
+    match schema {
+        Value::Object(obj) => {
+            let is_array = match obj.get("type") {
+                Some(Value::String(t)) => t == "array",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+                _ => false,
+            };
+            if is_array && !obj.contains_key("items") {
+                obj.insert("items".into(), json!({}));
+            }
+            for (k, v) in obj.iter_mut() {
+                if !DATA_KEYWORDS.contains(&k.as_str()) {
+                    ensure_array_items(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(ensure_array_items),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reg(v: Value) -> BTreeMap<String, Value> {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn inlines_plain_refs_with_siblings() {
+        let r = reg(json!({"Pet": {"type": "object", "properties": {"tag": {"$ref": "#/$defs/Tag"}}},
+                           "Tag": {"type": "string"}}));
+        let out = inline(&json!({"$ref": "#/$defs/Pet", "description": "a pet"}), &r, InlineLimits::default());
+        assert_eq!(out.schema, json!({"type": "object", "description": "a pet", "properties": {"tag": {"type": "string"}}}));
+    }
+
+    #[test]
+    fn cycles_go_to_defs() {
+        let r = reg(json!({"Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}));
+        let out = inline(&json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}}), &r, InlineLimits::default());
+        assert_eq!(out.schema["properties"]["root"]["properties"]["kids"]["items"], json!({"$ref": "#/$defs/Node"}));
+        assert_eq!(out.schema["$defs"]["Node"]["properties"]["kids"]["items"], json!({"$ref": "#/$defs/Node"}));
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let r = reg(json!({"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+                           "B": {"type": "object", "description": "The B. More.", "properties": {"c": {"type": "string"}}}}));
+        let out = inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits { max_depth: 1, max_nodes: 100 });
+        assert_eq!(out.schema["properties"]["b"], json!({"type": "object", "description": "The B. (nested structure not shown)"}));
+        assert!(out.truncated.contains("B"));
+    }
+
+    #[test]
+    fn data_is_not_walked() {
+        let out = inline(&json!({"default": {"$ref": "#/$defs/X"}}), &BTreeMap::new(), InlineLimits::default());
+        assert_eq!(out.schema, json!({"default": {"$ref": "#/$defs/X"}}));
+    }
+
+    #[test]
+    fn strips_and_fixes() {
+        let mut s = json!({"type": "object", "required": ["id", "name"], "properties": {
+            "id": {"type": "integer", "readOnly": true}, "name": {"type": "string"},
+            "tags": {"type": "array"}}});
+        strip_flagged_properties(&mut s, "readOnly");
+        ensure_array_items(&mut s);
+        assert_eq!(s, json!({"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"}, "tags": {"type": "array", "items": {}}}}));
+    }
+}

@@ -1,0 +1,393 @@
+//! One input schema per operation: parameters from every location and the request body merged
+//! into the properties of one object, with a binding that records where each argument goes.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+use super::inline::{InlineLimits, Inlined, ensure_array_items, inline, strip_flagged_properties};
+use super::naming::arg_name;
+use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::{MediaType, Operation, ParamLocation, RequestBody};
+use crate::normalize::DEFS_PREFIX;
+use crate::runtime::model::{BodyBinding, BodyContent, BodyField, ParamBinding};
+
+pub struct Input {
+    pub schema: Value,
+    pub params: Vec<ParamBinding>,
+    pub body: Option<BodyBinding>,
+    pub truncated: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Assigns unique argument names: the first taker keeps a name, later ones get their location
+/// as a prefix (`body_id`, `header_id`), then a number.
+#[derive(Default)]
+struct ArgNames {
+    used: HashSet<String>,
+}
+
+impl ArgNames {
+    fn claim(&mut self, wire: &str, location: &str, pointer: &str, diags: &mut Vec<Diagnostic>) -> String {
+        let base = arg_name(wire);
+        if self.used.insert(base.clone()) {
+            return base;
+        }
+        let mut candidate = arg_name(&format!("{location}_{wire}"));
+        let mut n = 2;
+        while !self.used.insert(candidate.clone()) {
+            candidate = arg_name(&format!("{location}_{wire}_{n}"));
+            n += 1;
+        }
+        diags.push(Diagnostic::new(
+            DiagKind::ArgumentRenamed,
+            pointer,
+            format!("{location} `{wire}` is the argument `{candidate}` (the name `{base}` is taken)"),
+        ));
+        candidate
+    }
+}
+
+pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: InlineLimits) -> Input {
+    let mut diagnostics = Vec::new();
+    let mut names = ArgNames::default();
+    let mut props = Map::new();
+    let mut required: Vec<Value> = Vec::new();
+    let mut params = Vec::new();
+    for p in &op.parameters {
+        let location = location_word(p.location);
+        let arg = names.claim(&p.name, location, &op.pointer, &mut diagnostics);
+        let mut schema = p.schema.clone();
+        annotate(&mut schema, p.description.as_deref(), p.deprecated);
+        props.insert(arg.clone(), schema);
+        if p.required {
+            required.push(json!(arg));
+        }
+        params.push(ParamBinding {
+            arg,
+            name: p.name.clone(),
+            location: p.location,
+            style: p.style,
+            explode: p.explode,
+            allow_reserved: p.allow_reserved,
+            content_type: p.content_type.clone(),
+        });
+    }
+    let body = op.request_body.as_ref().map(|b| {
+        body_binding(b, registry, &mut names, &mut props, &mut required, &op.pointer, &mut diagnostics)
+    });
+    let mut root = Map::new();
+    root.insert("type".into(), json!("object"));
+    root.insert("properties".into(), Value::Object(props));
+    if !required.is_empty() {
+        root.insert("required".into(), Value::Array(required));
+    }
+    let Inlined { mut schema, truncated } = inline(&Value::Object(root), registry, limits);
+    strip_flagged_properties(&mut schema, "readOnly");
+    ensure_array_items(&mut schema);
+    Input { schema, params, body, truncated: truncated.into_iter().collect(), diagnostics }
+}
+
+fn location_word(l: ParamLocation) -> &'static str {
+    match l {
+        ParamLocation::Path => "path",
+        ParamLocation::Query => "query",
+        ParamLocation::Header => "header",
+        ParamLocation::Cookie => "cookie",
+    }
+}
+
+fn annotate(schema: &mut Value, description: Option<&str>, deprecated: bool) {
+    let Value::Object(obj) = schema else { return };
+    if let Some(d) = description
+        && !obj.contains_key("description")
+    {
+        obj.insert("description".into(), json!(d));
+    }
+    if deprecated {
+        obj.insert("deprecated".into(), json!(true));
+    }
+}
+
+/// The media type a tool sends: JSON first, then forms, then whatever comes first.
+pub fn preferred_media(content: &[MediaType]) -> Option<&MediaType> {
+    let rank = |m: &MediaType| {
+        let t = m.media_type.to_ascii_lowercase();
+        if t.starts_with("application/json") || (t.starts_with("application/") && t.contains("+json")) {
+            0
+        } else if t.starts_with("application/x-www-form-urlencoded") {
+            1
+        } else if t.starts_with("multipart/form-data") {
+            2
+        } else if t.starts_with("*/*") || t.starts_with("application/*") {
+            4
+        } else {
+            3
+        }
+    };
+    content.iter().enumerate().min_by_key(|(i, m)| (rank(m), *i)).map(|(_, m)| m)
+}
+
+#[derive(PartialEq, Eq, Clone, Copy)]
+enum BodyKind {
+    Json,
+    Form,
+    Multipart,
+    Text,
+    Binary,
+}
+
+fn body_kind(media: &str) -> BodyKind {
+    let t = media.to_ascii_lowercase();
+    if t.starts_with("application/json") || t.contains("+json") || t.starts_with("*/*") {
+        BodyKind::Json
+    } else if t.starts_with("application/x-www-form-urlencoded") {
+        BodyKind::Form
+    } else if t.starts_with("multipart/") {
+        BodyKind::Multipart
+    } else if t.starts_with("text/") || t.contains("xml") || t.contains("yaml") || t.contains("csv") || t.contains("graphql") {
+        BodyKind::Text
+    } else {
+        BodyKind::Binary
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn body_binding(
+    body: &RequestBody,
+    registry: &BTreeMap<String, Value>,
+    names: &mut ArgNames,
+    props: &mut Map<String, Value>,
+    required: &mut Vec<Value>,
+    pointer: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> BodyBinding {
+    // preferred_media is only None for an empty content list, which normalize never produces.
+    let media = preferred_media(&body.content).cloned().unwrap_or(MediaType {
+        media_type: "application/json".into(),
+        schema: json!({}),
+        encoding: BTreeMap::new(),
+    });
+    let kind = body_kind(&media.media_type);
+    let fields = match kind {
+        BodyKind::Json | BodyKind::Form | BodyKind::Multipart => object_fields(&media.schema, registry),
+        BodyKind::Text | BodyKind::Binary => None,
+    };
+    let content = match fields {
+        Some((fields, field_required)) if !fields.is_empty() => {
+            let mut bound = Vec::new();
+            for (name, mut schema) in fields {
+                let arg = names.claim(&name, "body", pointer, diags);
+                let file = kind == BodyKind::Multipart && is_binary(&schema, registry);
+                if file {
+                    schema = file_schema(&schema, registry);
+                }
+                if body.required && field_required.contains(&name) {
+                    required.push(json!(arg));
+                }
+                props.insert(arg.clone(), schema);
+                bound.push(BodyField { arg, content_type: media.encoding.get(&name).cloned(), name, file });
+            }
+            BodyContent::Properties { fields: bound, extra_arg: None }
+        }
+        _ => {
+            let arg = names.claim("body", "request", pointer, diags);
+            let mut schema = match kind {
+                BodyKind::Text => json!({"type": "string"}),
+                BodyKind::Binary => json!({"type": "string", "contentEncoding": "base64"}),
+                _ => media.schema.clone(),
+            };
+            let what = match kind {
+                BodyKind::Binary => format!("Request body ({}), base64-encoded", media.media_type),
+                BodyKind::Text => format!("Request body ({})", media.media_type),
+                _ => String::new(),
+            };
+            let description = body.description.clone().or((!what.is_empty()).then_some(what));
+            annotate(&mut schema, description.as_deref(), false);
+            if body.required {
+                required.push(json!(arg));
+            }
+            props.insert(arg.clone(), schema);
+            BodyContent::Whole { arg }
+        }
+    };
+    BodyBinding { media_type: media.media_type.clone(), required: body.required, content }
+}
+
+/// Follows a top-level `#/$defs/` reference of the IR.
+fn resolve<'a>(schema: &'a Value, registry: &'a BTreeMap<String, Value>) -> &'a Value {
+    let mut s = schema;
+    for _ in 0..16 {
+        match s.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix(DEFS_PREFIX)) {
+            Some(name) if s.as_object().is_some_and(|o| o.len() == 1) => match registry.get(name) {
+                Some(t) => s = t,
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    s
+}
+
+/// The properties of an object body (following refs and merging `allOf` of objects), or `None`
+/// when the body is not a plain object and is sent whole.
+fn object_fields(schema: &Value, registry: &BTreeMap<String, Value>) -> Option<(Vec<(String, Value)>, HashSet<String>)> {
+    let s = resolve(schema, registry);
+    let obj = s.as_object()?;
+    if obj.contains_key("oneOf") || obj.contains_key("anyOf") || obj.contains_key("not") || obj.contains_key("$ref") {
+        return None;
+    }
+    match obj.get("type") {
+        Some(Value::String(t)) if t == "object" => {}
+        None if obj.contains_key("properties") || obj.contains_key("allOf") => {}
+        _ => return None,
+    }
+    let mut fields: Vec<(String, Value)> = Vec::new();
+    let mut required = HashSet::new();
+    if let Some(Value::Array(parts)) = obj.get("allOf") {
+        for part in parts {
+            let (f, r) = object_fields(part, registry)?;
+            for (name, schema) in f {
+                fields.retain(|(n, _)| *n != name);
+                fields.push((name, schema));
+            }
+            required.extend(r);
+        }
+    }
+    if let Some(Value::Object(props)) = obj.get("properties") {
+        for (name, schema) in props {
+            if resolve(schema, registry).get("readOnly") == Some(&Value::Bool(true)) {
+                continue;
+            }
+            fields.retain(|(n, _)| n != name);
+            fields.push((name.clone(), schema.clone()));
+        }
+    }
+    if let Some(Value::Array(req)) = obj.get("required") {
+        required.extend(req.iter().filter_map(Value::as_str).map(str::to_string));
+    }
+    Some((fields, required))
+}
+
+fn is_binary(schema: &Value, registry: &BTreeMap<String, Value>) -> bool {
+    let s = resolve(schema, registry);
+    let binary = |s: &Value| {
+        s.get("format").and_then(Value::as_str).is_some_and(|f| f == "binary" || f == "byte")
+            || s.get("contentEncoding").is_some()
+            || s.get("contentMediaType").is_some()
+    };
+    binary(s) || s.get("items").map(|i| binary(resolve(i, registry))).unwrap_or(false)
+}
+
+/// A multipart file field in the input: base64 content, or plain text for text files.
+fn file_schema(schema: &Value, registry: &BTreeMap<String, Value>) -> Value {
+    let s = resolve(schema, registry);
+    let description = s.get("description").and_then(Value::as_str).map(|d| format!("{d} ")).unwrap_or_default();
+    let one = json!({
+        "type": "string",
+        "description": format!("{description}(file content: base64-encoded, or plain text)"),
+    });
+    if s.get("type") == Some(&json!("array")) { json!({"type": "array", "items": one}) } else { one }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Method, Parameter};
+    use crate::runtime::model::ParamStyle;
+
+    fn op(params: Vec<Parameter>, body: Option<RequestBody>) -> Operation {
+        Operation {
+            pointer: "#/paths/~1x/post".into(),
+            method: Method::Post,
+            path: "/x/{id}".into(),
+            operation_id: None,
+            summary: None,
+            description: None,
+            tags: vec![],
+            deprecated: false,
+            parameters: params,
+            request_body: body,
+            response: None,
+            security: None,
+            servers: vec![],
+            mcp: Default::default(),
+        }
+    }
+
+    fn param(name: &str, location: ParamLocation) -> Parameter {
+        Parameter {
+            name: name.into(),
+            location,
+            required: location == ParamLocation::Path,
+            deprecated: false,
+            description: Some("d".into()),
+            style: ParamStyle::default_for(location),
+            explode: false,
+            allow_reserved: false,
+            schema: json!({"type": "string"}),
+            content_type: None,
+        }
+    }
+
+    fn json_body(schema: Value) -> RequestBody {
+        RequestBody {
+            required: true,
+            description: None,
+            content: vec![MediaType { media_type: "application/json".into(), schema, encoding: BTreeMap::new() }],
+        }
+    }
+
+    #[test]
+    fn clashes_are_renamed_and_bound() {
+        let registry: BTreeMap<String, Value> = serde_json::from_value(json!({
+            "Thing": {"type": "object", "required": ["id", "name"], "properties": {
+                "id": {"type": "string", "readOnly": true}, "name": {"type": "string"}, "size": {"type": "integer"}}}
+        }))
+        .unwrap();
+        let o = op(
+            vec![param("id", ParamLocation::Path), param("name", ParamLocation::Query)],
+            Some(json_body(json!({"$ref": "#/$defs/Thing"}))),
+        );
+        let input = build_input(&o, &registry, InlineLimits::default());
+        assert_eq!(input.schema["required"], json!(["id", "body_name"]));
+        assert_eq!(input.schema["properties"]["body_name"], json!({"type": "string"}));
+        assert!(input.schema["properties"].get("body_id").is_none(), "readOnly field dropped");
+        let Some(BodyBinding { content: BodyContent::Properties { fields, .. }, .. }) = &input.body else { panic!() };
+        assert_eq!(fields.iter().map(|f| (f.arg.as_str(), f.name.as_str())).collect::<Vec<_>>(), vec![("body_name", "name"), ("size", "size")]);
+        assert_eq!(input.diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn non_object_bodies_are_whole() {
+        let o = op(vec![], Some(json_body(json!({"type": "array", "items": {"type": "string"}}))));
+        let input = build_input(&o, &BTreeMap::new(), InlineLimits::default());
+        assert_eq!(input.schema["properties"]["body"]["type"], "array");
+        assert_eq!(input.schema["required"], json!(["body"]));
+        assert!(matches!(input.body.unwrap().content, BodyContent::Whole { .. }));
+    }
+
+    #[test]
+    fn binary_and_multipart() {
+        let raw = RequestBody {
+            required: false,
+            description: None,
+            content: vec![MediaType { media_type: "application/octet-stream".into(), schema: json!({}), encoding: BTreeMap::new() }],
+        };
+        let input = build_input(&op(vec![], Some(raw)), &BTreeMap::new(), InlineLimits::default());
+        assert_eq!(input.schema["properties"]["body"]["contentEncoding"], "base64");
+        let mp = RequestBody {
+            required: true,
+            description: None,
+            content: vec![MediaType {
+                media_type: "multipart/form-data".into(),
+                schema: json!({"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, "note": {"type": "string"}}}),
+                encoding: [("file".to_string(), "image/png".to_string())].into(),
+            }],
+        };
+        let input = build_input(&op(vec![], Some(mp)), &BTreeMap::new(), InlineLimits::default());
+        let Some(BodyBinding { content: BodyContent::Properties { fields, .. }, .. }) = &input.body else { panic!() };
+        assert!(fields[0].file && fields[0].content_type.as_deref() == Some("image/png"));
+        assert!(!fields[1].file);
+    }
+}

@@ -1,0 +1,313 @@
+//! Stage 3, tools: the [`ApiIr`] to the tool set, as the [`RuntimeConfig`] the engine serves.
+//!
+//! Naming, filtering, input-schema merge with argument bindings, annotations and the
+//! output-schema policy all happen here.
+
+mod filter;
+mod inline;
+pub mod input;
+pub mod naming;
+pub mod security;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+pub use filter::Filter;
+pub use inline::InlineLimits;
+
+use crate::diag::{DiagKind, Diagnostic};
+use crate::error::{Error, Result};
+use crate::ir::{ApiIr, Function, Method, Operation};
+use crate::runtime::model::{
+    Annotations, CONFIG_FORMAT_VERSION, HttpBinding, Limits, RuntimeConfig, ServerInfo, Tool, Upstream,
+};
+use naming::NameAllocator;
+
+/// Whether tools declare an `outputSchema`. Declaring one obliges every success to conform,
+/// and real APIs often break their own schemas, so it is opt-in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputSchemaPolicy {
+    /// No output schemas (results still carry structured content).
+    #[default]
+    None,
+    /// The 2xx JSON response schema, object-wrapped (`{"result": ...}`) when it is not an object.
+    Full,
+}
+
+#[derive(Debug, Clone)]
+pub struct ToolOptions {
+    pub filter: Filter,
+    pub max_name_len: usize,
+    pub max_description_len: usize,
+    pub output_schema: OutputSchemaPolicy,
+    /// Overrides the document's servers.
+    pub base_url: Option<String>,
+    /// Prefix of credential env vars; derived from the API title when `None`.
+    pub env_prefix: Option<String>,
+    pub inline: InlineLimits,
+}
+
+impl Default for ToolOptions {
+    fn default() -> Self {
+        ToolOptions {
+            filter: Filter::default(),
+            max_name_len: 64,
+            max_description_len: 1024,
+            output_schema: OutputSchemaPolicy::None,
+            base_url: None,
+            env_prefix: None,
+            inline: InlineLimits::default(),
+        }
+    }
+}
+
+/// The tools of an API: the runtime config, plus what inspect reports about where they came from.
+#[derive(Debug, Clone)]
+pub struct ToolSet {
+    pub config: RuntimeConfig,
+    /// Parallel to `config.tools`: the operation or function each tool comes from.
+    pub sources: Vec<ToolSource>,
+    /// Operations (or functions) in the input, before filtering.
+    pub operations: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ToolSource {
+    pub pointer: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+}
+
+pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
+    let mut diagnostics = Vec::new();
+    let prefix = opts.env_prefix.clone().unwrap_or_else(|| security::env_prefix(&ir.info.title));
+    let security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
+    let mut names = NameAllocator::new(opts.max_name_len.clamp(8, 128));
+    let mut tools = Vec::new();
+    let mut sources = Vec::new();
+
+    // Names are allocated over all operations before filtering, so that a filter never changes
+    // the name of a tool it keeps.
+    for op in &ir.operations {
+        let desired = naming::sanitize(&naming::desired_name(op));
+        let name = names.allocate(&desired);
+        let original = op.mcp.name.as_deref().or(op.operation_id.as_deref());
+        if original.is_some_and(|o| o != name) {
+            diagnostics.push(Diagnostic::new(DiagKind::ToolRenamed, &op.pointer, format!("`{}` is the tool `{name}`", original.unwrap_or(""))));
+        }
+        if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
+            continue;
+        }
+        let tool = operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics);
+        tools.push(tool);
+        sources.push(ToolSource { pointer: op.pointer.clone(), operation_id: op.operation_id.clone(), tags: op.tags.clone() });
+    }
+    for f in &ir.functions {
+        let name = names.allocate(&naming::sanitize(f.mcp.name.as_deref().unwrap_or(&f.name)));
+        if name != f.name {
+            diagnostics.push(Diagnostic::new(DiagKind::ToolRenamed, &f.pointer, format!("`{}` is the tool `{name}`", f.name)));
+        }
+        if f.mcp.hidden || !opts.filter.keeps(&name, None) {
+            continue;
+        }
+        tools.push(function_tool(f, name, ir, opts, &mut diagnostics));
+        sources.push(ToolSource { pointer: f.pointer.clone(), operation_id: None, tags: Vec::new() });
+    }
+    let operations = ir.operations.len() + ir.functions.len();
+    if tools.is_empty() {
+        let reason = if operations > 0 && !opts.filter.is_empty() {
+            format!("the filters exclude all {operations} operations")
+        } else {
+            "every operation is hidden by x-mcp".to_string()
+        };
+        return Err(Error::NoTools { origin: ir.info.title.clone(), reason, diagnostics: Vec::new() });
+    }
+    let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned());
+    let config = RuntimeConfig {
+        mcpgen_config: CONFIG_FORMAT_VERSION,
+        server: ServerInfo {
+            name: naming::sanitize(&ir.info.title).to_ascii_lowercase(),
+            version: ir.info.version.clone(),
+            title: Some(ir.info.title.clone()),
+            instructions: ir.info.description.as_deref().map(|d| cap(d, opts.max_description_len)),
+        },
+        upstream: Upstream { base_url, headers: BTreeMap::new() },
+        security_schemes,
+        limits: Limits::default(),
+        tools,
+    };
+    Ok(ToolSet { config, sources, operations, diagnostics })
+}
+
+fn operation_tool(
+    op: &Operation,
+    name: String,
+    ir: &ApiIr,
+    opts: &ToolOptions,
+    schemes: &BTreeMap<String, crate::runtime::model::SecurityScheme>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Tool {
+    let input = input::build_input(op, &ir.schemas, opts.inline);
+    diagnostics.extend(input.diagnostics);
+    if !input.truncated.is_empty() {
+        diagnostics.push(Diagnostic::new(
+            DiagKind::SchemaTruncated,
+            &op.pointer,
+            format!("input schema cut short at {} (too deep or too large)", input.truncated.join(", ")),
+        ));
+    }
+    let output_schema = match opts.output_schema {
+        OutputSchemaPolicy::None => None,
+        OutputSchemaPolicy::Full => output_schema(op, ir, opts),
+    };
+    let security = security::requirements(op.security.as_deref().unwrap_or(&ir.security), schemes);
+    let base_url = match (&opts.base_url, op.servers.first()) {
+        (None, Some(s)) if Some(s) != ir.servers.first() => Some(s.clone()),
+        _ => None,
+    };
+    let title = op.mcp.title.clone().or_else(|| op.summary.clone()).map(|t| cap(&t, 120));
+    Tool {
+        name,
+        title,
+        description: op
+            .mcp
+            .description
+            .clone()
+            .unwrap_or_else(|| describe(op.summary.as_deref(), op.description.as_deref(), op.deprecated, opts.max_description_len)),
+        input_schema: input.schema,
+        output_schema,
+        annotations: annotations(op.method, &op.mcp),
+        http: Some(HttpBinding {
+            method: op.method.as_upper().to_string(),
+            path: op.path.clone(),
+            params: input.params,
+            body: input.body,
+            security,
+            base_url,
+        }),
+    }
+}
+
+fn function_tool(f: &Function, name: String, ir: &ApiIr, opts: &ToolOptions, diagnostics: &mut Vec<Diagnostic>) -> Tool {
+    let inlined = inline::inline(&f.parameters, &ir.schemas, opts.inline);
+    if !inlined.truncated.is_empty() {
+        diagnostics.push(Diagnostic::new(DiagKind::SchemaTruncated, &f.pointer, "input schema cut short (too deep or too large)"));
+    }
+    let mut schema = inlined.schema;
+    inline::ensure_array_items(&mut schema);
+    let output_schema = f.output_schema.as_ref().map(|s| {
+        let mut out = inline::inline(s, &ir.schemas, opts.inline).schema;
+        inline::ensure_array_items(&mut out);
+        object_root(out)
+    });
+    // Function lists carry no HTTP method: assume the worst (a call may change things).
+    let mut ann = annotations(Method::Post, &f.mcp);
+    ann.title = f.mcp.title.clone();
+    Tool {
+        name,
+        title: f.title.clone(),
+        description: f.description.as_deref().map(|d| cap(d, opts.max_description_len)).unwrap_or_default(),
+        input_schema: schema,
+        output_schema,
+        annotations: ann,
+        http: None,
+    }
+}
+
+fn output_schema(op: &Operation, ir: &ApiIr, opts: &ToolOptions) -> Option<Value> {
+    let response = op.response.as_ref()?;
+    let media = response.content.iter().find(|m| {
+        let t = m.media_type.to_ascii_lowercase();
+        t.starts_with("application/json") || t.contains("+json")
+    })?;
+    if media.schema.as_object().is_none_or(|o| o.is_empty()) {
+        return None;
+    }
+    let mut schema = inline::inline(&media.schema, &ir.schemas, opts.inline).schema;
+    inline::strip_flagged_properties(&mut schema, "writeOnly");
+    inline::ensure_array_items(&mut schema);
+    Some(object_root(schema))
+}
+
+/// MCP requires an object at the root of an output schema: others become `{"result": ...}`,
+/// exactly as the engine wraps non-object results.
+fn object_root(mut schema: Value) -> Value {
+    if schema.get("type") == Some(&json!("object")) {
+        return schema;
+    }
+    let defs = schema.as_object_mut().and_then(|o| o.remove("$defs"));
+    let mut wrapped = json!({"type": "object", "properties": {"result": schema}, "required": ["result"]});
+    if let Some(defs) = defs {
+        wrapped["$defs"] = defs;
+    }
+    wrapped
+}
+
+/// Annotations from the HTTP method (see DESIGN.md), with `x-mcp` overrides.
+pub fn annotations(method: Method, ext: &crate::ir::McpExtension) -> Annotations {
+    let (read_only, destructive, idempotent) = match method {
+        Method::Get | Method::Head | Method::Options | Method::Trace => (true, false, true),
+        Method::Put | Method::Delete => (false, true, true),
+        Method::Post => (false, false, false),
+        Method::Patch => (false, true, false),
+    };
+    Annotations {
+        title: None,
+        read_only_hint: ext.read_only.unwrap_or(read_only),
+        destructive_hint: ext.destructive.unwrap_or(destructive),
+        idempotent_hint: ext.idempotent.unwrap_or(idempotent),
+        open_world_hint: ext.open_world.unwrap_or(true),
+    }
+}
+
+/// Summary and description as one text, capped.
+fn describe(summary: Option<&str>, description: Option<&str>, deprecated: bool, max: usize) -> String {
+    let mut text = match (summary, description) {
+        (Some(s), Some(d)) if d.starts_with(s.trim_end_matches('.')) => d.to_string(),
+        (Some(s), Some(d)) => format!("{s}\n\n{d}"),
+        (Some(s), None) => s.to_string(),
+        (None, Some(d)) => d.to_string(),
+        (None, None) => String::new(),
+    };
+    if deprecated {
+        text.insert_str(0, "[Deprecated] ");
+    }
+    cap(text.trim(), max)
+}
+
+/// Cuts text to at most `max` characters, marking the cut with `…`.
+pub fn cap(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.truncate(out.trim_end().len());
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions() {
+        assert_eq!(describe(Some("Get a pet."), Some("Get a pet. Returns it."), false, 100), "Get a pet. Returns it.");
+        assert_eq!(describe(Some("List"), Some("All of them."), true, 100), "[Deprecated] List\n\nAll of them.");
+        assert_eq!(cap("abcdef", 4), "abc…");
+        assert_eq!(cap("ab", 4), "ab");
+    }
+
+    #[test]
+    fn annotation_defaults() {
+        let a = annotations(Method::Delete, &Default::default());
+        assert!(!a.read_only_hint && a.destructive_hint && a.idempotent_hint && a.open_world_hint);
+        let ext = crate::ir::McpExtension { destructive: Some(false), ..Default::default() };
+        assert!(!annotations(Method::Delete, &ext).destructive_hint);
+    }
+}

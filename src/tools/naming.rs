@@ -1,0 +1,187 @@
+//! Tool and argument names: portable, readable, unique and stable.
+//!
+//! Clients are stricter than the MCP spec (OpenAI and Claude Desktop: `^[a-zA-Z0-9_-]{1,64}$`,
+//! Gemini: a leading letter or `_`), so names are sanitised to `^[a-zA-Z_][a-zA-Z0-9_-]{0,N-1}$`.
+
+use std::collections::HashSet;
+
+use crate::ir::Operation;
+
+/// The name an operation asks for, before sanitising: `x-mcp.name`, the operationId, or
+/// `method_path`.
+pub fn desired_name(op: &Operation) -> String {
+    if let Some(n) = op.mcp.name.as_deref().or(op.operation_id.as_deref()) {
+        return n.to_string();
+    }
+    let mut name = op.method.key().to_string();
+    for seg in op.path.split('/').filter(|s| !s.is_empty()) {
+        name.push('_');
+        name.push_str(seg.trim_start_matches('{').trim_end_matches('}'));
+    }
+    name
+}
+
+/// Replaces characters outside `[A-Za-z0-9_-]` by `_`, collapses runs, trims, and makes the
+/// first character a letter or `_`.
+pub fn sanitize(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        let c = if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' };
+        if (c == '_' || c == '-') && out.ends_with(['_', '-']) {
+            continue;
+        }
+        out.push(c);
+    }
+    let trimmed = out.trim_matches(['_', '-']);
+    let mut name = trimmed.to_string();
+    if name.is_empty() {
+        name = "tool".to_string();
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        name.insert(0, '_');
+    }
+    name
+}
+
+/// Shortens a sanitised name to at most `max` characters: first by abbreviating each word,
+/// then by cutting and appending a short stable hash of the full name.
+pub fn shorten(name: &str, max: usize) -> String {
+    if name.len() <= max {
+        return name.to_string();
+    }
+    let words = split_words(name);
+    for width in [10, 8, 6, 5, 4, 3] {
+        let candidate: String = words.iter().map(|w| &w[..w.len().min(width)]).collect::<Vec<_>>().join("_");
+        if candidate.len() <= max {
+            return candidate;
+        }
+    }
+    let hash = format!("{:08x}", fnv1a(name.as_bytes()));
+    let keep = max.saturating_sub(hash.len() + 1).max(1);
+    let head = name[..keep].trim_end_matches(['_', '-']);
+    format!("{head}_{hash}")
+}
+
+/// Words of a name: split at `_`, `-` and lower-to-upper case changes (`getPetById` -> get Pet By Id).
+fn split_words(name: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    for part in name.split(['_', '-']).filter(|p| !p.is_empty()) {
+        let bytes = part.as_bytes();
+        let mut start = 0;
+        for i in 1..bytes.len() {
+            if bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase() {
+                words.push(&part[start..i]);
+                start = i;
+            }
+        }
+        words.push(&part[start..]);
+    }
+    words
+}
+
+/// FNV-1a: a tiny hash whose value never changes between Rust versions (unlike `DefaultHasher`).
+pub fn fnv1a(bytes: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in bytes {
+        h ^= u32::from(*b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+/// Hands out unique names in call order: a taken name gets `_2`, `_3`, ... (still within `max`).
+#[derive(Debug, Default)]
+pub struct NameAllocator {
+    used: HashSet<String>,
+    max: usize,
+}
+
+impl NameAllocator {
+    pub fn new(max: usize) -> Self {
+        NameAllocator { used: HashSet::new(), max }
+    }
+
+    pub fn allocate(&mut self, desired: &str) -> String {
+        let base = shorten(desired, self.max);
+        if self.used.insert(base.clone()) {
+            return base;
+        }
+        for n in 2.. {
+            let suffix = format!("_{n}");
+            let head = shorten(&base, self.max - suffix.len());
+            let candidate = format!("{head}{suffix}");
+            if self.used.insert(candidate.clone()) {
+                return candidate;
+            }
+        }
+        unreachable!("an unbounded counter always finds a free name")
+    }
+
+    pub fn reserve(&mut self, name: &str) -> bool {
+        self.used.insert(name.to_string())
+    }
+}
+
+/// An input property name for a wire name (parameter or body field): `[A-Za-z0-9_.-]`, at most
+/// 64 characters (Anthropic's and OpenAI's limit for property keys).
+pub fn arg_name(wire: &str) -> String {
+    let mut out = String::with_capacity(wire.len());
+    for c in wire.chars() {
+        let c = if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' };
+        if c == '_' && out.ends_with('_') {
+            continue;
+        }
+        out.push(c);
+    }
+    let trimmed = out.trim_matches('_');
+    let name = if trimmed.is_empty() { "param".to_string() } else { trimmed.to_string() };
+    shorten(&name, 64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitizing() {
+        assert_eq!(sanitize("getPetById"), "getPetById");
+        assert_eq!(sanitize("actions/create-or-update"), "actions_create-or-update");
+        assert_eq!(sanitize("1st thing"), "_1st_thing");
+        assert_eq!(sanitize("a..b//c"), "a_b_c");
+        assert_eq!(sanitize("日本"), "tool");
+        assert_eq!(sanitize("__x__"), "x");
+    }
+
+    #[test]
+    fn shortening_is_readable_then_hashed() {
+        let long = "microsoft_graph_user_get_mail_folders_child_folders_messages_attachments_by_id";
+        let s = shorten(long, 64);
+        assert!(s.len() <= 64, "{s}");
+        assert!(s.starts_with("microsoft_graph_user_get_mail"), "{s}");
+        let very = "x".repeat(200);
+        let s = shorten(&very, 64);
+        assert_eq!(s.len(), 64);
+        assert_eq!(s, shorten(&very, 64), "stable");
+        assert!(s.ends_with(&format!("{:08x}", fnv1a(very.as_bytes()))));
+    }
+
+    #[test]
+    fn allocator_dedupes() {
+        let mut a = NameAllocator::new(10);
+        assert_eq!(a.allocate("get_user"), "get_user");
+        assert_eq!(a.allocate("get_user"), "get_user_2");
+        assert_eq!(a.allocate("get_user"), "get_user_3");
+        assert_eq!(a.allocate("abcdefghijk"), "abcdefghijk".chars().take(0).collect::<String>() + &shorten("abcdefghijk", 10));
+        let n = a.allocate("abcdefghijk");
+        assert!(n.len() <= 10 && n.ends_with("_2"), "{n}");
+    }
+
+    #[test]
+    fn arg_names() {
+        assert_eq!(arg_name("$select"), "select");
+        assert_eq!(arg_name("filter[name]"), "filter_name");
+        assert_eq!(arg_name("X-Request-ID"), "X-Request-ID");
+        assert_eq!(arg_name("api.version"), "api.version");
+        assert_eq!(arg_name("$"), "param");
+    }
+}

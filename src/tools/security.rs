@@ -1,0 +1,119 @@
+//! Security schemes of the API as the engine performs them, with the names of the environment
+//! variables that hold the credentials.
+
+use std::collections::BTreeMap;
+
+use crate::ir::{self, SecurityRequirement};
+use crate::runtime::model::{SecurityRequirements, SecurityScheme};
+
+/// `SWAGGER_PETSTORE` for "Swagger Petstore": the prefix of every env var of an API.
+pub fn env_prefix(title: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut len = 0;
+    let upper: String = title.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+    for w in upper.split('_').filter(|w| !w.is_empty()) {
+        if len + w.len() > 24 && !words.is_empty() {
+            break;
+        }
+        len += w.len() + 1;
+        words.push(w.to_string());
+    }
+    let p = words.join("_");
+    if p.starts_with(|c: char| c.is_ascii_digit()) { format!("API_{p}") } else { p }
+}
+
+/// `bearerAuth` -> `BEARER_AUTH`, `api-key` -> `API_KEY`.
+pub fn screaming_snake(s: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && prev_lower {
+                out.push('_');
+            }
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+            out.push(c.to_ascii_uppercase());
+        } else {
+            if !out.ends_with('_') {
+                out.push('_');
+            }
+            prev_lower = false;
+        }
+    }
+    out.trim_matches('_').to_string()
+}
+
+pub fn runtime_schemes(schemes: &BTreeMap<String, ir::SecurityScheme>, prefix: &str) -> BTreeMap<String, SecurityScheme> {
+    schemes
+        .iter()
+        .map(|(name, scheme)| {
+            let base = if prefix.is_empty() { screaming_snake(name) } else { format!("{prefix}_{}", screaming_snake(name)) };
+            let env = |suffix: &str| if suffix.is_empty() { base.clone() } else { format!("{base}_{suffix}") };
+            let s = match scheme {
+                ir::SecurityScheme::ApiKey { name, location } => {
+                    SecurityScheme::ApiKey { location: *location, name: name.clone(), env: env("") }
+                }
+                ir::SecurityScheme::Http { scheme, .. } if scheme == "basic" => {
+                    SecurityScheme::Basic { username_env: env("USERNAME"), password_env: env("PASSWORD") }
+                }
+                ir::SecurityScheme::Http { scheme, .. } if scheme == "bearer" => SecurityScheme::Bearer { env: env("TOKEN") },
+                ir::SecurityScheme::Http { scheme, .. } => SecurityScheme::External {
+                    description: format!("HTTP `{scheme}` authentication: the env var holds the whole Authorization value"),
+                    env: env("TOKEN"),
+                },
+                ir::SecurityScheme::OAuth2 { client_credentials: Some(flow), .. } => SecurityScheme::OAuth2ClientCredentials {
+                    token_url: flow.token_url.clone(),
+                    scopes: flow.scopes.clone(),
+                    client_id_env: env("CLIENT_ID"),
+                    client_secret_env: env("CLIENT_SECRET"),
+                },
+                ir::SecurityScheme::OAuth2 { other_flows, .. } => SecurityScheme::External {
+                    description: format!(
+                        "OAuth2 ({}): obtain an access token elsewhere and put it in the env var",
+                        other_flows.join(", ")
+                    ),
+                    env: env("TOKEN"),
+                },
+                ir::SecurityScheme::OpenIdConnect { url } => SecurityScheme::External {
+                    description: format!("OpenID Connect ({url}): obtain an access token elsewhere and put it in the env var"),
+                    env: env("TOKEN"),
+                },
+                ir::SecurityScheme::MutualTls => SecurityScheme::External {
+                    description: "mutual TLS is not supported; a bearer token in the env var is sent instead".into(),
+                    env: env("TOKEN"),
+                },
+            };
+            (name.clone(), s)
+        })
+        .collect()
+}
+
+/// Requirements as sets of scheme names; schemes the document does not define are dropped.
+pub fn requirements(reqs: &[SecurityRequirement], known: &BTreeMap<String, SecurityScheme>) -> SecurityRequirements {
+    let mut out: SecurityRequirements = Vec::new();
+    for r in reqs {
+        let set: Vec<String> = r.keys().filter(|k| known.contains_key(*k)).cloned().collect();
+        if set.len() == r.len() && !out.contains(&set) {
+            out.push(set);
+        }
+    }
+    // `[]` alone means no auth; an empty set among others means credentials are optional.
+    if out.iter().all(Vec::is_empty) {
+        return Vec::new();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(env_prefix("Swagger Petstore - OpenAPI 3.0"), "SWAGGER_PETSTORE_OPENAPI_3");
+        assert_eq!(env_prefix("GitHub v3 REST API"), "GITHUB_V3_REST_API");
+        assert_eq!(screaming_snake("bearerAuth"), "BEARER_AUTH");
+        assert_eq!(screaming_snake("api_key"), "API_KEY");
+        assert_eq!(env_prefix("1Password"), "API_1PASSWORD");
+    }
+}
