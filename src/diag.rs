@@ -72,3 +72,22 @@ pub fn child(pointer: &str, seg: impl AsRef<str>) -> String {
     p.push_str(&escape_segment(seg.as_ref()));
     p
 }
+
+/// Why a piece of the document could not be converted, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub at: String,
+    pub message: String,
+}
+
+impl Fault {
+    pub fn new(at: impl Into<String>, message: impl Into<String>) -> Self {
+        Fault { at: at.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.message)
+    }
+}

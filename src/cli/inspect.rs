@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::InputArgs;
 use crate::diag::Diagnostic;
@@ -102,8 +102,7 @@ impl Report {
                 source: src.pointer.clone(),
             })
             .collect();
-        let list = json!({ "tools": config.tools.iter().map(Tool::to_mcp_json).collect::<Vec<Value>>() });
-        let bytes = serde_json::to_vec(&list).map(|v| v.len()).unwrap_or(0);
+        let bytes = tools_list_bytes(&config.tools);
         let credentials = config
             .security_schemes
             .iter()
@@ -211,6 +210,25 @@ impl Report {
         }
         out
     }
+}
+
+/// Compact JSON size of `{"tools":[...]}`, measured without building it.
+pub fn tools_list_bytes(tools: &[Tool]) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(r#"{"tools":[]}"#.len() + tools.len().saturating_sub(1));
+    for t in tools {
+        let _ = serde_json::to_writer(&mut counter, &t.mcp_view());
+    }
+    counter.0
 }
 
 fn param_count(t: &Tool) -> usize {

@@ -2,6 +2,8 @@
 
 mod inspect;
 
+pub use inspect::tools_list_bytes;
+
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};

@@ -124,7 +124,7 @@ mod tests {
     #[test]
     fn not_utf8_and_empty() {
         let err = parse_document(b"{\"a\": \"caf\xe9\"}", "f.json").unwrap_err();
-        assert!(matches!(err, Error::NotUtf8 { offset: 11, .. }), "{err}");
+        assert!(matches!(err, Error::NotUtf8 { offset: 10, .. }), "{err}");
         assert!(matches!(parse_document(b" \n ", "f").unwrap_err(), Error::Empty { .. }));
     }
 

@@ -75,9 +75,9 @@ pub(super) fn functions(doc: &Document) -> Result<Converted> {
         let at = child(&f.pointer, "parameters");
         let parameters = converter
             .convert(&f.parameters, &id, "#")
-            .map_err(|m| invalid(&origin, &at, m))?;
+            .map_err(|f| invalid(&origin, &at_or(&f.at, &at), f.message))?;
         let output_schema = match f.output_schema {
-            Some(s) => Some(converter.convert(s, &id, "#").map_err(|m| invalid(&origin, &child(&f.pointer, "outputSchema"), m))?),
+            Some(s) => Some(converter.convert(s, &id, "#").map_err(|e| invalid(&origin, &at_or(&e.at, &child(&f.pointer, "outputSchema")), e.message))?),
             None => None,
         };
         out.push(Function {
@@ -163,6 +163,14 @@ fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str, origin: &str
         strict: obj.get("strict") == Some(&Value::Bool(true)),
         mcp,
     })
+}
+
+/// Faults inside a function's schema are placed relative to the schema; prefix its own pointer.
+fn at_or(inner: &str, schema_at: &str) -> String {
+    match inner.split_once('#') {
+        Some((_, rest)) if !rest.is_empty() => format!("{schema_at}{rest}"),
+        _ => schema_at.to_string(),
+    }
 }
 
 fn invalid(origin: &str, pointer: &str, message: String) -> Error {

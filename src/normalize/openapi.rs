@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use super::schema::{SchemaConverter, kind_of};
-use crate::diag::{DiagKind, Diagnostic, child};
+use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::ir::{
     ApiInfo, ApiKeyLocation, McpExtension, MediaType, Method, OAuth2Flow, Operation, ParamLocation, ParamStyle,
     Parameter, RequestBody, Response, SecurityRequirement, SecurityScheme,
@@ -32,7 +32,7 @@ struct Located<'d> {
     doc: &'d str,
 }
 
-type OpResult<T> = Result<T, String>;
+type OpResult<T> = Result<T, Fault>;
 
 impl<'d> Walker<'d> {
     pub fn info(&self) -> ApiInfo {
@@ -75,12 +75,12 @@ impl<'d> Walker<'d> {
             let pointer = child("#/components/securitySchemes", name);
             let parsed = self
                 .deref(Located { value: s, doc: &docs.root }, &pointer)
-                .and_then(|(s, _)| parse_security_scheme(s.value));
+                .and_then(|(s, at)| parse_security_scheme(s.value).map_err(|m| Fault::new(at, m)));
             match parsed {
                 Ok(scheme) => {
                     out.insert(name.clone(), scheme);
                 }
-                Err(msg) => self.warn(DiagKind::Unsupported, pointer, format!("security scheme ignored: {msg}")),
+                Err(f) => self.warn(DiagKind::Unsupported, f.at, format!("security scheme ignored: {}", f.message)),
             }
         }
         out
@@ -125,8 +125,8 @@ impl<'d> Walker<'d> {
             }
             let item = match self.deref(Located { value: item, doc: &docs.root }, &item_ptr) {
                 Ok((item, _)) => item,
-                Err(msg) => {
-                    self.warn(DiagKind::OperationSkipped, &item_ptr, msg);
+                Err(f) => {
+                    self.skip(f);
                     continue;
                 }
             };
@@ -136,7 +136,7 @@ impl<'d> Walker<'d> {
                 let op_ptr = child(&item_ptr, method.key());
                 match self.operation(path, method, item, Located { value: op, doc: item.doc }, &op_ptr) {
                     Ok(op) => ops.push(op),
-                    Err(msg) => self.warn(DiagKind::OperationSkipped, &op_ptr, msg),
+                    Err(f) => self.skip(f),
                 }
             }
             if item_obj.contains_key("query") || item_obj.contains_key("additionalOperations") {
@@ -148,7 +148,7 @@ impl<'d> Walker<'d> {
 
     fn operation(&mut self, path: &str, method: Method, item: Located<'d>, op: Located<'d>, pointer: &str) -> OpResult<Operation> {
         let Value::Object(obj) = op.value else {
-            return Err(format!("an operation must be an object, found {}", kind_of(op.value)));
+            return Err(Fault::new(pointer, format!("an operation must be an object, found {}", kind_of(op.value))));
         };
         let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
         let parameters = self.parameters(path, item, op, pointer)?;
@@ -192,7 +192,7 @@ impl<'d> Walker<'d> {
             let Some(list) = level.value.get("parameters") else { continue };
             let at = child(pointer, rel);
             let Value::Array(list) = list else {
-                return Err(format!("{at}: `parameters` must be an array, found {}", kind_of(list)));
+                return Err(Fault::new(at, format!("`parameters` must be an array, found {}", kind_of(list))));
             };
             for (i, p) in list.iter().enumerate() {
                 let p_ptr = child(&at, i.to_string());
@@ -239,18 +239,18 @@ impl<'d> Walker<'d> {
     fn parameter(&mut self, p: Located<'d>, pointer: &str) -> OpResult<Option<Parameter>> {
         let (p, p_ptr) = self.deref(p, pointer)?;
         let Value::Object(obj) = p.value else {
-            return Err(format!("{pointer}: a parameter must be an object, found {}", kind_of(p.value)));
+            return Err(Fault::new(p_ptr, format!("a parameter must be an object, found {}", kind_of(p.value))));
         };
-        let name = obj.get("name").and_then(Value::as_str).ok_or_else(|| format!("{pointer}: parameter has no `name`"))?;
+        let name = obj.get("name").and_then(Value::as_str).ok_or_else(|| Fault::new(&p_ptr, "parameter has no `name`"))?;
         let location = match obj.get("in").and_then(Value::as_str) {
             Some("path") => ParamLocation::Path,
             Some("query") => ParamLocation::Query,
             Some("header") => ParamLocation::Header,
             Some("cookie") => ParamLocation::Cookie,
             other => {
-                return Err(format!(
-                    "{pointer}: parameter `{name}` has `in: {}`; OpenAPI 3 allows path, query, header or cookie",
-                    other.unwrap_or("(missing)")
+                return Err(Fault::new(
+                    p_ptr,
+                    format!("parameter `{name}` has `in: {}`; OpenAPI 3 allows path, query, header or cookie", other.unwrap_or("(missing)")),
                 ));
             }
         };
@@ -298,7 +298,7 @@ impl<'d> Walker<'d> {
     fn request_body(&mut self, b: Located<'d>, pointer: &str) -> OpResult<Option<RequestBody>> {
         let (b, b_ptr) = self.deref(b, pointer)?;
         let Value::Object(obj) = b.value else {
-            return Err(format!("{pointer}: requestBody must be an object, found {}", kind_of(b.value)));
+            return Err(Fault::new(b_ptr, format!("requestBody must be an object, found {}", kind_of(b.value))));
         };
         let content = self.media_types(obj.get("content"), b.doc, &child(&b_ptr, "content"), true)?;
         if content.is_empty() {
@@ -322,7 +322,7 @@ impl<'d> Walker<'d> {
                     Ok(s) => s,
                     Err(e) if strict => return Err(e),
                     Err(e) => {
-                        self.warn(DiagKind::SchemaRef, &at, format!("response schema dropped: {e}"));
+                        self.warn(DiagKind::SchemaRef, e.at, format!("response schema dropped: {}", e.message));
                         Value::Object(Map::new())
                     }
                 },
@@ -351,7 +351,7 @@ impl<'d> Walker<'d> {
         let (r, r_ptr) = match self.deref(Located { value: &map[code.as_str()], doc }, &at) {
             Ok(found) => found,
             Err(msg) => {
-                self.warn(DiagKind::SchemaRef, &at, format!("response ignored: {msg}"));
+                self.warn(DiagKind::SchemaRef, msg.at, format!("response ignored: {}", msg.message));
                 return None;
             }
         };
@@ -391,20 +391,20 @@ impl<'d> Walker<'d> {
         let mut place = pointer.to_string();
         let mut seen: Vec<String> = Vec::new();
         while let Some(Value::String(reference)) = at.value.get("$ref") {
-            let target = split_ref(at.doc, reference).map_err(|e| format!("{place}: broken $ref {reference:?}: {e}"))?;
+            let target = split_ref(at.doc, reference).map_err(|e| Fault::new(&place, format!("broken $ref {reference:?}: {e}")))?;
             let key = format!("{}#{}", target.doc, target.pointer);
             if seen.contains(&key) || seen.len() > 64 {
-                return Err(format!("{place}: circular $ref {reference:?}"));
+                return Err(Fault::new(place, format!("circular $ref {reference:?}")));
             }
             seen.push(key);
             let (doc_id, doc) = self
                 .docs
                 .get(&target.doc)
                 .map(|d| (target.doc.as_str(), d))
-                .ok_or_else(|| format!("{place}: broken $ref {reference:?}: document not loaded"))?;
+                .ok_or_else(|| Fault::new(&place, format!("broken $ref {reference:?}: document not loaded")))?;
             let value = if target.pointer.is_empty() { Some(doc) } else { doc.pointer(&target.pointer) };
             let value = value.ok_or_else(|| {
-                format!("{place}: broken $ref {reference:?}: nothing at #{} in {}", target.pointer, self.docs.display(doc_id))
+                Fault::new(&place, format!("broken $ref {reference:?}: nothing at #{} in {}", target.pointer, self.docs.display(doc_id)))
             })?;
             // The id must outlive this loop: take it from the set, which lives for 'd.
             let doc_ref = self.docs.doc_id(&target.doc).unwrap_or(at.doc);
@@ -412,6 +412,10 @@ impl<'d> Walker<'d> {
             place = self.docs.place(doc_ref, &format!("#{}", target.pointer));
         }
         Ok((at, place))
+    }
+
+    fn skip(&mut self, fault: Fault) {
+        self.warn(DiagKind::OperationSkipped, fault.at, format!("{} (operation skipped)", fault.message));
     }
 
     fn warn(&mut self, kind: DiagKind, pointer: impl Into<String>, message: impl Into<String>) {

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use crate::diag::{DiagKind, Diagnostic, child};
+use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::load::{DocumentSet, RefTarget, split_ref};
 
 /// Prefix of every reference in converted schemas.
@@ -47,7 +47,7 @@ impl<'d> SchemaConverter<'d> {
 
     /// Converts a schema of an operation found at `pointer` in document `doc`. A broken or circular
     /// `$ref` in it is an error (the caller skips the operation).
-    pub fn convert(&mut self, schema: &Value, doc: &str, pointer: &str) -> Result<Value, String> {
+    pub fn convert(&mut self, schema: &Value, doc: &str, pointer: &str) -> Result<Value, Fault> {
         self.convert_value(schema, doc, pointer, Mode::Strict)
     }
 
@@ -81,14 +81,14 @@ impl<'d> SchemaConverter<'d> {
         self.docs.place(doc, pointer)
     }
 
-    fn convert_value(&mut self, schema: &Value, doc: &str, pointer: &str, mode: Mode) -> Result<Value, String> {
+    fn convert_value(&mut self, schema: &Value, doc: &str, pointer: &str, mode: Mode) -> Result<Value, Fault> {
         match schema {
             Value::Bool(_) => Ok(schema.clone()),
             Value::Object(obj) => self.convert_object(obj, doc, pointer, mode),
             other => {
                 let msg = format!("a schema must be an object, found {}", kind_of(other));
                 match mode {
-                    Mode::Strict => Err(format!("{}: {msg}", self.place(doc, pointer))),
+                    Mode::Strict => Err(Fault::new(self.place(doc, pointer), msg)),
                     Mode::Lenient => {
                         self.diagnostics.push(Diagnostic::new(DiagKind::Lenient, self.place(doc, pointer), msg));
                         Ok(Value::Object(Map::new()))
@@ -98,7 +98,7 @@ impl<'d> SchemaConverter<'d> {
         }
     }
 
-    fn convert_object(&mut self, obj: &Map<String, Value>, doc: &str, pointer: &str, mode: Mode) -> Result<Value, String> {
+    fn convert_object(&mut self, obj: &Map<String, Value>, doc: &str, pointer: &str, mode: Mode) -> Result<Value, Fault> {
         let mut out = Map::new();
         if let Some(Value::String(reference)) = obj.get("$ref") {
             match self.resolve(reference, doc) {
@@ -108,7 +108,7 @@ impl<'d> SchemaConverter<'d> {
                 Err(msg) => {
                     let place = self.place(doc, &child(pointer, "$ref"));
                     match mode {
-                        Mode::Strict => return Err(format!("{place}: broken $ref {reference:?}: {msg}")),
+                        Mode::Strict => return Err(Fault::new(place, format!("broken $ref {reference:?}: {msg}"))),
                         Mode::Lenient => {
                             self.diagnostics.push(Diagnostic::new(
                                 DiagKind::SchemaRef,
@@ -430,11 +430,11 @@ mod tests {
         let docs = DocumentSet::single("file:///t.json", doc);
         let mut c = SchemaConverter::new(&docs);
         let err = c.convert(&json!({"$ref": "#/components/schemas/A"}), "file:///t.json", "#/x").unwrap_err();
-        assert!(err.contains("circular $ref"), "{err}");
+        assert!(err.message.contains("circular $ref"), "{err}");
         let ok = c.convert(&json!({"$ref": "#/components/schemas/C"}), "file:///t.json", "#/x").unwrap();
         assert_eq!(ok, json!({"$ref": "#/$defs/D"}));
         let err = c.convert(&json!({"$ref": "#/components/schemas/Nope"}), "file:///t.json", "#/x").unwrap_err();
-        assert!(err.contains("nothing at #/components/schemas/Nope"), "{err}");
+        assert!(err.message.contains("nothing at #/components/schemas/Nope"), "{err}");
     }
 
     #[test]

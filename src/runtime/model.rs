@@ -99,23 +99,32 @@ impl Default for Limits {
 }
 
 impl Tool {
-    /// The tool as MCP's `tools/list` shows it.
-    pub fn to_mcp_json(&self) -> Value {
-        let mut obj = serde_json::Map::new();
-        obj.insert("name".into(), Value::String(self.name.clone()));
-        if let Some(t) = &self.title {
-            obj.insert("title".into(), Value::String(t.clone()));
+    /// The tool as MCP's `tools/list` shows it, borrowed (serialise it without copying schemas).
+    pub fn mcp_view(&self) -> McpToolView<'_> {
+        McpToolView {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: &self.description,
+            input_schema: &self.input_schema,
+            output_schema: self.output_schema.as_ref(),
+            annotations: &self.annotations,
         }
-        if !self.description.is_empty() {
-            obj.insert("description".into(), Value::String(self.description.clone()));
-        }
-        obj.insert("inputSchema".into(), self.input_schema.clone());
-        if let Some(s) = &self.output_schema {
-            obj.insert("outputSchema".into(), s.clone());
-        }
-        obj.insert("annotations".into(), serde_json::to_value(&self.annotations).unwrap_or(Value::Null));
-        Value::Object(obj)
     }
+}
+
+/// A tool in MCP's wire shape.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpToolView<'a> {
+    pub name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub description: &'a str,
+    pub input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<&'a Value>,
+    pub annotations: &'a Annotations,
 }
 
 /// One MCP tool and how a call becomes an HTTP request.

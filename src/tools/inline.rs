@@ -15,13 +15,16 @@ const DATA_KEYWORDS: [&str; 6] = ["enum", "const", "default", "examples", "requi
 pub struct InlineLimits {
     /// Nesting of inlined references before a schema is cut short.
     pub max_depth: usize,
-    /// Schema objects emitted for one tool before further references are cut short.
+    /// Size (compact JSON bytes, estimated) a schema should stay under: when it is larger, it is
+    /// inlined again with half the depth, down to depth 1.
+    pub max_bytes: usize,
+    /// Hard cap on schema objects emitted in one pass, whatever the depth.
     pub max_nodes: usize,
 }
 
 impl Default for InlineLimits {
     fn default() -> Self {
-        InlineLimits { max_depth: 12, max_nodes: 3000 }
+        InlineLimits { max_depth: 8, max_bytes: 24 * 1024, max_nodes: 20_000 }
     }
 }
 
@@ -32,8 +35,53 @@ pub struct Inlined {
     pub truncated: BTreeSet<String>,
 }
 
+/// Inlines with the deepest nesting whose result fits the size budget (iterative deepening in
+/// reverse: every property at one depth is treated alike, unlike a budget spent first-come).
 pub fn inline(schema: &Value, registry: &BTreeMap<String, Value>, limits: InlineLimits) -> Inlined {
-    let mut run = Run { registry, limits, stack: Vec::new(), needed: BTreeSet::new(), nodes: 0, truncated: BTreeSet::new() };
+    let mut depth = limits.max_depth.max(1);
+    loop {
+        // The last attempt (depth 1) has no budget: it must produce a schema.
+        let budget = if depth == 1 { usize::MAX } else { limits.max_bytes };
+        if let Some(out) = inline_to_depth(schema, registry, depth, limits.max_nodes, budget) {
+            return out;
+        }
+        depth /= 2;
+    }
+}
+
+/// The compact JSON size of a value, computed without serialising it.
+pub fn json_size(v: &Value) -> usize {
+    match v {
+        Value::Null => 4,
+        Value::Bool(b) => if *b { 4 } else { 5 },
+        Value::Number(n) => n.to_string().len(),
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(json_size).sum::<usize>() + items.len().saturating_sub(1),
+        Value::Object(map) => {
+            2 + map.iter().map(|(k, v)| k.len() + 3 + json_size(v)).sum::<usize>() + map.len().saturating_sub(1)
+        }
+    }
+}
+
+/// One pass at a given depth; `None` as soon as the output outgrows `budget` bytes.
+fn inline_to_depth(
+    schema: &Value,
+    registry: &BTreeMap<String, Value>,
+    max_depth: usize,
+    max_nodes: usize,
+    budget: usize,
+) -> Option<Inlined> {
+    let mut run = Run {
+        registry,
+        max_depth,
+        max_nodes,
+        budget,
+        bytes: 0,
+        stack: Vec::new(),
+        needed: BTreeSet::new(),
+        nodes: 0,
+        truncated: BTreeSet::new(),
+    };
     let mut root = run.walk(schema);
     let mut defs = BTreeMap::new();
     // Definitions can need further definitions; loop until none is missing.
@@ -48,18 +96,28 @@ pub fn inline(schema: &Value, registry: &BTreeMap<String, Value>, limits: Inline
             None => json!({}),
         };
         defs.insert(name, body);
+        if run.bytes > budget {
+            return None;
+        }
+    }
+    if run.bytes > budget {
+        return None;
     }
     if !defs.is_empty()
         && let Value::Object(obj) = &mut root
     {
         obj.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
     }
-    Inlined { schema: root, truncated: run.truncated }
+    Some(Inlined { schema: root, truncated: run.truncated })
 }
 
 struct Run<'a> {
     registry: &'a BTreeMap<String, Value>,
-    limits: InlineLimits,
+    max_depth: usize,
+    max_nodes: usize,
+    /// Estimated output bytes so far, and the size past which the pass is abandoned.
+    bytes: usize,
+    budget: usize,
     stack: Vec<String>,
     needed: BTreeSet<String>,
     nodes: usize,
@@ -68,9 +126,13 @@ struct Run<'a> {
 
 impl Run<'_> {
     fn walk(&mut self, v: &Value) -> Value {
+        if self.bytes > self.budget {
+            return Value::Null;
+        }
         match v {
             Value::Object(map) => {
                 self.nodes += 1;
+                self.bytes += 2 + map.keys().map(|k| k.len() + 4).sum::<usize>();
                 if let Some(Value::String(r)) = map.get("$ref")
                     && let Some(name) = r.strip_prefix(DEFS_PREFIX)
                 {
@@ -85,12 +147,20 @@ impl Run<'_> {
                 Value::Object(map.iter().map(|(k, v)| (k.clone(), self.walk_keyword(k, v))).collect())
             }
             Value::Array(items) => Value::Array(items.iter().map(|i| self.walk(i)).collect()),
-            other => other.clone(),
+            other => {
+                self.bytes += json_size(other);
+                other.clone()
+            }
         }
     }
 
     fn walk_keyword(&mut self, key: &str, v: &Value) -> Value {
-        if DATA_KEYWORDS.contains(&key) { v.clone() } else { self.walk(v) }
+        if DATA_KEYWORDS.contains(&key) {
+            self.bytes += json_size(v);
+            v.clone()
+        } else {
+            self.walk(v)
+        }
     }
 
     fn reference(&mut self, r: &str, name: &str) -> Value {
@@ -99,7 +169,7 @@ impl Run<'_> {
             return json!({ "$ref": r });
         }
         let Some(target) = self.registry.get(name) else { return json!({}) };
-        if self.stack.len() >= self.limits.max_depth || self.nodes >= self.limits.max_nodes {
+        if self.stack.len() >= self.max_depth || self.nodes >= self.max_nodes {
             self.truncated.insert(name.to_string());
             return placeholder(name, target);
         }
@@ -231,9 +301,21 @@ mod tests {
     fn depth_is_bounded() {
         let r = reg(json!({"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
                            "B": {"type": "object", "description": "The B. More.", "properties": {"c": {"type": "string"}}}}));
-        let out = inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits { max_depth: 1, max_nodes: 100 });
+        let out = inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits { max_depth: 1, max_bytes: 1000, max_nodes: 100 });
         assert_eq!(out.schema["properties"]["b"], json!({"type": "object", "description": "The B. (nested structure not shown)"}));
         assert!(out.truncated.contains("B"));
+    }
+
+    #[test]
+    fn size_budget_reduces_depth() {
+        let r = reg(json!({"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+                           "B": {"type": "object", "properties": {"c": {"type": "string", "description": "x".repeat(500)}}}}));
+        let roomy = inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits::default());
+        assert!(roomy.truncated.is_empty());
+        let tight = inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits { max_bytes: 200, ..InlineLimits::default() });
+        assert!(tight.truncated.contains("B"));
+        assert!(json_size(&tight.schema) < 200);
+        assert_eq!(json_size(&roomy.schema), serde_json::to_vec(&roomy.schema).unwrap().len());
     }
 
     #[test]

@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(env_prefix("Swagger Petstore - OpenAPI 3.0"), "SWAGGER_PETSTORE_OPENAPI_3");
+        assert_eq!(env_prefix("Swagger Petstore - OpenAPI 3.0"), "SWAGGER_PETSTORE_OPENAPI");
         assert_eq!(env_prefix("GitHub v3 REST API"), "GITHUB_V3_REST_API");
         assert_eq!(screaming_snake("bearerAuth"), "BEARER_AUTH");
         assert_eq!(screaming_snake("api_key"), "API_KEY");
