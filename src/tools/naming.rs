@@ -50,7 +50,7 @@ pub fn shorten(name: &str, max: usize) -> String {
         return name.to_string();
     }
     let words = split_words(name);
-    for width in (3..=12).rev() {
+    for width in (3..=12).rev().filter(|_| words.len() > 1) {
         let candidate: String = words.iter().map(|w| &w[..w.len().min(width)]).collect::<Vec<_>>().join("_");
         if candidate.len() <= max {
             return candidate;
