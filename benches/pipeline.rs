@@ -67,11 +67,8 @@ fn main() {
         measure(one);
         return;
     }
-    let docs: Vec<String> = if args.is_empty() {
-        corpus_docs().into_iter().map(|p| p.display().to_string()).collect()
-    } else {
-        args
-    };
+    let docs: Vec<String> =
+        if args.is_empty() { corpus_docs().into_iter().map(|p| p.display().to_string()).collect() } else { args };
     if docs.is_empty() {
         println!("pipeline bench: corpus not found; run ../shared/corpus/fetch.sh (or pass document paths)");
         return;

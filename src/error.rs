@@ -14,14 +14,15 @@ pub struct Location {
 }
 
 impl Location {
-    pub fn doc(origin: impl Into<String>) -> Self {
-        Location { origin: origin.into(), line: None, column: None, pointer: None }
+    // Boxed: errors stay small on the happy path's `Result`s.
+    pub fn doc(origin: impl Into<String>) -> Box<Self> {
+        Box::new(Location { origin: origin.into(), line: None, column: None, pointer: None })
     }
-    pub fn at_line(origin: impl Into<String>, line: usize, column: usize) -> Self {
-        Location { origin: origin.into(), line: Some(line), column: Some(column), pointer: None }
+    pub fn at_line(origin: impl Into<String>, line: usize, column: usize) -> Box<Self> {
+        Box::new(Location { origin: origin.into(), line: Some(line), column: Some(column), pointer: None })
     }
-    pub fn at_pointer(origin: impl Into<String>, pointer: impl Into<String>) -> Self {
-        Location { origin: origin.into(), line: None, column: None, pointer: Some(pointer.into()) }
+    pub fn at_pointer(origin: impl Into<String>, pointer: impl Into<String>) -> Box<Self> {
+        Box::new(Location { origin: origin.into(), line: None, column: None, pointer: Some(pointer.into()) })
     }
 }
 
@@ -44,28 +45,28 @@ impl fmt::Display for Location {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{location}: cannot read: {message}")]
-    Read { location: Location, message: String },
+    Read { location: Box<Location>, message: String },
 
     #[error("{location}: not valid UTF-8 (first bad byte at offset {offset}); save the file as UTF-8")]
-    NotUtf8 { location: Location, offset: usize },
+    NotUtf8 { location: Box<Location>, offset: usize },
 
     #[error("{location}: the document is empty")]
-    Empty { location: Location },
+    Empty { location: Box<Location> },
 
     #[error("{location}: the document is {size} bytes, over the limit of {limit} bytes")]
-    TooLarge { location: Location, size: u64, limit: u64 },
+    TooLarge { location: Box<Location>, size: u64, limit: u64 },
 
     #[error("{location}: invalid {format}: {message}")]
-    Syntax { location: Location, format: &'static str, message: String },
+    Syntax { location: Box<Location>, format: &'static str, message: String },
 
     #[error("{location}: {message}")]
-    UnknownDialect { location: Location, message: String },
+    UnknownDialect { location: Box<Location>, message: String },
 
     #[error("{location}: broken $ref {reference:?}: {message}")]
-    Ref { location: Location, reference: String, message: String },
+    Ref { location: Box<Location>, reference: String, message: String },
 
     #[error("{location}: {message}")]
-    Invalid { location: Location, message: String },
+    Invalid { location: Box<Location>, message: String },
 
     #[error("{origin}: no tools: {reason}{}", render_reasons(.diagnostics))]
     NoTools { origin: String, reason: String, diagnostics: Vec<Diagnostic> },

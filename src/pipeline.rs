@@ -43,7 +43,9 @@ pub fn run_str(text: &str, origin: &str, opts: &PipelineOptions) -> Result<Pipel
 fn finish(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
     let ir = normalize(doc)?;
     let tools = tools::build(&ir, &opts.tools).map_err(|e| match e {
-        Error::NoTools { reason, diagnostics, .. } => Error::NoTools { origin: origin.to_string(), reason, diagnostics },
+        Error::NoTools { reason, diagnostics, .. } => {
+            Error::NoTools { origin: origin.to_string(), reason, diagnostics }
+        }
         other => other,
     })?;
     let pipeline = Pipeline { origin: origin.to_string(), ir, tools };

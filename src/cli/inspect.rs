@@ -108,12 +108,17 @@ impl Report {
             .iter()
             .map(|(name, s)| {
                 let (kind, env) = match s {
-                    SecurityScheme::ApiKey { location, name, env } => (format!("API key in {location:?} `{name}`").to_lowercase(), vec![env.clone()]),
-                    SecurityScheme::Bearer { env } => ("bearer token".to_string(), vec![env.clone()]),
-                    SecurityScheme::Basic { username_env, password_env } => ("HTTP basic".to_string(), vec![username_env.clone(), password_env.clone()]),
-                    SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, .. } => {
-                        ("OAuth2 client credentials".to_string(), vec![client_id_env.clone(), client_secret_env.clone()])
+                    SecurityScheme::ApiKey { location, name, env } => {
+                        (format!("API key in {location:?} `{name}`").to_lowercase(), vec![env.clone()])
                     }
+                    SecurityScheme::Bearer { env } => ("bearer token".to_string(), vec![env.clone()]),
+                    SecurityScheme::Basic { username_env, password_env } => {
+                        ("HTTP basic".to_string(), vec![username_env.clone(), password_env.clone()])
+                    }
+                    SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, .. } => (
+                        "OAuth2 client credentials".to_string(),
+                        vec![client_id_env.clone(), client_secret_env.clone()],
+                    ),
                     SecurityScheme::External { description, env } => (description.clone(), vec![env.clone()]),
                 };
                 Credential { scheme: name.clone(), kind, env }
@@ -127,7 +132,12 @@ impl Report {
                 source: p.origin.clone(),
                 base_url: config.upstream.base_url.clone(),
             },
-            totals: Totals { operations: p.tools.operations, tools: tools.len(), tools_list_bytes: bytes, estimated_tokens: bytes.div_ceil(4) },
+            totals: Totals {
+                operations: p.tools.operations,
+                tools: tools.len(),
+                tools_list_bytes: bytes,
+                estimated_tokens: bytes.div_ceil(4),
+            },
             tools,
             credentials,
             diagnostics: p.diagnostics().cloned().collect(),
@@ -195,7 +205,8 @@ impl Report {
                 let _ = writeln!(out, "  {:<20} {}  ({})", c.scheme, c.env.join(", "), c.kind);
             }
         }
-        let (warnings, notes): (Vec<&Diagnostic>, Vec<&Diagnostic>) = self.diagnostics.iter().partition(|d| d.kind.is_warning());
+        let (warnings, notes): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+            self.diagnostics.iter().partition(|d| d.kind.is_warning());
         if !warnings.is_empty() {
             let _ = writeln!(out, "\nWarnings ({}):", warnings.len());
             for d in warnings {
@@ -257,14 +268,20 @@ fn annotation_words(a: &Annotations) -> String {
 }
 
 fn human_bytes(n: usize) -> String {
-    if n < 1024 { format!("{n} B") } else if n < 1024 * 1024 { format!("{:.1} KB", n as f64 / 1024.0) } else { format!("{:.1} MB", n as f64 / 1048576.0) }
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1024 * 1024 {
+        format!("{:.1} KB", n as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", n as f64 / 1048576.0)
+    }
 }
 
 fn group_digits(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

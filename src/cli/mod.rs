@@ -2,7 +2,7 @@
 
 mod inspect;
 
-pub use inspect::tools_list_bytes;
+pub use inspect::{Report as InspectReport, tools_list_bytes};
 
 use std::process::ExitCode;
 
@@ -123,7 +123,8 @@ fn parse_glob(s: &str) -> Result<glob::Pattern, String> {
 }
 
 fn parse_method(s: &str) -> Result<Method, String> {
-    Method::parse(s).ok_or_else(|| format!("unknown HTTP method {s:?} (GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE)"))
+    Method::parse(s)
+        .ok_or_else(|| format!("unknown HTTP method {s:?} (GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE)"))
 }
 
 pub fn main() -> ExitCode {

@@ -31,7 +31,13 @@ pub fn detect(value: &Value, origin: &str) -> Result<Detected> {
                 if version == "2.0" || version == "2" {
                     return Ok(found(Dialect::Swagger2, ""));
                 }
-                return Err(unknown(origin, "/swagger", format!("unsupported Swagger version {version:?}: only 2.0 is Swagger; later versions are `openapi: 3.x`")));
+                return Err(unknown(
+                    origin,
+                    "/swagger",
+                    format!(
+                        "unsupported Swagger version {version:?}: only 2.0 is Swagger; later versions are `openapi: 3.x`"
+                    ),
+                ));
             }
             if let Some(Value::Array(_)) = obj.get("functionDeclarations") {
                 return Ok(found(Dialect::GeminiFunctions, "/functionDeclarations"));
@@ -51,7 +57,11 @@ pub fn detect(value: &Value, origin: &str) -> Result<Detected> {
             Err(unknown(origin, "", "not an API description: expected an OpenAPI document (`openapi`/`swagger` field) or a tool list (`functions`, `tools`, `functionDeclarations`, or a bare array of tools)".to_string()))
         }
         Value::Array(items) => classify_list(items, "", origin),
-        _ => Err(unknown(origin, "", "not an API description: the document is neither an object nor an array".to_string())),
+        _ => Err(unknown(
+            origin,
+            "",
+            "not an API description: the document is neither an object nor an array".to_string(),
+        )),
     }
 }
 
@@ -73,7 +83,11 @@ fn detect_openapi(v: &Value, origin: &str) -> Result<Detected> {
             return Ok(d);
         }
         _ => {
-            return Err(unknown(origin, "/openapi", format!("unsupported OpenAPI version {version:?}: mcpgen reads 2.0, 3.0.x, 3.1.x and 3.2.x")));
+            return Err(unknown(
+                origin,
+                "/openapi",
+                format!("unsupported OpenAPI version {version:?}: mcpgen reads 2.0, 3.0.x, 3.1.x and 3.2.x"),
+            ));
         }
     };
     Ok(Detected { dialect, list_pointer: String::new(), warnings: Vec::new() })

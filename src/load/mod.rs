@@ -160,20 +160,23 @@ fn read_source(spec: &str) -> Result<(String, Option<Url>, Vec<u8>)> {
         return Ok((id, url, bytes));
     }
     if spec.starts_with("http://") || spec.starts_with("https://") {
-        let url = Url::parse(spec).map_err(|e| Error::Read { location: Location::doc(spec), message: format!("invalid URL: {e}") })?;
+        let url = Url::parse(spec)
+            .map_err(|e| Error::Read { location: Location::doc(spec), message: format!("invalid URL: {e}") })?;
         let bytes = fetch_url(&url)?;
         return Ok((url.to_string(), Some(url), bytes));
     }
     let path = Path::new(spec);
     let bytes = read_file(path, spec)?;
-    let abs = std::path::absolute(path).map_err(|e| Error::Read { location: Location::doc(spec), message: e.to_string() })?;
+    let abs =
+        std::path::absolute(path).map_err(|e| Error::Read { location: Location::doc(spec), message: e.to_string() })?;
     let url = Url::from_file_path(&abs).ok();
     let id = url.as_ref().map(Url::to_string).unwrap_or_else(|| abs.display().to_string());
     Ok((id, url, bytes))
 }
 
 pub(crate) fn read_file(path: &Path, origin: &str) -> Result<Vec<u8>> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::Read { location: Location::doc(origin), message: e.to_string() })?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| Error::Read { location: Location::doc(origin), message: e.to_string() })?;
     if meta.is_dir() {
         return Err(Error::Read { location: Location::doc(origin), message: "is a directory, not a file".to_string() });
     }

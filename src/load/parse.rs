@@ -89,7 +89,7 @@ fn strip_position(msg: &str) -> String {
     }
 }
 
-fn line_of_offset(bytes: &[u8], offset: usize, origin: &str) -> Location {
+fn line_of_offset(bytes: &[u8], offset: usize, origin: &str) -> Box<Location> {
     let before = &bytes[..offset.min(bytes.len())];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
     let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;

@@ -22,12 +22,15 @@ pub fn split_ref(base: &str, reference: &str) -> Result<RefTarget, String> {
     };
     let pointer = percent_encoding::percent_decode_str(fragment).decode_utf8_lossy().into_owned();
     if !pointer.is_empty() && !pointer.starts_with('/') {
-        return Err(format!("`#{pointer}` is a plain-name anchor; only JSON pointer fragments (`#/...`) are supported"));
+        return Err(format!(
+            "`#{pointer}` is a plain-name anchor; only JSON pointer fragments (`#/...`) are supported"
+        ));
     }
     if uri.is_empty() {
         return Ok(RefTarget { doc: base.to_string(), pointer });
     }
-    let base_url = Url::parse(base).map_err(|_| "a relative file reference from a document that has no location".to_string())?;
+    let base_url =
+        Url::parse(base).map_err(|_| "a relative file reference from a document that has no location".to_string())?;
     let mut target = base_url.join(uri).map_err(|e| format!("invalid reference: {e}"))?;
     target.set_fragment(None);
     Ok(RefTarget { doc: target.to_string(), pointer })
@@ -49,16 +52,22 @@ pub(super) fn load_referenced(docs: &mut DocumentSet, opts: &LoadOptions) -> Res
     while let Some(doc_id) = queue.pop() {
         let mut found = Vec::new();
         let mut path = Vec::new();
-        collect_external_refs(&docs.docs[&doc_id], &doc_id, false, &mut path, &mut found);
+        collect_external_refs(&docs.docs[&doc_id], false, &mut path, &mut found);
         for (reference, pointer) in found {
             let place = || Location::at_pointer(docs.display(&doc_id), pointer.clone());
-            let target = split_ref(&doc_id, &reference)
-                .map_err(|message| Error::Ref { location: place(), reference: reference.clone(), message })?;
+            let target = split_ref(&doc_id, &reference).map_err(|message| Error::Ref {
+                location: place(),
+                reference: reference.clone(),
+                message,
+            })?;
             if docs.docs.contains_key(&target.doc) {
                 continue;
             }
-            let url = Url::parse(&target.doc)
-                .map_err(|e| Error::Ref { location: place(), reference: reference.clone(), message: e.to_string() })?;
+            let url = Url::parse(&target.doc).map_err(|e| Error::Ref {
+                location: place(),
+                reference: reference.clone(),
+                message: e.to_string(),
+            })?;
             let bytes = match url.scheme() {
                 "file" => {
                     let path = url.to_file_path().map_err(|()| Error::Ref {
@@ -77,7 +86,9 @@ pub(super) fn load_referenced(docs: &mut DocumentSet, opts: &LoadOptions) -> Res
                     return Err(Error::Ref {
                         location: place(),
                         reference,
-                        message: "remote references are not followed by default; pass --allow-remote-refs to fetch them".to_string(),
+                        message:
+                            "remote references are not followed by default; pass --allow-remote-refs to fetch them"
+                                .to_string(),
                     });
                 }
                 other => {
@@ -111,7 +122,7 @@ fn display_name(docs: &DocumentSet, url: &Url) -> String {
     }
 }
 
-fn collect_external_refs(v: &Value, doc: &str, in_name_map: bool, path: &mut Vec<String>, out: &mut Vec<(String, String)>) {
+fn collect_external_refs(v: &Value, in_name_map: bool, path: &mut Vec<String>, out: &mut Vec<(String, String)>) {
     match v {
         Value::Object(map) => {
             if let Some(Value::String(r)) = map.get("$ref")
@@ -126,7 +137,7 @@ fn collect_external_refs(v: &Value, doc: &str, in_name_map: bool, path: &mut Vec
                 }
                 if matches!(child, Value::Object(_) | Value::Array(_)) {
                     path.push(k.clone());
-                    collect_external_refs(child, doc, is_name_map(k), path, out);
+                    collect_external_refs(child, is_name_map(k), path, out);
                     path.pop();
                 }
             }
@@ -135,7 +146,7 @@ fn collect_external_refs(v: &Value, doc: &str, in_name_map: bool, path: &mut Vec
             for (i, child) in items.iter().enumerate() {
                 if matches!(child, Value::Object(_) | Value::Array(_)) {
                     path.push(i.to_string());
-                    collect_external_refs(child, doc, false, path, out);
+                    collect_external_refs(child, false, path, out);
                     path.pop();
                 }
             }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 
 use super::schema::{SchemaConverter, kind_of};
-use crate::diag::{Diagnostic, DiagKind, child};
+use crate::diag::{DiagKind, Diagnostic, child};
 use crate::error::{Error, Location, Result};
 use crate::ir::{Dialect, Function, McpExtension};
 use crate::load::{Document, DocumentSet};
@@ -48,11 +48,19 @@ pub(super) fn functions(doc: &Document) -> Result<Converted> {
             }
             Dialect::OpenAiTools if item.get("type").and_then(Value::as_str).is_some_and(|t| t != "function") => {
                 let t = item["type"].as_str().unwrap_or_default();
-                diags.push(Diagnostic::new(DiagKind::Unsupported, pointer, format!("tool of type `{t}` is built into the LLM API, not a function; skipped")));
+                diags.push(Diagnostic::new(
+                    DiagKind::Unsupported,
+                    pointer,
+                    format!("tool of type `{t}` is built into the LLM API, not a function; skipped"),
+                ));
             }
             Dialect::AnthropicTools if item.get("input_schema").is_none() && item.get("type").is_some() => {
                 let t = item["type"].as_str().unwrap_or("?");
-                diags.push(Diagnostic::new(DiagKind::Unsupported, pointer, format!("Anthropic server tool `{t}` has no input_schema; skipped")));
+                diags.push(Diagnostic::new(
+                    DiagKind::Unsupported,
+                    pointer,
+                    format!("Anthropic server tool `{t}` has no input_schema; skipped"),
+                ));
             }
             _ => raw.push(read_entry(item, doc.dialect, &pointer, &origin)?),
         }
@@ -60,7 +68,11 @@ pub(super) fn functions(doc: &Document) -> Result<Converted> {
     let mut seen: HashMap<&str, &str> = HashMap::new();
     for f in &raw {
         if let Some(first) = seen.insert(f.name, &f.pointer) {
-            return Err(invalid(&origin, &f.pointer, format!("duplicate function name `{}` (first at {first})", f.name)));
+            return Err(invalid(
+                &origin,
+                &f.pointer,
+                format!("duplicate function name `{}` (first at {first})", f.name),
+            ));
         }
     }
     // Each function's schema is a document of its own for `$ref` resolution.
@@ -73,11 +85,14 @@ pub(super) fn functions(doc: &Document) -> Result<Converted> {
     for (i, f) in raw.iter().enumerate() {
         let id = fn_doc(i);
         let at = child(&f.pointer, "parameters");
-        let parameters = converter
-            .convert(&f.parameters, &id, "#")
-            .map_err(|f| invalid(&origin, &at_or(&f.at, &at), f.message))?;
+        let parameters =
+            converter.convert(&f.parameters, &id, "#").map_err(|f| invalid(&origin, &at_or(&f.at, &at), f.message))?;
         let output_schema = match f.output_schema {
-            Some(s) => Some(converter.convert(s, &id, "#").map_err(|e| invalid(&origin, &at_or(&e.at, &child(&f.pointer, "outputSchema")), e.message))?),
+            Some(s) => Some(
+                converter
+                    .convert(s, &id, "#")
+                    .map_err(|e| invalid(&origin, &at_or(&e.at, &child(&f.pointer, "outputSchema")), e.message))?,
+            ),
             None => None,
         };
         out.push(Function {
@@ -113,7 +128,13 @@ fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str, origin: &str
     };
     let name = match obj.get("name") {
         Some(Value::String(n)) if !n.trim().is_empty() => n.as_str(),
-        Some(other) => return Err(invalid(origin, &child(&fptr, "name"), format!("the name must be a non-empty string, found {}", kind_of(other)))),
+        Some(other) => {
+            return Err(invalid(
+                origin,
+                &child(&fptr, "name"),
+                format!("the name must be a non-empty string, found {}", kind_of(other)),
+            ));
+        }
         None => return Err(invalid(origin, &fptr, "function without a `name`".into())),
     };
     let key = match dialect {
@@ -134,13 +155,24 @@ fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str, origin: &str
                 }
                 Some(t) if t.as_str().is_some_and(|t| t.eq_ignore_ascii_case("object")) => {}
                 _ => {
-                    return Err(invalid(origin, &at, format!("the parameter schema must be `type: object`, found {}", p.get("type").map(Value::to_string).unwrap_or("a schema without a type".into()))));
+                    return Err(invalid(
+                        origin,
+                        &at,
+                        format!(
+                            "the parameter schema must be `type: object`, found {}",
+                            p.get("type").map(Value::to_string).unwrap_or("a schema without a type".into())
+                        ),
+                    ));
                 }
             }
             Value::Object(p)
         }
         Some(other) => {
-            return Err(invalid(origin, &at, format!("`{key}` must be a JSON Schema object, found {}", kind_of(other))));
+            return Err(invalid(
+                origin,
+                &at,
+                format!("`{key}` must be a JSON Schema object, found {}", kind_of(other)),
+            ));
         }
     };
     let mut mcp = McpExtension::default();

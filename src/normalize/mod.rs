@@ -40,12 +40,8 @@ pub fn normalize(mut doc: Document) -> Result<ApiIr> {
     let base_url = doc.root_url().cloned();
     let origin = doc.origin().to_string();
     let docs = &doc.docs;
-    let mut walker = openapi::Walker {
-        docs,
-        schemas: schema::SchemaConverter::new(docs),
-        diagnostics: Vec::new(),
-        base_url,
-    };
+    let mut walker =
+        openapi::Walker { docs, schemas: schema::SchemaConverter::new(docs), diagnostics: Vec::new(), base_url };
     let root = docs.root_value();
     let info = walker.info();
     let servers = walker.servers(root.get("servers"), "#/servers");

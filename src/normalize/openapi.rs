@@ -97,7 +97,8 @@ impl<'d> Walker<'d> {
             let Value::Object(map) = req else { continue };
             let mut r = SecurityRequirement::new();
             for (name, scopes) in map {
-                let scopes = scopes.as_array().map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect());
+                let scopes =
+                    scopes.as_array().map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect());
                 r.insert(name.clone(), scopes.unwrap_or_default());
             }
             out.push(r);
@@ -119,7 +120,11 @@ impl<'d> Walker<'d> {
             let item_ptr = child("#/paths", path);
             if !path.starts_with('/') {
                 if !path.starts_with("x-") {
-                    self.warn(DiagKind::OperationSkipped, &item_ptr, "path does not start with `/`; its operations are skipped");
+                    self.warn(
+                        DiagKind::OperationSkipped,
+                        &item_ptr,
+                        "path does not start with `/`; its operations are skipped",
+                    );
                 }
                 continue;
             }
@@ -140,17 +145,29 @@ impl<'d> Walker<'d> {
                 }
             }
             if item_obj.contains_key("query") || item_obj.contains_key("additionalOperations") {
-                self.warn(DiagKind::Unsupported, &item_ptr, "OpenAPI 3.2 `query` and `additionalOperations` are not supported yet");
+                self.warn(
+                    DiagKind::Unsupported,
+                    &item_ptr,
+                    "OpenAPI 3.2 `query` and `additionalOperations` are not supported yet",
+                );
             }
         }
         ops
     }
 
-    fn operation(&mut self, path: &str, method: Method, item: Located<'d>, op: Located<'d>, pointer: &str) -> OpResult<Operation> {
+    fn operation(
+        &mut self,
+        path: &str,
+        method: Method,
+        item: Located<'d>,
+        op: Located<'d>,
+        pointer: &str,
+    ) -> OpResult<Operation> {
         let Value::Object(obj) = op.value else {
             return Err(Fault::new(pointer, format!("an operation must be an object, found {}", kind_of(op.value))));
         };
-        let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        let text =
+            |k: &str| obj.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
         let parameters = self.parameters(path, item, op, pointer)?;
         let request_body = match obj.get("requestBody") {
             Some(b) => self.request_body(Located { value: b, doc: op.doc }, &child(pointer, "requestBody"))?,
@@ -185,7 +202,13 @@ impl<'d> Walker<'d> {
         })
     }
 
-    fn parameters(&mut self, path: &str, item: Located<'d>, op: Located<'d>, pointer: &str) -> OpResult<Vec<Parameter>> {
+    fn parameters(
+        &mut self,
+        path: &str,
+        item: Located<'d>,
+        op: Located<'d>,
+        pointer: &str,
+    ) -> OpResult<Vec<Parameter>> {
         let mut params: Vec<Parameter> = Vec::new();
         let levels = [(item, "../parameters"), (op, "parameters")];
         for (level, rel) in levels {
@@ -217,7 +240,11 @@ impl<'d> Walker<'d> {
         });
         for var in vars {
             if !params.iter().any(|p| p.location == ParamLocation::Path && p.name == var) {
-                self.warn(DiagKind::Lenient, pointer, format!("path variable `{{{var}}}` has no parameter; a string is assumed"));
+                self.warn(
+                    DiagKind::Lenient,
+                    pointer,
+                    format!("path variable `{{{var}}}` has no parameter; a string is assumed"),
+                );
                 params.push(Parameter {
                     name: var.to_string(),
                     location: ParamLocation::Path,
@@ -241,7 +268,8 @@ impl<'d> Walker<'d> {
         let Value::Object(obj) = p.value else {
             return Err(Fault::new(p_ptr, format!("a parameter must be an object, found {}", kind_of(p.value))));
         };
-        let name = obj.get("name").and_then(Value::as_str).ok_or_else(|| Fault::new(&p_ptr, "parameter has no `name`"))?;
+        let name =
+            obj.get("name").and_then(Value::as_str).ok_or_else(|| Fault::new(&p_ptr, "parameter has no `name`"))?;
         let location = match obj.get("in").and_then(Value::as_str) {
             Some("path") => ParamLocation::Path,
             Some("query") => ParamLocation::Query,
@@ -250,11 +278,16 @@ impl<'d> Walker<'d> {
             other => {
                 return Err(Fault::new(
                     p_ptr,
-                    format!("parameter `{name}` has `in: {}`; OpenAPI 3 allows path, query, header or cookie", other.unwrap_or("(missing)")),
+                    format!(
+                        "parameter `{name}` has `in: {}`; OpenAPI 3 allows path, query, header or cookie",
+                        other.unwrap_or("(missing)")
+                    ),
                 ));
             }
         };
-        if location == ParamLocation::Header && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str()) {
+        if location == ParamLocation::Header
+            && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
+        {
             // OpenAPI: such header parameters "SHALL be ignored" (media types and security cover them).
             return Ok(None);
         }
@@ -263,7 +296,11 @@ impl<'d> Walker<'d> {
             Some(s) => match parse_style(s, location) {
                 Some(style) => style,
                 None => {
-                    self.warn(DiagKind::Lenient, child(pointer, "style"), format!("style `{s}` is not valid for a {location:?} parameter; the default is used"));
+                    self.warn(
+                        DiagKind::Lenient,
+                        child(pointer, "style"),
+                        format!("style `{s}` is not valid for a {location:?} parameter; the default is used"),
+                    );
                     ParamStyle::default_for(location)
                 }
             },
@@ -286,7 +323,12 @@ impl<'d> Walker<'d> {
             location,
             required: location == ParamLocation::Path || obj.get("required") == Some(&Value::Bool(true)),
             deprecated: obj.get("deprecated") == Some(&Value::Bool(true)),
-            description: obj.get("description").and_then(Value::as_str).map(str::trim).filter(|d| !d.is_empty()).map(str::to_string),
+            description: obj
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|d| !d.is_empty())
+                .map(str::to_string),
             style,
             explode,
             allow_reserved: obj.get("allowReserved") == Some(&Value::Bool(true)),
@@ -312,7 +354,13 @@ impl<'d> Walker<'d> {
         }))
     }
 
-    fn media_types(&mut self, content: Option<&Value>, doc: &'d str, pointer: &str, strict: bool) -> OpResult<Vec<MediaType>> {
+    fn media_types(
+        &mut self,
+        content: Option<&Value>,
+        doc: &'d str,
+        pointer: &str,
+        strict: bool,
+    ) -> OpResult<Vec<MediaType>> {
         let mut out = Vec::new();
         let Some(Value::Object(content)) = content else { return Ok(out) };
         for (media, m) in content {
@@ -355,7 +403,8 @@ impl<'d> Walker<'d> {
                 return None;
             }
         };
-        let content = self.media_types(r.value.get("content"), r.doc, &child(&r_ptr, "content"), false).unwrap_or_default();
+        let content =
+            self.media_types(r.value.get("content"), r.doc, &child(&r_ptr, "content"), false).unwrap_or_default();
         Some(Response {
             status: code.to_string(),
             description: r.value.get("description").and_then(Value::as_str).map(str::to_string),
@@ -381,7 +430,11 @@ impl<'d> Walker<'d> {
                 ext.idempotent = hint("idempotentHint");
                 ext.open_world = hint("openWorldHint");
             }
-            Some(other) => self.warn(DiagKind::Lenient, pointer, format!("x-mcp must be an object or a boolean, found {}", kind_of(other))),
+            Some(other) => self.warn(
+                DiagKind::Lenient,
+                pointer,
+                format!("x-mcp must be an object or a boolean, found {}", kind_of(other)),
+            ),
         }
         ext
     }
@@ -391,7 +444,8 @@ impl<'d> Walker<'d> {
         let mut place = pointer.to_string();
         let mut seen: Vec<String> = Vec::new();
         while let Some(Value::String(reference)) = at.value.get("$ref") {
-            let target = split_ref(at.doc, reference).map_err(|e| Fault::new(&place, format!("broken $ref {reference:?}: {e}")))?;
+            let target = split_ref(at.doc, reference)
+                .map_err(|e| Fault::new(&place, format!("broken $ref {reference:?}: {e}")))?;
             let key = format!("{}#{}", target.doc, target.pointer);
             if seen.contains(&key) || seen.len() > 64 {
                 return Err(Fault::new(place, format!("circular $ref {reference:?}")));
@@ -404,7 +458,14 @@ impl<'d> Walker<'d> {
                 .ok_or_else(|| Fault::new(&place, format!("broken $ref {reference:?}: document not loaded")))?;
             let value = if target.pointer.is_empty() { Some(doc) } else { doc.pointer(&target.pointer) };
             let value = value.ok_or_else(|| {
-                Fault::new(&place, format!("broken $ref {reference:?}: nothing at #{} in {}", target.pointer, self.docs.display(doc_id)))
+                Fault::new(
+                    &place,
+                    format!(
+                        "broken $ref {reference:?}: nothing at #{} in {}",
+                        target.pointer,
+                        self.docs.display(doc_id)
+                    ),
+                )
             })?;
             // The id must outlive this loop: take it from the set, which lives for 'd.
             let doc_ref = self.docs.doc_id(&target.doc).unwrap_or(at.doc);
@@ -467,13 +528,20 @@ fn parse_security_scheme(s: &Value) -> Result<SecurityScheme, String> {
             let client_credentials = flows.and_then(|f| f.get("clientCredentials")).and_then(|cc| {
                 Some(OAuth2Flow {
                     token_url: cc.get("tokenUrl")?.as_str()?.to_string(),
-                    scopes: cc.get("scopes").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default(),
+                    scopes: cc
+                        .get("scopes")
+                        .and_then(Value::as_object)
+                        .map(|m| m.keys().cloned().collect())
+                        .unwrap_or_default(),
                 })
             });
-            let other_flows = flows.map(|f| f.keys().filter(|k| *k != "clientCredentials").cloned().collect()).unwrap_or_default();
+            let other_flows =
+                flows.map(|f| f.keys().filter(|k| *k != "clientCredentials").cloned().collect()).unwrap_or_default();
             Ok(SecurityScheme::OAuth2 { client_credentials, other_flows })
         }
-        Some("openIdConnect") => Ok(SecurityScheme::OpenIdConnect { url: text("openIdConnectUrl").unwrap_or("").to_string() }),
+        Some("openIdConnect") => {
+            Ok(SecurityScheme::OpenIdConnect { url: text("openIdConnectUrl").unwrap_or("").to_string() })
+        }
         Some("mutualTLS") => Ok(SecurityScheme::MutualTls),
         other => Err(format!("unknown type `{}`", other.unwrap_or("(missing)"))),
     }

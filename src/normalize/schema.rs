@@ -98,7 +98,13 @@ impl<'d> SchemaConverter<'d> {
         }
     }
 
-    fn convert_object(&mut self, obj: &Map<String, Value>, doc: &str, pointer: &str, mode: Mode) -> Result<Value, Fault> {
+    fn convert_object(
+        &mut self,
+        obj: &Map<String, Value>,
+        doc: &str,
+        pointer: &str,
+        mode: Mode,
+    ) -> Result<Value, Fault> {
         let mut out = Map::new();
         if let Some(Value::String(reference)) = obj.get("$ref") {
             match self.resolve(reference, doc) {
@@ -157,8 +163,16 @@ impl<'d> SchemaConverter<'d> {
                     }
                     _ => {}
                 },
-                "additionalProperties" | "unevaluatedProperties" | "unevaluatedItems" | "additionalItems" | "not"
-                | "if" | "then" | "else" | "contains" | "propertyNames" => {
+                "additionalProperties"
+                | "unevaluatedProperties"
+                | "unevaluatedItems"
+                | "additionalItems"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames" => {
                     if matches!(v, Value::Object(_) | Value::Bool(_)) {
                         out.insert(k.into(), self.convert_value(v, doc, &child(pointer, k), mode)?);
                     }
@@ -185,64 +199,24 @@ impl<'d> SchemaConverter<'d> {
                         }
                     }
                 }
-                "enum" | "examples" => {
-                    if v.is_array() {
-                        out.insert(k.into(), v.clone());
+                "example" if !obj.contains_key("examples") => {
+                    out.insert("examples".into(), Value::Array(vec![v.clone()]));
+                }
+                "exclusiveMinimum" | "exclusiveMaximum" if v == &Value::Bool(true) => {
+                    let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
+                    if let Some(n @ Value::Number(_)) = obj.get(bound) {
+                        out.insert(k.into(), n.clone());
                     }
                 }
-                "example" => {
-                    if !obj.contains_key("examples") {
-                        out.insert("examples".into(), Value::Array(vec![v.clone()]));
-                    }
-                }
-                "default" | "const" => {
-                    out.insert(k.into(), v.clone());
-                }
-                "exclusiveMinimum" | "exclusiveMaximum" => match v {
-                    Value::Number(_) => {
-                        out.insert(k.into(), v.clone());
-                    }
-                    Value::Bool(true) => {
-                        let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
-                        if let Some(n @ Value::Number(_)) = obj.get(bound) {
-                            out.insert(k.into(), n.clone());
-                        }
-                    }
-                    _ => {}
-                },
                 "minimum" | "maximum" => {
                     let exclusive = if k == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
                     if v.is_number() && obj.get(exclusive) != Some(&Value::Bool(true)) {
                         out.insert(k.into(), v.clone());
                     }
                 }
-                "multipleOf" => {
-                    if v.as_f64().is_some_and(|n| n > 0.0) {
-                        out.insert(k.into(), v.clone());
-                    }
+                _ if plain_keyword_ok(k, v) => {
+                    out.insert(k.into(), v.clone());
                 }
-                "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties"
-                | "minContains" | "maxContains" => {
-                    if v.as_u64().is_some() || v.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0) {
-                        out.insert(k.into(), v.clone());
-                    }
-                }
-                "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => {
-                    if v.is_boolean() {
-                        out.insert(k.into(), v.clone());
-                    }
-                }
-                "title" | "description" | "format" | "pattern" | "contentMediaType" | "contentEncoding" => {
-                    if v.is_string() {
-                        out.insert(k.into(), v.clone());
-                    }
-                }
-                "dependentRequired" => {
-                    if v.is_object() {
-                        out.insert(k.into(), v.clone());
-                    }
-                }
-                // Documentation-only or resolved already ($defs are reached through $refs).
                 _ => {}
             }
         }
@@ -314,6 +288,23 @@ fn schema_name(target: &RefTarget, root: &str) -> String {
     let clean: String =
         raw.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect();
     if clean.trim_matches('_').is_empty() { "Schema".to_string() } else { clean }
+}
+
+/// Keywords copied as they are when their value has the right type (else dropped).
+fn plain_keyword_ok(k: &str, v: &Value) -> bool {
+    match k {
+        "enum" | "examples" => v.is_array(),
+        "default" | "const" => true,
+        "exclusiveMinimum" | "exclusiveMaximum" => v.is_number(),
+        "multipleOf" => v.as_f64().is_some_and(|n| n > 0.0),
+        "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" | "minContains"
+        | "maxContains" => v.as_u64().is_some() || v.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0),
+        "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => v.is_boolean(),
+        "title" | "description" | "format" | "pattern" | "contentMediaType" | "contentEncoding" => v.is_string(),
+        "dependentRequired" => v.is_object(),
+        // Documentation-only (xml, discriminator, externalDocs, x-*) or resolved already ($defs).
+        _ => false,
+    }
 }
 
 const JSON_TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "array", "object", "null"];
@@ -411,7 +402,10 @@ mod tests {
             json!({"type": "integer", "nullable": true, "minimum": 1, "exclusiveMinimum": true, "example": 5,
                    "xml": {"name": "x"}, "x-foo": 1, "enum": [1, 2], "pattern": 0}),
         );
-        assert_eq!(s, json!({"type": ["integer", "null"], "exclusiveMinimum": 1, "examples": [5], "enum": [1, 2, null]}));
+        assert_eq!(
+            s,
+            json!({"type": ["integer", "null"], "exclusiveMinimum": 1, "examples": [5], "enum": [1, 2, null]})
+        );
     }
 
     #[test]

@@ -416,8 +416,14 @@ mod tests {
         let post = &up["paths"]["/pet/{id}"]["post"];
         assert_eq!(post["parameters"][0]["style"], "form");
         assert_eq!(post["parameters"][0]["explode"], false);
-        assert_eq!(post["requestBody"]["content"]["application/x-www-form-urlencoded"]["schema"]["required"], json!(["name"]));
-        assert_eq!(post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/Pet");
+        assert_eq!(
+            post["requestBody"]["content"]["application/x-www-form-urlencoded"]["schema"]["required"],
+            json!(["name"])
+        );
+        assert_eq!(
+            post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/Pet"
+        );
         let put = &up["paths"]["/pet/{id}"]["put"];
         assert_eq!(put["requestBody"]["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/Pet");
         assert_eq!(up["paths"]["/pet/{id}"]["parameters"][0]["schema"]["type"], "integer");

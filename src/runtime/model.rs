@@ -56,9 +56,18 @@ pub struct Upstream {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SecurityScheme {
-    ApiKey { location: ApiKeyLocation, name: String, env: String },
-    Bearer { env: String },
-    Basic { username_env: String, password_env: String },
+    ApiKey {
+        location: ApiKeyLocation,
+        name: String,
+        env: String,
+    },
+    Bearer {
+        env: String,
+    },
+    Basic {
+        username_env: String,
+        password_env: String,
+    },
     #[serde(rename = "oauth2_client_credentials")]
     OAuth2ClientCredentials {
         token_url: String,
@@ -69,7 +78,10 @@ pub enum SecurityScheme {
     },
     /// A scheme the engine cannot perform itself (OAuth2 user flows, OpenID Connect, mutual TLS):
     /// an access token obtained elsewhere may be supplied as a bearer token in `env`.
-    External { description: String, env: String },
+    External {
+        description: String,
+        env: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

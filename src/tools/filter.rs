@@ -43,7 +43,8 @@ impl Filter {
         if has_tag(&self.exclude_tags) {
             return false;
         }
-        if !self.include_paths.is_empty() && !op.is_some_and(|o| self.include_paths.iter().any(|g| g.matches(&o.path))) {
+        if !self.include_paths.is_empty() && !op.is_some_and(|o| self.include_paths.iter().any(|g| g.matches(&o.path)))
+        {
             return false;
         }
         if !self.methods.is_empty() && !op.is_some_and(|o| self.methods.contains(&o.method)) {

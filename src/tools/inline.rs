@@ -53,7 +53,13 @@ pub fn inline(schema: &Value, registry: &BTreeMap<String, Value>, limits: Inline
 pub fn json_size(v: &Value) -> usize {
     match v {
         Value::Null => 4,
-        Value::Bool(b) => if *b { 4 } else { 5 },
+        Value::Bool(b) => {
+            if *b {
+                4
+            } else {
+                5
+            }
+        }
         Value::Number(n) => n.to_string().len(),
         Value::String(s) => s.len() + 2,
         Value::Array(items) => 2 + items.iter().map(json_size).sum::<usize>() + items.len().saturating_sub(1),
@@ -140,8 +146,11 @@ impl Run<'_> {
                     if map.len() == 1 {
                         return target;
                     }
-                    let siblings: Map<String, Value> =
-                        map.iter().filter(|(k, _)| *k != "$ref").map(|(k, v)| (k.clone(), self.walk_keyword(k, v))).collect();
+                    let siblings: Map<String, Value> = map
+                        .iter()
+                        .filter(|(k, _)| *k != "$ref")
+                        .map(|(k, v)| (k.clone(), self.walk_keyword(k, v)))
+                        .collect();
                     return merge_siblings(target, siblings);
                 }
                 Value::Object(map.iter().map(|(k, v)| (k.clone(), self.walk_keyword(k, v))).collect())
@@ -186,7 +195,7 @@ fn placeholder(name: &str, target: &Value) -> Value {
     if let Some(t) = target.get("type") {
         out.insert("type".into(), t.clone());
     }
-    let what = target.get("description").and_then(Value::as_str).map(|d| first_sentence(d)).unwrap_or(name);
+    let what = target.get("description").and_then(Value::as_str).map(first_sentence).unwrap_or(name);
     out.insert("description".into(), json!(format!("{what} (nested structure not shown)")));
     Value::Object(out)
 }
@@ -203,7 +212,9 @@ fn first_sentence(text: &str) -> &str {
 /// `$ref` siblings (a description, `readOnly`, ...) apply on top of the referenced schema.
 fn merge_siblings(target: Value, siblings: Map<String, Value>) -> Value {
     match target {
-        Value::Object(mut obj) if !obj.contains_key("$ref") && !siblings.keys().any(|k| is_assertion(k) && obj.contains_key(k)) => {
+        Value::Object(mut obj)
+            if !obj.contains_key("$ref") && !siblings.keys().any(|k| is_assertion(k) && obj.contains_key(k)) =>
+        {
             obj.extend(siblings);
             Value::Object(obj)
         }
@@ -225,8 +236,11 @@ pub fn strip_flagged_properties(schema: &mut Value, flag: &str) {
     match schema {
         Value::Object(obj) => {
             if let Some(Value::Object(props)) = obj.get_mut("properties") {
-                let removed: Vec<String> =
-                    props.iter().filter(|(_, s)| s.get(flag) == Some(&Value::Bool(true))).map(|(k, _)| k.clone()).collect();
+                let removed: Vec<String> = props
+                    .iter()
+                    .filter(|(_, s)| s.get(flag) == Some(&Value::Bool(true)))
+                    .map(|(k, _)| k.clone())
+                    .collect();
                 for k in &removed {
                     props.remove(k);
                 }
@@ -286,13 +300,22 @@ mod tests {
         let r = reg(json!({"Pet": {"type": "object", "properties": {"tag": {"$ref": "#/$defs/Tag"}}},
                            "Tag": {"type": "string"}}));
         let out = inline(&json!({"$ref": "#/$defs/Pet", "description": "a pet"}), &r, InlineLimits::default());
-        assert_eq!(out.schema, json!({"type": "object", "description": "a pet", "properties": {"tag": {"type": "string"}}}));
+        assert_eq!(
+            out.schema,
+            json!({"type": "object", "description": "a pet", "properties": {"tag": {"type": "string"}}})
+        );
     }
 
     #[test]
     fn cycles_go_to_defs() {
-        let r = reg(json!({"Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}));
-        let out = inline(&json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}}), &r, InlineLimits::default());
+        let r = reg(
+            json!({"Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}),
+        );
+        let out = inline(
+            &json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}}),
+            &r,
+            InlineLimits::default(),
+        );
         assert_eq!(out.schema["properties"]["root"]["properties"]["kids"]["items"], json!({"$ref": "#/$defs/Node"}));
         assert_eq!(out.schema["$defs"]["Node"]["properties"]["kids"]["items"], json!({"$ref": "#/$defs/Node"}));
     }
@@ -301,8 +324,12 @@ mod tests {
     fn depth_is_bounded() {
         let r = reg(json!({"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
                            "B": {"type": "object", "description": "The B. More.", "properties": {"c": {"type": "string"}}}}));
-        let out = inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits { max_depth: 1, max_bytes: 1000, max_nodes: 100 });
-        assert_eq!(out.schema["properties"]["b"], json!({"type": "object", "description": "The B. (nested structure not shown)"}));
+        let out =
+            inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits { max_depth: 1, max_bytes: 1000, max_nodes: 100 });
+        assert_eq!(
+            out.schema["properties"]["b"],
+            json!({"type": "object", "description": "The B. (nested structure not shown)"})
+        );
         assert!(out.truncated.contains("B"));
     }
 
@@ -312,7 +339,8 @@ mod tests {
                            "B": {"type": "object", "properties": {"c": {"type": "string", "description": "x".repeat(500)}}}}));
         let roomy = inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits::default());
         assert!(roomy.truncated.is_empty());
-        let tight = inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits { max_bytes: 200, ..InlineLimits::default() });
+        let tight =
+            inline(&json!({"$ref": "#/$defs/A"}), &r, InlineLimits { max_bytes: 200, ..InlineLimits::default() });
         assert!(tight.truncated.contains("B"));
         assert!(json_size(&tight.schema) < 200);
         assert_eq!(json_size(&roomy.schema), serde_json::to_vec(&roomy.schema).unwrap().len());
@@ -331,7 +359,10 @@ mod tests {
             "tags": {"type": "array"}}});
         strip_flagged_properties(&mut s, "readOnly");
         ensure_array_items(&mut s);
-        assert_eq!(s, json!({"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string"}, "tags": {"type": "array", "items": {}}}}));
+        assert_eq!(
+            s,
+            json!({"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"}, "tags": {"type": "array", "items": {}}}})
+        );
     }
 }

@@ -73,9 +73,10 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
             content_type: p.content_type.clone(),
         });
     }
-    let body = op.request_body.as_ref().map(|b| {
-        body_binding(b, registry, &mut names, &mut props, &mut required, &op.pointer, &mut diagnostics)
-    });
+    let body = op
+        .request_body
+        .as_ref()
+        .map(|b| body_binding(b, registry, &mut names, &mut props, &mut required, &op.pointer, &mut diagnostics));
     let mut root = Map::new();
     root.insert("type".into(), json!("object"));
     root.insert("properties".into(), Value::Object(props));
@@ -145,7 +146,12 @@ fn body_kind(media: &str) -> BodyKind {
         BodyKind::Form
     } else if t.starts_with("multipart/") {
         BodyKind::Multipart
-    } else if t.starts_with("text/") || t.contains("xml") || t.contains("yaml") || t.contains("csv") || t.contains("graphql") {
+    } else if t.starts_with("text/")
+        || t.contains("xml")
+        || t.contains("yaml")
+        || t.contains("csv")
+        || t.contains("graphql")
+    {
         BodyKind::Text
     } else {
         BodyKind::Binary
@@ -229,9 +235,12 @@ fn resolve<'a>(schema: &'a Value, registry: &'a BTreeMap<String, Value>) -> &'a 
     s
 }
 
+/// An object body's properties (wire name, schema) in order, and the required names.
+type ObjectFields = (Vec<(String, Value)>, HashSet<String>);
+
 /// The properties of an object body (following refs and merging `allOf` of objects), or `None`
 /// when the body is not a plain object and is sent whole.
-fn object_fields(schema: &Value, registry: &BTreeMap<String, Value>) -> Option<(Vec<(String, Value)>, HashSet<String>)> {
+fn object_fields(schema: &Value, registry: &BTreeMap<String, Value>) -> Option<ObjectFields> {
     let s = resolve(schema, registry);
     let obj = s.as_object()?;
     if obj.contains_key("oneOf") || obj.contains_key("anyOf") || obj.contains_key("not") || obj.contains_key("$ref") {
@@ -354,7 +363,10 @@ mod tests {
         assert_eq!(input.schema["properties"]["body_name"], json!({"type": "string"}));
         assert!(input.schema["properties"].get("body_id").is_none(), "readOnly field dropped");
         let Some(BodyBinding { content: BodyContent::Properties { fields, .. }, .. }) = &input.body else { panic!() };
-        assert_eq!(fields.iter().map(|f| (f.arg.as_str(), f.name.as_str())).collect::<Vec<_>>(), vec![("body_name", "name"), ("size", "size")]);
+        assert_eq!(
+            fields.iter().map(|f| (f.arg.as_str(), f.name.as_str())).collect::<Vec<_>>(),
+            vec![("body_name", "name"), ("size", "size")]
+        );
         assert_eq!(input.diagnostics.len(), 1);
     }
 
@@ -372,7 +384,11 @@ mod tests {
         let raw = RequestBody {
             required: false,
             description: None,
-            content: vec![MediaType { media_type: "application/octet-stream".into(), schema: json!({}), encoding: BTreeMap::new() }],
+            content: vec![MediaType {
+                media_type: "application/octet-stream".into(),
+                schema: json!({}),
+                encoding: BTreeMap::new(),
+            }],
         };
         let input = build_input(&op(vec![], Some(raw)), &BTreeMap::new(), InlineLimits::default());
         assert_eq!(input.schema["properties"]["body"]["contentEncoding"], "base64");

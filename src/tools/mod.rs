@@ -97,19 +97,31 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
         let name = names.allocate(&desired);
         let original = op.mcp.name.as_deref().or(op.operation_id.as_deref());
         if original.is_some_and(|o| o != name) {
-            diagnostics.push(Diagnostic::new(DiagKind::ToolRenamed, &op.pointer, format!("`{}` is the tool `{name}`", original.unwrap_or(""))));
+            diagnostics.push(Diagnostic::new(
+                DiagKind::ToolRenamed,
+                &op.pointer,
+                format!("`{}` is the tool `{name}`", original.unwrap_or("")),
+            ));
         }
         if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
             continue;
         }
         let tool = operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics);
         tools.push(tool);
-        sources.push(ToolSource { pointer: op.pointer.clone(), operation_id: op.operation_id.clone(), tags: op.tags.clone() });
+        sources.push(ToolSource {
+            pointer: op.pointer.clone(),
+            operation_id: op.operation_id.clone(),
+            tags: op.tags.clone(),
+        });
     }
     for f in &ir.functions {
         let name = names.allocate(&naming::sanitize(f.mcp.name.as_deref().unwrap_or(&f.name)));
         if name != f.name {
-            diagnostics.push(Diagnostic::new(DiagKind::ToolRenamed, &f.pointer, format!("`{}` is the tool `{name}`", f.name)));
+            diagnostics.push(Diagnostic::new(
+                DiagKind::ToolRenamed,
+                &f.pointer,
+                format!("`{}` is the tool `{name}`", f.name),
+            ));
         }
         if f.mcp.hidden || !opts.filter.keeps(&name, None) {
             continue;
@@ -173,11 +185,9 @@ fn operation_tool(
     Tool {
         name,
         title,
-        description: op
-            .mcp
-            .description
-            .clone()
-            .unwrap_or_else(|| describe(op.summary.as_deref(), op.description.as_deref(), op.deprecated, opts.max_description_len)),
+        description: op.mcp.description.clone().unwrap_or_else(|| {
+            describe(op.summary.as_deref(), op.description.as_deref(), op.deprecated, opts.max_description_len)
+        }),
         input_schema: input.schema,
         output_schema,
         annotations: annotations(op.method, &op.mcp),
@@ -192,10 +202,20 @@ fn operation_tool(
     }
 }
 
-fn function_tool(f: &Function, name: String, ir: &ApiIr, opts: &ToolOptions, diagnostics: &mut Vec<Diagnostic>) -> Tool {
+fn function_tool(
+    f: &Function,
+    name: String,
+    ir: &ApiIr,
+    opts: &ToolOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Tool {
     let inlined = inline::inline(&f.parameters, &ir.schemas, opts.inline);
     if !inlined.truncated.is_empty() {
-        diagnostics.push(Diagnostic::new(DiagKind::SchemaTruncated, &f.pointer, "input schema cut short (too deep or too large)"));
+        diagnostics.push(Diagnostic::new(
+            DiagKind::SchemaTruncated,
+            &f.pointer,
+            "input schema cut short (too deep or too large)",
+        ));
     }
     let mut schema = inlined.schema;
     inline::ensure_array_items(&mut schema);

@@ -11,7 +11,10 @@ use crate::ir::Operation;
 /// `method_path`.
 pub fn desired_name(op: &Operation) -> String {
     if let Some(n) = op.mcp.name.as_deref().or(op.operation_id.as_deref()) {
-        return n.to_string();
+        // An id that is mostly non-ASCII (`ｇｅｔ＿名前`) says little once sanitised: use the path.
+        if n.chars().filter(char::is_ascii_alphanumeric).count() >= 3 {
+            return n.to_string();
+        }
     }
     let mut name = op.method.key().to_string();
     for seg in op.path.split('/').filter(|s| !s.is_empty()) {
@@ -171,7 +174,10 @@ mod tests {
         assert_eq!(a.allocate("get_user"), "get_user");
         assert_eq!(a.allocate("get_user"), "get_user_2");
         assert_eq!(a.allocate("get_user"), "get_user_3");
-        assert_eq!(a.allocate("abcdefghijk"), "abcdefghijk".chars().take(0).collect::<String>() + &shorten("abcdefghijk", 10));
+        assert_eq!(
+            a.allocate("abcdefghijk"),
+            "abcdefghijk".chars().take(0).collect::<String>() + &shorten("abcdefghijk", 10)
+        );
         let n = a.allocate("abcdefghijk");
         assert!(n.len() <= 10 && n.ends_with("_2"), "{n}");
     }

@@ -10,7 +10,8 @@ use crate::runtime::model::{SecurityRequirements, SecurityScheme};
 pub fn env_prefix(title: &str) -> String {
     let mut words: Vec<String> = Vec::new();
     let mut len = 0;
-    let upper: String = title.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+    let upper: String =
+        title.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
     for w in upper.split('_').filter(|w| !w.is_empty()) {
         if len + w.len() > 24 && !words.is_empty() {
             break;
@@ -43,11 +44,15 @@ pub fn screaming_snake(s: &str) -> String {
     out.trim_matches('_').to_string()
 }
 
-pub fn runtime_schemes(schemes: &BTreeMap<String, ir::SecurityScheme>, prefix: &str) -> BTreeMap<String, SecurityScheme> {
+pub fn runtime_schemes(
+    schemes: &BTreeMap<String, ir::SecurityScheme>,
+    prefix: &str,
+) -> BTreeMap<String, SecurityScheme> {
     schemes
         .iter()
         .map(|(name, scheme)| {
-            let base = if prefix.is_empty() { screaming_snake(name) } else { format!("{prefix}_{}", screaming_snake(name)) };
+            let base =
+                if prefix.is_empty() { screaming_snake(name) } else { format!("{prefix}_{}", screaming_snake(name)) };
             let env = |suffix: &str| if suffix.is_empty() { base.clone() } else { format!("{base}_{suffix}") };
             let s = match scheme {
                 ir::SecurityScheme::ApiKey { name, location } => {
@@ -56,17 +61,23 @@ pub fn runtime_schemes(schemes: &BTreeMap<String, ir::SecurityScheme>, prefix: &
                 ir::SecurityScheme::Http { scheme, .. } if scheme == "basic" => {
                     SecurityScheme::Basic { username_env: env("USERNAME"), password_env: env("PASSWORD") }
                 }
-                ir::SecurityScheme::Http { scheme, .. } if scheme == "bearer" => SecurityScheme::Bearer { env: env("TOKEN") },
+                ir::SecurityScheme::Http { scheme, .. } if scheme == "bearer" => {
+                    SecurityScheme::Bearer { env: env("TOKEN") }
+                }
                 ir::SecurityScheme::Http { scheme, .. } => SecurityScheme::External {
-                    description: format!("HTTP `{scheme}` authentication: the env var holds the whole Authorization value"),
+                    description: format!(
+                        "HTTP `{scheme}` authentication: the env var holds the whole Authorization value"
+                    ),
                     env: env("TOKEN"),
                 },
-                ir::SecurityScheme::OAuth2 { client_credentials: Some(flow), .. } => SecurityScheme::OAuth2ClientCredentials {
-                    token_url: flow.token_url.clone(),
-                    scopes: flow.scopes.clone(),
-                    client_id_env: env("CLIENT_ID"),
-                    client_secret_env: env("CLIENT_SECRET"),
-                },
+                ir::SecurityScheme::OAuth2 { client_credentials: Some(flow), .. } => {
+                    SecurityScheme::OAuth2ClientCredentials {
+                        token_url: flow.token_url.clone(),
+                        scopes: flow.scopes.clone(),
+                        client_id_env: env("CLIENT_ID"),
+                        client_secret_env: env("CLIENT_SECRET"),
+                    }
+                }
                 ir::SecurityScheme::OAuth2 { other_flows, .. } => SecurityScheme::External {
                     description: format!(
                         "OAuth2 ({}): obtain an access token elsewhere and put it in the env var",
@@ -75,7 +86,9 @@ pub fn runtime_schemes(schemes: &BTreeMap<String, ir::SecurityScheme>, prefix: &
                     env: env("TOKEN"),
                 },
                 ir::SecurityScheme::OpenIdConnect { url } => SecurityScheme::External {
-                    description: format!("OpenID Connect ({url}): obtain an access token elsewhere and put it in the env var"),
+                    description: format!(
+                        "OpenID Connect ({url}): obtain an access token elsewhere and put it in the env var"
+                    ),
                     env: env("TOKEN"),
                 },
                 ir::SecurityScheme::MutualTls => SecurityScheme::External {

