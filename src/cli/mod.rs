@@ -1,6 +1,8 @@
 //! The command line: clap definitions and the commands. Errors are reported here, once, on stderr.
 
+mod config;
 mod inspect;
+mod serve;
 
 pub use inspect::{Report as InspectReport, tools_list_bytes};
 
@@ -16,7 +18,8 @@ use crate::tools::{Filter, OutputSchemaPolicy, ToolOptions};
 const EXAMPLES: &str = "\
 Examples:
   mcpgen inspect openapi.yaml                  what tools an API yields, and their cost in tokens
-  mcpgen inspect https://example.com/api.json --include-tag pets --json
+  mcpgen serve openapi.yaml                    a live MCP proxy over stdio (or --transport http)
+  mcpgen config openapi.yaml -o api.mcp.json   a runtime config to edit, then `mcpgen serve api.mcp.json`
   mcpgen inspect openai-tools.json             function-calling lists work too";
 
 #[derive(Debug, Parser)]
@@ -31,6 +34,12 @@ pub enum Command {
     /// Show the MCP tools an input yields: a table, totals, token estimate, credentials, warnings.
     #[command(after_help = inspect::EXAMPLES)]
     Inspect(inspect::InspectArgs),
+    /// Run an MCP server (stdio or Streamable HTTP) that proxies an API, from its description or a runtime config.
+    #[command(after_help = serve::EXAMPLES)]
+    Serve(serve::ServeArgs),
+    /// Write the runtime config (tools, HTTP bindings, credential env var names) that `serve` runs.
+    #[command(after_help = config::EXAMPLES)]
+    Config(config::ConfigArgs),
 }
 
 /// The input and how it becomes tools: shared by every command.
@@ -127,10 +136,37 @@ fn parse_method(s: &str) -> Result<Method, String> {
         .ok_or_else(|| format!("unknown HTTP method {s:?} (GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE)"))
 }
 
+/// Logs go to stderr (stdout belongs to MCP on stdio); `MCPGEN_LOG` sets the filter.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MCPGEN_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,mcpgen=info"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(ansi)
+        .try_init();
+}
+
+/// Warnings of a pipeline run, on stderr, briefly: `inspect` shows them all.
+pub(crate) fn report_warnings(p: &crate::pipeline::Pipeline) {
+    let warnings: Vec<_> = p.diagnostics().filter(|d| d.kind.is_warning()).collect();
+    for d in warnings.iter().take(5) {
+        eprintln!("warning: {d}");
+    }
+    if warnings.len() > 5 {
+        eprintln!("warning: ... and {} more; `mcpgen inspect {}` lists them all", warnings.len() - 5, p.origin);
+    }
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging();
     let result = match cli.command {
         Command::Inspect(args) => inspect::run(&args),
+        Command::Serve(args) => serve::run(&args),
+        Command::Config(args) => config::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

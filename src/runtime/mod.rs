@@ -2,4 +2,16 @@
 //! itself (`self::`/`super::`) and to crates a generated Cargo.toml lists, so that its source can
 //! be copied verbatim into a generated crate.
 
+pub mod auth;
+pub mod encode;
+pub mod engine;
 pub mod model;
+pub mod request;
+pub mod response;
+pub mod server;
+pub mod transport;
+pub mod upstream;
+
+pub use engine::{Engine, EngineOptions};
+pub use server::McpServer;
+pub use upstream::UpstreamPolicy;

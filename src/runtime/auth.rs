@@ -1,0 +1,221 @@
+//! Credentials toward the upstream API, read from environment variables at start-up. Secrets are
+//! never logged: [`Secret`] prints as `***`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use tokio::sync::Mutex;
+
+use super::model::{ApiKeyLocation, SecurityScheme};
+
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// What a scheme adds to a request.
+#[derive(Debug)]
+pub enum Credential {
+    Header { name: String, value: Secret },
+    Query { name: String, value: Secret },
+    Cookie { name: String, value: Secret },
+    OAuth2(OAuth2Client),
+}
+
+/// Credentials per scheme name; a scheme whose env vars are unset is absent.
+#[derive(Debug, Default)]
+pub struct Credentials {
+    by_scheme: BTreeMap<String, Credential>,
+    /// Env vars a scheme needs, for "set X" hints in error messages.
+    pub hints: BTreeMap<String, Vec<String>>,
+}
+
+fn env(name: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<Secret> {
+    lookup(name).filter(|v| !v.is_empty()).map(Secret)
+}
+
+impl Credentials {
+    /// Reads the credentials of every scheme (through `lookup`, normally `std::env::var`).
+    pub fn from_env(schemes: &BTreeMap<String, SecurityScheme>, lookup: &dyn Fn(&str) -> Option<String>) -> Self {
+        let mut creds = Credentials::default();
+        for (name, scheme) in schemes {
+            let (cred, vars) = match scheme {
+                SecurityScheme::ApiKey { location, name: key, env: var } => {
+                    let cred = env(var, lookup).map(|value| match location {
+                        ApiKeyLocation::Header => Credential::Header { name: key.clone(), value },
+                        ApiKeyLocation::Query => Credential::Query { name: key.clone(), value },
+                        ApiKeyLocation::Cookie => Credential::Cookie { name: key.clone(), value },
+                    });
+                    (cred, vec![var.clone()])
+                }
+                SecurityScheme::Bearer { env: var } | SecurityScheme::External { env: var, .. } => {
+                    let cred = env(var, lookup).map(|t| Credential::Header {
+                        name: "Authorization".into(),
+                        value: Secret(if matches!(scheme, SecurityScheme::External { .. }) && t.0.contains(' ') {
+                            t.0
+                        } else {
+                            format!("Bearer {}", t.0)
+                        }),
+                    });
+                    (cred, vec![var.clone()])
+                }
+                SecurityScheme::Basic { username_env, password_env } => {
+                    let cred = env(username_env, lookup).map(|user| {
+                        let pass = env(password_env, lookup).map(|p| p.0).unwrap_or_default();
+                        let token = base64::engine::general_purpose::STANDARD.encode(format!("{}:{pass}", user.0));
+                        Credential::Header { name: "Authorization".into(), value: Secret(format!("Basic {token}")) }
+                    });
+                    (cred, vec![username_env.clone(), password_env.clone()])
+                }
+                SecurityScheme::OAuth2ClientCredentials { token_url, scopes, client_id_env, client_secret_env } => {
+                    let cred = match (env(client_id_env, lookup), env(client_secret_env, lookup)) {
+                        (Some(id), Some(secret)) => Some(Credential::OAuth2(OAuth2Client {
+                            token_url: token_url.clone(),
+                            scopes: scopes.join(" "),
+                            client_id: id,
+                            client_secret: secret,
+                            cached: Mutex::new(None),
+                        })),
+                        _ => None,
+                    };
+                    (cred, vec![client_id_env.clone(), client_secret_env.clone()])
+                }
+            };
+            creds.hints.insert(name.clone(), vars);
+            if let Some(c) = cred {
+                creds.by_scheme.insert(name.clone(), c);
+            }
+        }
+        creds
+    }
+
+    pub fn get(&self, scheme: &str) -> Option<&Credential> {
+        self.by_scheme.get(scheme)
+    }
+
+    /// The first alternative whose schemes all have credentials; `None` when none does (the
+    /// request then goes without, and the upstream decides).
+    pub fn choose<'a>(&'a self, alternatives: &[Vec<String>]) -> Option<Vec<&'a Credential>> {
+        alternatives.iter().find_map(|alt| alt.iter().map(|s| self.get(s)).collect::<Option<Vec<_>>>())
+    }
+
+    /// "set X or Y" for the alternatives of an operation.
+    pub fn hint(&self, alternatives: &[Vec<String>]) -> Option<String> {
+        let options: Vec<String> = alternatives
+            .iter()
+            .filter(|a| !a.is_empty())
+            .map(|alt| {
+                alt.iter()
+                    .flat_map(|s| self.hints.get(s).cloned().unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            })
+            .filter(|s| !s.is_empty())
+            .collect();
+        (!options.is_empty()).then(|| format!("set the environment variable {}", options.join(", or ")))
+    }
+}
+
+/// OAuth2 client-credentials: a token fetched on first use, cached until shortly before it
+/// expires, fetched again after.
+pub struct OAuth2Client {
+    token_url: String,
+    scopes: String,
+    client_id: Secret,
+    client_secret: Secret,
+    cached: Mutex<Option<(Secret, Instant)>>,
+}
+
+impl fmt::Debug for OAuth2Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuth2Client").field("token_url", &self.token_url).finish_non_exhaustive()
+    }
+}
+
+impl OAuth2Client {
+    /// A valid access token, from the cache or the token endpoint.
+    pub async fn token(&self, http: &reqwest::Client) -> Result<Secret, String> {
+        let mut cached = self.cached.lock().await;
+        if let Some((token, until)) = cached.as_ref()
+            && Instant::now() < *until
+        {
+            return Ok(token.clone());
+        }
+        let mut form = vec![("grant_type", "client_credentials")];
+        if !self.scopes.is_empty() {
+            form.push(("scope", self.scopes.as_str()));
+        }
+        let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+        let resp = http
+            .post(&self.token_url)
+            .basic_auth(self.client_id.expose(), Some(self.client_secret.expose()))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .header("Accept", "application/json")
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| {
+                format!("OAuth2 token request to {} failed: {}", self.token_url, super::upstream::describe_error(&e))
+            })?;
+        let status = resp.status();
+        let bytes = resp.bytes().await.map_err(|e| format!("OAuth2 token response: {e}"))?;
+        if !status.is_success() {
+            return Err(format!("OAuth2 token endpoint {} answered HTTP {status}", self.token_url));
+        }
+        let json: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|_| "OAuth2 token endpoint did not answer JSON".to_string())?;
+        let token = json
+            .get("access_token")
+            .and_then(|t| t.as_str())
+            .ok_or("OAuth2 token response has no access_token")?
+            .to_string();
+        let lifetime = json.get("expires_in").and_then(|e| e.as_u64()).unwrap_or(3600);
+        // Refresh a little early so that a token never expires in flight.
+        let until = Instant::now() + Duration::from_secs(lifetime.saturating_sub(30).max(1));
+        let secret = Secret(format!("Bearer {token}"));
+        *cached = Some((secret.clone(), until));
+        Ok(secret)
+    }
+
+    /// Forgets the cached token (after the upstream refused it).
+    pub async fn invalidate(&self) {
+        *self.cached.lock().await = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_env_and_chooses_alternatives() {
+        let schemes: BTreeMap<String, SecurityScheme> = serde_json::from_value(serde_json::json!({
+            "key": {"type": "api_key", "location": "query", "name": "api_key", "env": "T_KEY"},
+            "bearer": {"type": "bearer", "env": "T_TOKEN"},
+            "basic": {"type": "basic", "username_env": "T_USER", "password_env": "T_PASS"}
+        }))
+        .unwrap();
+        let vars: BTreeMap<&str, &str> = [("T_TOKEN", "tok"), ("T_USER", "u"), ("T_PASS", "p")].into();
+        let creds = Credentials::from_env(&schemes, &|n| vars.get(n).map(|v| v.to_string()));
+        assert!(creds.get("key").is_none());
+        let alts = vec![vec!["key".to_string()], vec!["bearer".to_string(), "basic".to_string()]];
+        let chosen = creds.choose(&alts).unwrap();
+        assert_eq!(chosen.len(), 2);
+        let Credential::Header { value, .. } = chosen[1] else { panic!() };
+        assert_eq!(value.expose(), "Basic dTpw");
+        assert_eq!(format!("{value:?}"), "***");
+        assert_eq!(creds.hint(&alts[..1]).unwrap(), "set the environment variable T_KEY");
+    }
+}

@@ -1,0 +1,279 @@
+//! The engine: a [`RuntimeConfig`] made callable. One call = validate the arguments, build the
+//! request, add credentials, send it, map the response.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations};
+use serde_json::{Map, Value};
+
+use super::auth::{Credential, Credentials};
+use super::model::{HttpBinding, RuntimeConfig, Tool};
+use super::request::{self, PreparedRequest};
+use super::response::{self, CallContext};
+use super::upstream::{Upstream, UpstreamPolicy};
+
+/// What the operator chooses at start-up (command-line flags of `serve` and of generated crates).
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions {
+    /// Overrides the config's base URL.
+    pub base_url: Option<String>,
+    /// Static headers sent with every upstream request (`--header 'Name: value'`).
+    pub headers: Vec<(String, String)>,
+    pub policy: UpstreamPolicy,
+}
+
+pub struct ToolEntry {
+    pub mcp: McpTool,
+    pub http: Option<HttpBinding>,
+    input_validator: OnceLock<Option<jsonschema::Validator>>,
+    output_validator: OnceLock<Option<jsonschema::Validator>>,
+}
+
+pub struct Engine {
+    pub info: super::model::ServerInfo,
+    tools: Vec<ToolEntry>,
+    index: HashMap<String, usize>,
+    base_url: Option<String>,
+    static_headers: HeaderMap,
+    upstream: Upstream,
+    credentials: Credentials,
+}
+
+/// Why a call did not produce a tool result: the tool does not exist (a protocol error).
+#[derive(Debug)]
+pub struct UnknownTool(pub String);
+
+impl Engine {
+    /// Builds the engine; credentials are read from the environment here, once.
+    pub fn new(config: RuntimeConfig, opts: EngineOptions) -> Result<Arc<Engine>, String> {
+        Self::with_env(config, opts, &|name| std::env::var(name).ok())
+    }
+
+    pub fn with_env(
+        config: RuntimeConfig,
+        opts: EngineOptions,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Arc<Engine>, String> {
+        let base_url =
+            opts.base_url.clone().or(config.upstream.base_url.clone()).map(|u| u.trim_end_matches('/').to_string());
+        let needs_base = config.tools.iter().any(|t| t.http.as_ref().is_some_and(|h| h.base_url.is_none()));
+        match &base_url {
+            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                reqwest::Url::parse(u).map_err(|e| format!("invalid base URL {u:?}: {e}"))?;
+            }
+            Some(u) if needs_base => {
+                return Err(format!(
+                    "the API's server URL {u:?} is relative: pass --base-url with the absolute URL (e.g. https://api.example.com{u})"
+                ));
+            }
+            None if needs_base => return Err("the API description names no server: pass --base-url".to_string()),
+            _ => {}
+        }
+        let mut static_headers = HeaderMap::new();
+        for (name, value) in config
+            .upstream
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .chain(opts.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        {
+            let n =
+                HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| format!("invalid header name {name:?}"))?;
+            let v = HeaderValue::from_str(value.trim()).map_err(|_| format!("invalid value for header {name}"))?;
+            static_headers.insert(n, v);
+        }
+        let credentials = Credentials::from_env(&config.security_schemes, env);
+        let upstream = Upstream::new(opts.policy.clone())?;
+        let mut index = HashMap::with_capacity(config.tools.len());
+        let tools: Vec<ToolEntry> = config
+            .tools
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| {
+                index.insert(t.name.clone(), i);
+                to_entry(t)
+            })
+            .collect();
+        Ok(Arc::new(Engine { info: config.server, tools, index, base_url, static_headers, upstream, credentials }))
+    }
+
+    /// The tools in `tools/list` order (the config's order).
+    pub fn mcp_tools(&self) -> Vec<McpTool> {
+        self.tools.iter().map(|t| t.mcp.clone()).collect()
+    }
+
+    pub fn tool_count(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// Calls a tool. Failures of the call itself (bad arguments, upstream errors) are results with
+    /// `isError: true`; only an unknown tool is an `Err`.
+    pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult, UnknownTool> {
+        let tool = self.tool(name).ok_or_else(|| UnknownTool(name.to_string()))?;
+        let args_value = Value::Object(args);
+        if let Some(problems) = validate(&tool.input_validator, &tool.mcp.input_schema, &args_value) {
+            return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));
+        }
+        let Value::Object(args) = args_value else { unreachable!("built from a map above") };
+        let Some(http) = &tool.http else {
+            return Ok(tool_error(format!(
+                "`{name}` has no HTTP binding in this configuration, so it cannot be called"
+            )));
+        };
+        Ok(self.call_http(tool, http, &args).await)
+    }
+
+    async fn call_http(&self, tool: &ToolEntry, http: &HttpBinding, args: &Map<String, Value>) -> CallToolResult {
+        let base = http.base_url.as_deref().or(self.base_url.as_deref()).unwrap_or_default();
+        let mut req = match request::prepare(base, http, args) {
+            Ok(r) => r,
+            Err(e) => return tool_error(format!("Invalid arguments for `{}`: {e}", tool.mcp.name)),
+        };
+        // JSON first: many APIs answer XML to `*/*` (Swagger 2.0 `produces` lists often start with it).
+        if !req.headers.contains_key(reqwest::header::ACCEPT) {
+            req.headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("application/json, */*;q=0.8"));
+        }
+        for (k, v) in &self.static_headers {
+            req.headers.insert(k, v.clone());
+        }
+        let oauth = match self.authorize(&mut req, &http.security).await {
+            Ok(o) => o,
+            Err(e) => return tool_error(e),
+        };
+        let mut outcome = self.upstream.send(&req).await;
+        // A refused OAuth2 token may have been revoked early: fetch a new one, once.
+        if let (Some(client), Ok(resp)) = (oauth, &outcome)
+            && resp.status == reqwest::StatusCode::UNAUTHORIZED
+        {
+            client.invalidate().await;
+            if let Ok(token) = client.token(&self.upstream.http).await
+                && let Ok(v) = HeaderValue::from_str(token.expose())
+            {
+                req.headers.insert(reqwest::header::AUTHORIZATION, v);
+                outcome = self.upstream.send(&req).await;
+            }
+        }
+        match outcome {
+            Ok(resp) => {
+                let output_check = |v: &Value| match tool.mcp.output_schema.as_ref() {
+                    Some(schema) => match validate(&tool.output_validator, schema, v) {
+                        Some(p) => Err(p),
+                        None => Ok(()),
+                    },
+                    None => Ok(()),
+                };
+                let ctx = CallContext {
+                    method: &http.method,
+                    path: &http.path,
+                    tool: &tool.mcp.name,
+                    auth_hint: self.credentials.hint(&http.security),
+                    validate_output: tool
+                        .mcp
+                        .output_schema
+                        .is_some()
+                        .then_some(&output_check as &dyn Fn(&Value) -> Result<(), String>),
+                };
+                response::to_result(resp, &ctx)
+            }
+            Err(message) => tool_error(message),
+        }
+    }
+
+    /// Adds the credentials of the first satisfiable security alternative.
+    async fn authorize(
+        &self,
+        req: &mut PreparedRequest,
+        security: &[Vec<String>],
+    ) -> Result<Option<&super::auth::OAuth2Client>, String> {
+        let Some(creds) = self.credentials.choose(security) else { return Ok(None) };
+        let mut oauth = None;
+        for c in creds {
+            match c {
+                Credential::Header { name, value } => {
+                    let n = HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|_| format!("invalid credential header name {name:?}"))?;
+                    let v = HeaderValue::from_str(value.expose())
+                        .map_err(|_| format!("the credential for header {name} is not valid header text"))?;
+                    req.headers.insert(n, v);
+                }
+                Credential::Query { name, value } => {
+                    req.url.query_pairs_mut().append_pair(name, value.expose());
+                }
+                Credential::Cookie { name, value } => {
+                    req.cookies.push(format!(
+                        "{}={}",
+                        super::encode::encode(name),
+                        super::encode::encode(value.expose())
+                    ));
+                }
+                Credential::OAuth2(client) => {
+                    let token = client.token(&self.upstream.http).await?;
+                    let v = HeaderValue::from_str(token.expose())
+                        .map_err(|_| "the OAuth2 access token is not valid header text".to_string())?;
+                    req.headers.insert(reqwest::header::AUTHORIZATION, v);
+                    oauth = Some(client);
+                }
+            }
+        }
+        Ok(oauth)
+    }
+}
+
+fn tool_error(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// Validates against a lazily compiled schema; `Some(problems)` when invalid. A schema the
+/// validator cannot compile (an exotic regex, say) is not enforced: the upstream will judge.
+fn validate(
+    cell: &OnceLock<Option<jsonschema::Validator>>,
+    schema: &Map<String, Value>,
+    instance: &Value,
+) -> Option<String> {
+    let validator = cell.get_or_init(|| match jsonschema::validator_for(&Value::Object(schema.clone())) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            tracing::warn!("schema not enforced (it does not compile: {e})");
+            None
+        }
+    });
+    let validator = validator.as_ref()?;
+    let problems: Vec<String> = validator
+        .iter_errors(instance)
+        .take(5)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+        })
+        .collect();
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+fn to_entry(t: Tool) -> ToolEntry {
+    let as_object = |v: Value| match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    let mut mcp = McpTool::new_with_raw(
+        t.name,
+        (!t.description.is_empty()).then(|| t.description.into()),
+        Arc::new(as_object(t.input_schema)),
+    );
+    mcp.title = t.title;
+    mcp.output_schema = t.output_schema.map(|s| Arc::new(as_object(s)));
+    let a = t.annotations;
+    let mut ann = ToolAnnotations::new()
+        .read_only(a.read_only_hint)
+        .destructive(a.destructive_hint)
+        .idempotent(a.idempotent_hint)
+        .open_world(a.open_world_hint);
+    ann.title = a.title;
+    mcp.annotations = Some(ann);
+    ToolEntry { mcp, http: t.http, input_validator: OnceLock::new(), output_validator: OnceLock::new() }
+}

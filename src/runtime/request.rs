@@ -1,0 +1,347 @@
+//! A tool call's arguments to an HTTP request, following the tool's [`HttpBinding`].
+
+use base64::Engine as _;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Map, Value};
+
+use super::encode;
+use super::model::{BodyBinding, BodyContent, HttpBinding, ParamLocation};
+
+/// Everything needed to send (and re-send, on retry) one request.
+#[derive(Debug, Clone)]
+pub struct PreparedRequest {
+    pub method: reqwest::Method,
+    pub url: reqwest::Url,
+    pub headers: HeaderMap,
+    pub cookies: Vec<String>,
+    pub body: Option<PreparedBody>,
+}
+
+#[derive(Debug, Clone)]
+pub enum PreparedBody {
+    Bytes { content_type: String, bytes: Vec<u8> },
+    Multipart(Vec<Part>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub name: String,
+    pub bytes: Vec<u8>,
+    pub content_type: Option<String>,
+    pub file_name: Option<String>,
+}
+
+impl PreparedBody {
+    /// A body reqwest can send (multipart forms are single-use, so one is built per attempt).
+    pub fn apply(&self, req: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder, String> {
+        Ok(match self {
+            PreparedBody::Bytes { content_type, bytes } => {
+                req.header(reqwest::header::CONTENT_TYPE, content_type.as_str()).body(bytes.clone())
+            }
+            PreparedBody::Multipart(parts) => {
+                let mut form = reqwest::multipart::Form::new();
+                for p in parts {
+                    let mut part = reqwest::multipart::Part::bytes(p.bytes.clone());
+                    if let Some(ct) = &p.content_type {
+                        part = part.mime_str(ct).map_err(|e| format!("content type {ct:?} of `{}`: {e}", p.name))?;
+                    }
+                    if let Some(f) = &p.file_name {
+                        part = part.file_name(f.clone());
+                    }
+                    form = form.part(p.name.clone(), part);
+                }
+                req.multipart(form)
+            }
+        })
+    }
+}
+
+/// Joins the base URL and the binding's path, with every argument in its place. An argument can
+/// never change the scheme, host or port: the result is checked against the base URL's origin.
+pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>) -> Result<PreparedRequest, String> {
+    let method = reqwest::Method::from_bytes(binding.method.as_bytes())
+        .map_err(|_| format!("invalid method {}", binding.method))?;
+    let mut path = binding.path.clone();
+    let mut query: Vec<(String, String)> = Vec::new();
+    let mut headers = HeaderMap::new();
+    let mut cookies = Vec::new();
+    for p in &binding.params {
+        let Some(v) = args.get(&p.arg).filter(|v| !v.is_null()) else {
+            if p.location == ParamLocation::Path {
+                return Err(format!("missing required path parameter `{}`", p.arg));
+            }
+            continue;
+        };
+        match p.location {
+            ParamLocation::Path => {
+                let value = encode::path_value(p, v)?;
+                path = path.replace(&format!("{{{}}}", p.name), &value);
+            }
+            ParamLocation::Query => query.extend(encode::query_pairs(p, v)),
+            ParamLocation::Header => {
+                let value = encode::header_value(p, v)?;
+                let name = HeaderName::from_bytes(p.name.as_bytes())
+                    .map_err(|_| format!("invalid header name {:?}", p.name))?;
+                let value = HeaderValue::from_str(&value)
+                    .map_err(|_| format!("header parameter `{}` must be visible ASCII text", p.arg))?;
+                headers.append(name, value);
+            }
+            ParamLocation::Cookie => cookies.push(encode::cookie_pair(p, v)),
+        }
+    }
+    let url = join_url(base_url, &path, &query)?;
+    let body = match &binding.body {
+        Some(b) => body(b, args)?,
+        None => None,
+    };
+    Ok(PreparedRequest { method, url, headers, cookies, body })
+}
+
+/// `base` + `path` + query; fails if the result would leave the base URL's origin.
+pub fn join_url(base: &str, path: &str, query: &[(String, String)]) -> Result<reqwest::Url, String> {
+    let base_url = reqwest::Url::parse(base).map_err(|e| format!("invalid base URL {base:?}: {e}"))?;
+    let mut text = format!("{}{}", base.trim_end_matches('/'), path);
+    // The base URL's own query (`https://x/api?version=2`) goes after the path.
+    if let Some(q) = base_url.query() {
+        text = format!("{}{}", base.split('?').next().unwrap_or(base).trim_end_matches('/'), path);
+        text.push('?');
+        text.push_str(q);
+    }
+    if !query.is_empty() {
+        text.push(if text.contains('?') { '&' } else { '?' });
+        text.push_str(&query.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&"));
+    }
+    let url = reqwest::Url::parse(&text).map_err(|e| format!("invalid request URL: {e}"))?;
+    if url.origin() != base_url.origin() {
+        return Err("the arguments would send the request to another host; refused".to_string());
+    }
+    Ok(url)
+}
+
+fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBody>, String> {
+    let media = b.media_type.to_ascii_lowercase();
+    let value: Option<Value> = match &b.content {
+        BodyContent::Whole { arg } => args.get(arg).cloned(),
+        BodyContent::Properties { fields, extra_arg } => {
+            let mut obj = Map::new();
+            if let Some(Value::Object(extra)) = extra_arg.as_ref().and_then(|a| args.get(a)) {
+                obj.extend(extra.clone());
+            }
+            for f in fields {
+                if let Some(v) = args.get(&f.arg) {
+                    obj.insert(f.name.clone(), v.clone());
+                }
+            }
+            (!obj.is_empty() || b.required).then_some(Value::Object(obj))
+        }
+    };
+    let Some(value) = value else { return Ok(None) };
+    if media.starts_with("multipart/") {
+        return multipart(b, &value).map(|parts| Some(PreparedBody::Multipart(parts)));
+    }
+    let bytes = if media.contains("json") || media.starts_with("*/*") {
+        serde_json::to_vec(&value).map_err(|e| e.to_string())?
+    } else if media.starts_with("application/x-www-form-urlencoded") {
+        form_urlencoded(&value).into_bytes()
+    } else if is_text(&media) {
+        encode::scalar_text(&value).into_bytes()
+    } else {
+        match &value {
+            Value::String(s) => decode_content(s),
+            other => other.to_string().into_bytes(),
+        }
+    };
+    let content_type = if media.starts_with("*/*") { "application/json".to_string() } else { b.media_type.clone() };
+    Ok(Some(PreparedBody::Bytes { content_type, bytes }))
+}
+
+fn is_text(media: &str) -> bool {
+    media.starts_with("text/")
+        || media.contains("xml")
+        || media.contains("yaml")
+        || media.contains("csv")
+        || media.contains("graphql")
+}
+
+/// Form fields: arrays repeat the key, objects are sent as JSON text.
+fn form_urlencoded(value: &Value) -> String {
+    let mut ser = url::form_urlencoded::Serializer::new(String::new());
+    if let Value::Object(map) = value {
+        for (k, v) in map {
+            match v {
+                Value::Array(items) => {
+                    for i in items {
+                        ser.append_pair(k, &encode::scalar_text(i));
+                    }
+                }
+                Value::Null => {}
+                other => {
+                    ser.append_pair(k, &encode::scalar_text(other));
+                }
+            }
+        }
+    }
+    ser.finish()
+}
+
+fn multipart(b: &BodyBinding, value: &Value) -> Result<Vec<Part>, String> {
+    let Value::Object(map) = value else {
+        return Err("a multipart body needs named fields".to_string());
+    };
+    let (files, types): (Vec<&str>, Vec<(&str, Option<&str>)>) = match &b.content {
+        BodyContent::Properties { fields, .. } => (
+            fields.iter().filter(|f| f.file).map(|f| f.name.as_str()).collect(),
+            fields.iter().map(|f| (f.name.as_str(), f.content_type.as_deref())).collect(),
+        ),
+        BodyContent::Whole { .. } => (Vec::new(), Vec::new()),
+    };
+    let mut parts = Vec::new();
+    for (name, v) in map {
+        let is_file = files.contains(&name.as_str());
+        let content_type = types.iter().find(|(n, _)| n == name).and_then(|(_, ct)| *ct).map(str::to_string);
+        let items: Vec<&Value> = match v {
+            Value::Array(items) if is_file || items.iter().all(|i| !i.is_object() && !i.is_array()) => {
+                items.iter().collect()
+            }
+            Value::Null => Vec::new(),
+            other => vec![other],
+        };
+        for item in items {
+            let (bytes, ct) = match item {
+                Value::String(s) if is_file => {
+                    (decode_content(s), content_type.clone().or(Some("application/octet-stream".into())))
+                }
+                Value::Object(_) | Value::Array(_) => {
+                    (item.to_string().into_bytes(), Some("application/json".to_string()))
+                }
+                other => (encode::scalar_text(other).into_bytes(), content_type.clone()),
+            };
+            parts.push(Part { name: name.clone(), bytes, content_type: ct, file_name: is_file.then(|| name.clone()) });
+        }
+    }
+    Ok(parts)
+}
+
+/// File content from a tool argument: a `data:` URI, base64, or else the text itself.
+pub fn decode_content(s: &str) -> Vec<u8> {
+    let engine = base64::engine::general_purpose::STANDARD;
+    if let Some(rest) = s.strip_prefix("data:")
+        && let Some((meta, data)) = rest.split_once(',')
+    {
+        if meta.ends_with(";base64") {
+            if let Ok(bytes) = engine.decode(data) {
+                return bytes;
+            }
+        } else {
+            return percent_encoding::percent_decode_str(data).collect();
+        }
+    }
+    let compact = s.len() >= 4 && s.len().is_multiple_of(4) && !s.contains(char::is_whitespace);
+    if compact && let Ok(bytes) = engine.decode(s) {
+        return bytes;
+    }
+    s.as_bytes().to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::model::{BodyField, ParamBinding, ParamStyle};
+    use serde_json::json;
+
+    fn binding(params: Vec<ParamBinding>, body: Option<BodyBinding>) -> HttpBinding {
+        HttpBinding { method: "POST".into(), path: "/pets/{id}".into(), params, body, security: vec![], base_url: None }
+    }
+
+    fn param(arg: &str, location: ParamLocation) -> ParamBinding {
+        ParamBinding {
+            arg: arg.into(),
+            name: arg.into(),
+            location,
+            style: ParamStyle::default_for(location),
+            explode: location == ParamLocation::Query,
+            allow_reserved: false,
+            content_type: None,
+        }
+    }
+
+    #[test]
+    fn builds_url_headers_cookies() {
+        let b = binding(
+            vec![
+                param("id", ParamLocation::Path),
+                param("tags", ParamLocation::Query),
+                param("X-Trace", ParamLocation::Header),
+                param("session", ParamLocation::Cookie),
+            ],
+            None,
+        );
+        let args = json!({"id": "a b", "tags": ["x", "y"], "X-Trace": "t1", "session": "s"});
+        let r = prepare("https://api.example.com/v1/", &b, args.as_object().unwrap()).unwrap();
+        assert_eq!(r.url.as_str(), "https://api.example.com/v1/pets/a%20b?tags=x&tags=y");
+        assert_eq!(r.headers["X-Trace"], "t1");
+        assert_eq!(r.cookies, ["session=s"]);
+    }
+
+    #[test]
+    fn host_cannot_change() {
+        assert!(join_url("https://api.example.com", "@evil.com/x", &[]).is_err());
+        let b = binding(vec![param("id", ParamLocation::Path)], None);
+        let r = prepare("https://api.example.com", &b, json!({"id": "//evil.com"}).as_object().unwrap()).unwrap();
+        assert_eq!(r.url.host_str(), Some("api.example.com"));
+        assert_eq!(
+            join_url("https://x.com/api?v=2", "/p", &[("a".into(), "1".into())]).unwrap().as_str(),
+            "https://x.com/api/p?v=2&a=1"
+        );
+    }
+
+    #[test]
+    fn bodies() {
+        let fields = |names: &[&str]| BodyContent::Properties {
+            fields: names
+                .iter()
+                .map(|n| BodyField { arg: n.to_string(), name: n.to_string(), content_type: None, file: *n == "file" })
+                .collect(),
+            extra_arg: None,
+        };
+        let form = BodyBinding {
+            media_type: "application/x-www-form-urlencoded".into(),
+            required: true,
+            content: fields(&["name", "tags"]),
+        };
+        let args = json!({"name": "Rex & co", "tags": ["a", "b"]});
+        let Some(PreparedBody::Bytes { bytes, .. }) = body(&form, args.as_object().unwrap()).unwrap() else { panic!() };
+        assert_eq!(String::from_utf8(bytes).unwrap(), "name=Rex+%26+co&tags=a&tags=b");
+
+        let mp = BodyBinding {
+            media_type: "multipart/form-data".into(),
+            required: true,
+            content: fields(&["file", "note"]),
+        };
+        let args = json!({"file": "aGVsbG8=", "note": "hi"});
+        let Some(PreparedBody::Multipart(parts)) = body(&mp, args.as_object().unwrap()).unwrap() else { panic!() };
+        assert_eq!(parts[0].bytes, b"hello");
+        assert_eq!(parts[0].file_name.as_deref(), Some("file"));
+        assert_eq!(parts[1].bytes, b"hi");
+
+        let raw = BodyBinding {
+            media_type: "application/octet-stream".into(),
+            required: true,
+            content: BodyContent::Whole { arg: "body".into() },
+        };
+        let Some(PreparedBody::Bytes { bytes, content_type }) =
+            body(&raw, json!({"body": "AAEC"}).as_object().unwrap()).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((bytes, content_type.as_str()), (vec![0, 1, 2], "application/octet-stream"));
+    }
+
+    #[test]
+    fn file_content_decoding() {
+        assert_eq!(decode_content("plain text"), b"plain text");
+        assert_eq!(decode_content("data:text/plain,hi%20there"), b"hi there");
+        assert_eq!(decode_content("data:application/octet-stream;base64,AAE="), vec![0, 1]);
+        assert_eq!(decode_content("aGk="), b"hi");
+    }
+}

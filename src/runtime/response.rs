@@ -1,0 +1,220 @@
+//! An upstream response to an MCP tool result.
+//!
+//! 2xx JSON: `structuredContent` (objects as they are, anything else as `{"result": ...}`) plus the
+//! JSON text; text: text; `image/*`: image content; other binary: an embedded blob. Bodies over
+//! the size cap are cut with a marker. Non-2xx: `isError` with status, reason and a body excerpt,
+//! and never `structuredContent`.
+
+use base64::Engine as _;
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use serde_json::{Value, json};
+
+use super::upstream::UpstreamResponse;
+
+/// Characters of an error body shown to the model.
+const ERROR_EXCERPT: usize = 2000;
+
+/// How the call went, for the result text.
+pub struct CallContext<'a> {
+    pub method: &'a str,
+    pub path: &'a str,
+    pub tool: &'a str,
+    /// "set FOO_TOKEN" when a 401/403 may be a missing credential.
+    pub auth_hint: Option<String>,
+    pub validate_output: Option<&'a dyn Fn(&Value) -> Result<(), String>>,
+}
+
+pub fn to_result(resp: UpstreamResponse, ctx: &CallContext<'_>) -> CallToolResult {
+    let status = resp.status;
+    if !status.is_success() {
+        return error_result(&resp, ctx);
+    }
+    let media = resp.content_type.as_deref().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    if resp.body.is_empty() {
+        let text = format!("HTTP {} {} (no content)", status.as_u16(), status.canonical_reason().unwrap_or(""));
+        return with_output_check(CallToolResult::success(vec![ContentBlock::text(text.trim_end())]), ctx, None);
+    }
+    let looks_json = media.contains("json") || (media.is_empty() && matches!(resp.body.first(), Some(b'{' | b'[')));
+    if looks_json {
+        if resp.truncated {
+            let text = truncated_text(&resp);
+            return with_output_check(CallToolResult::success(vec![ContentBlock::text(text)]), ctx, None);
+        }
+        return match serde_json::from_slice::<Value>(&resp.body) {
+            Ok(v) => {
+                let text = String::from_utf8_lossy(&resp.body).into_owned();
+                let structured = if v.is_object() { v } else { json!({ "result": v }) };
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                result.structured_content = Some(structured.clone());
+                with_output_check(result, ctx, Some(&structured))
+            }
+            Err(e) => {
+                let text = format!(
+                    "The API declared JSON but sent invalid JSON ({e}); the raw body follows.\n{}",
+                    String::from_utf8_lossy(&resp.body)
+                );
+                with_output_check(CallToolResult::success(vec![ContentBlock::text(text)]), ctx, None)
+            }
+        };
+    }
+    let engine = base64::engine::general_purpose::STANDARD;
+    let block = if media.starts_with("image/") && !resp.truncated {
+        ContentBlock::image(engine.encode(&resp.body), media.clone())
+    } else if is_text(&media) || std::str::from_utf8(&resp.body).is_ok() {
+        let text =
+            if resp.truncated { truncated_text(&resp) } else { String::from_utf8_lossy(&resp.body).into_owned() };
+        ContentBlock::text(text)
+    } else if resp.truncated {
+        ContentBlock::text(format!(
+            "Binary response ({}) larger than the {}-byte limit; not returned.",
+            if media.is_empty() { "unknown type" } else { &media },
+            resp.body.len()
+        ))
+    } else {
+        let uri = format!("mcpgen://response/{}", ctx.tool);
+        let mime = if media.is_empty() { "application/octet-stream".to_string() } else { media.clone() };
+        ContentBlock::resource(ResourceContents::blob(engine.encode(&resp.body), uri).with_mime_type(mime))
+    };
+    with_output_check(CallToolResult::success(vec![block]), ctx, None)
+}
+
+/// A tool that declares an output schema must answer conforming structured content, or an error.
+fn with_output_check(result: CallToolResult, ctx: &CallContext<'_>, structured: Option<&Value>) -> CallToolResult {
+    let Some(check) = ctx.validate_output else { return result };
+    let problem = match structured {
+        None => Some("the response is not JSON".to_string()),
+        Some(v) => check(v).err(),
+    };
+    match problem {
+        None => result,
+        Some(p) => {
+            let mut content =
+                vec![ContentBlock::text(format!("The API's response does not match the tool's output schema: {p}"))];
+            content.extend(result.content);
+            CallToolResult::error(content)
+        }
+    }
+}
+
+fn is_text(media: &str) -> bool {
+    media.starts_with("text/")
+        || media.contains("xml")
+        || media.contains("yaml")
+        || media.contains("csv")
+        || media.contains("javascript")
+}
+
+fn truncated_text(resp: &UpstreamResponse) -> String {
+    let mut text = String::from_utf8_lossy(&resp.body).into_owned();
+    text.push_str(&format!(
+        "\n[... truncated: the response exceeded {} bytes; request less data (filters, pagination, fields)]",
+        resp.body.len()
+    ));
+    text
+}
+
+fn error_result(resp: &UpstreamResponse, ctx: &CallContext<'_>) -> CallToolResult {
+    let status = resp.status;
+    let mut text = format!(
+        "HTTP {} {} from {} {}",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or(""),
+        ctx.method,
+        ctx.path
+    );
+    let advice = match status.as_u16() {
+        400 | 422 => Some("check the arguments against the tool's input schema and the message below".to_string()),
+        401 | 403 => Some(match &ctx.auth_hint {
+            Some(h) => format!("the API refused the credentials: {h}"),
+            None => "the API refused the request: credentials are missing or lack permission".to_string(),
+        }),
+        404 => Some("the resource does not exist: check identifiers in the path".to_string()),
+        429 => Some(match &resp.retry_after {
+            Some(s) => format!("rate limited: retry after {s} s"),
+            None => "rate limited: wait before retrying".to_string(),
+        }),
+        500..=599 => Some("the API failed; retrying later may help".to_string()),
+        _ => None,
+    };
+    if let Some(a) = advice {
+        text.push_str(": ");
+        text.push_str(&a);
+    }
+    if !resp.body.is_empty() {
+        let body = String::from_utf8_lossy(&resp.body);
+        let excerpt: String = body.chars().take(ERROR_EXCERPT).collect();
+        text.push_str("\n\n");
+        text.push_str(excerpt.trim());
+        if body.chars().count() > ERROR_EXCERPT || resp.truncated {
+            text.push_str(" [...]");
+        }
+    }
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resp(status: u16, ct: &str, body: &[u8]) -> UpstreamResponse {
+        UpstreamResponse {
+            status: reqwest::StatusCode::from_u16(status).unwrap(),
+            content_type: Some(ct.into()),
+            retry_after: None,
+            body: body.to_vec(),
+            truncated: false,
+        }
+    }
+
+    fn ctx() -> CallContext<'static> {
+        CallContext {
+            method: "GET",
+            path: "/pets",
+            tool: "listPets",
+            auth_hint: Some("set PET_KEY".into()),
+            validate_output: None,
+        }
+    }
+
+    #[test]
+    fn json_and_wrapping() {
+        let r = to_result(resp(200, "application/json", br#"[1,2]"#), &ctx());
+        assert_eq!(r.structured_content, Some(json!({"result": [1, 2]})));
+        assert_eq!(r.is_error, Some(false));
+        let r = to_result(resp(200, "application/json; charset=utf-8", br#"{"a":1}"#), &ctx());
+        assert_eq!(r.structured_content, Some(json!({"a": 1})));
+    }
+
+    #[test]
+    fn errors_have_no_structured_content() {
+        let r = to_result(resp(401, "application/json", br#"{"message":"bad key"}"#), &ctx());
+        assert_eq!(r.is_error, Some(true));
+        assert!(r.structured_content.is_none());
+        let text = serde_json::to_string(&r.content).unwrap();
+        assert!(
+            text.contains("HTTP 401 Unauthorized from GET /pets")
+                && text.contains("set PET_KEY")
+                && text.contains("bad key"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn invalid_json_and_binary() {
+        let r = to_result(resp(200, "application/json", b"{oops"), &ctx());
+        assert!(r.structured_content.is_none() && r.is_error == Some(false));
+        let r = to_result(resp(200, "image/png", &[0x89, b'P', b'N', b'G']), &ctx());
+        assert!(matches!(r.content[0], ContentBlock::Image(_)));
+        let r = to_result(resp(200, "application/pdf", &[0xff, 0xfe, 0x00]), &ctx());
+        assert!(matches!(r.content[0], ContentBlock::Resource(_)));
+    }
+
+    #[test]
+    fn output_schema_mismatch_is_an_error() {
+        let check = |v: &Value| if v.get("id").is_some() { Ok(()) } else { Err("missing id".to_string()) };
+        let c = CallContext { validate_output: Some(&check), ..ctx() };
+        let r = to_result(resp(200, "application/json", br#"{"name":"x"}"#), &c);
+        assert_eq!(r.is_error, Some(true));
+        assert!(r.structured_content.is_none());
+    }
+}

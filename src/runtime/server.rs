@@ -1,0 +1,68 @@
+//! The MCP side: a hand-written rmcp `ServerHandler` over the engine's run-time tool list.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use super::engine::Engine;
+
+#[derive(Clone)]
+pub struct McpServer {
+    engine: Arc<Engine>,
+}
+
+impl McpServer {
+    pub fn new(engine: Arc<Engine>) -> Self {
+        McpServer { engine }
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let info = &self.engine.info;
+        let mut implementation = Implementation::new(info.name.clone(), info.version.clone());
+        if let Some(t) = &info.title {
+            implementation = implementation.with_title(t.clone());
+        }
+        let config =
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(implementation);
+        match &info.instructions {
+            Some(i) => config.with_instructions(i.clone()),
+            None => config,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.engine.mcp_tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let started = std::time::Instant::now();
+        let name = request.name.to_string();
+        let args = request.arguments.unwrap_or_default();
+        match self.engine.call(&name, args).await {
+            Ok(result) => {
+                tracing::debug!(tool = %name, error = result.is_error.unwrap_or(false), ms = started.elapsed().as_millis() as u64, "tools/call");
+                Ok(result.into())
+            }
+            Err(unknown) => Err(ErrorData::invalid_params(format!("unknown tool `{}`", unknown.0), None)),
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Transports: stdio (stdout carries only MCP messages; logs go to stderr) and Streamable HTTP
+//! (one `/mcp` endpoint, stateless, JSON responses, `Origin` and `Host` validated, optional bearer
+//! token, `/health`).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use super::server::McpServer;
+
+/// Serves over stdin/stdout until stdin closes or a shutdown signal arrives.
+pub async fn serve_stdio(server: McpServer) -> Result<(), String> {
+    let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| format!("MCP over stdio: {e}"))?;
+    let token = running.cancellation_token();
+    tokio::select! {
+        r = running.waiting() => { r.map_err(|e| format!("MCP over stdio: {e}"))?; }
+        _ = shutdown_signal() => { token.cancel(); }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub bind: SocketAddr,
+    /// Clients must send `Authorization: Bearer <token>` on `/mcp`.
+    pub auth_token: Option<String>,
+    /// Browser origins allowed besides localhost (`https://app.example.com`).
+    pub allowed_origins: Vec<String>,
+    /// `Host` values allowed besides localhost and the bind address.
+    pub allowed_hosts: Vec<String>,
+}
+
+/// Serves Streamable HTTP until a shutdown signal arrives. `on_ready` gets the bound address.
+pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnOnce(SocketAddr)) -> Result<(), String> {
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into(), "[::1]".into()];
+    if !opts.bind.ip().is_unspecified() {
+        hosts.push(opts.bind.ip().to_string());
+    }
+    hosts.extend(opts.allowed_hosts.iter().cloned());
+    let mut origins: Vec<String> =
+        vec!["http://localhost:*".into(), "http://127.0.0.1:*".into(), "http://[::1]:*".into()];
+    origins.extend(opts.allowed_origins.iter().cloned());
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_sse_keep_alive(None)
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    let cancel = config.cancellation_token.clone();
+    let tools = server.engine().tool_count();
+    let service =
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(NeverSessionManager::default()), config);
+    let token: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
+    let mcp =
+        axum::Router::new().nest_service("/mcp", service).layer(middleware::from_fn_with_state(token, require_token));
+    let router = axum::Router::new()
+        .route("/health", get(move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": tools})) }))
+        .merge(mcp);
+    let listener =
+        tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| format!("cannot listen on {}: {e}", opts.bind))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    on_ready(addr);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            cancel.cancel();
+        })
+        .await
+        .map_err(|e| format!("HTTP server: {e}"))
+}
+
+/// Bearer-token check for `/mcp`, in constant time.
+async fn require_token(State(token): State<Option<Arc<str>>>, request: Request, next: Next) -> Response {
+    if let Some(expected) = token {
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                "missing or wrong bearer token for this MCP server\n",
+            )
+                .into_response();
+        }
+    }
+    next.run(request).await
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn token_comparison() {
+        assert!(super::constant_time_eq(b"abc", b"abc"));
+        assert!(!super::constant_time_eq(b"abc", b"abd"));
+        assert!(!super::constant_time_eq(b"abc", b"abcd"));
+    }
+}

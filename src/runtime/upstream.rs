@@ -1,0 +1,229 @@
+//! Sending requests to the upstream API: per-call timeout, same-origin redirects only, retries with
+//! exponential backoff and jitter for idempotent calls, a cap on concurrent requests and an
+//! optional requests-per-second limit, and response bodies read up to a size cap.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::header::HeaderValue;
+use tokio::sync::{Mutex, Semaphore};
+
+use super::request::PreparedRequest;
+
+/// How hard the engine leans on the upstream.
+#[derive(Debug, Clone)]
+pub struct UpstreamPolicy {
+    pub timeout: Duration,
+    pub max_response_bytes: u64,
+    /// Extra attempts after a connection error, 429 or 502/503/504.
+    pub retries: u32,
+    /// Retry POST and PATCH too (off: they may not be safe to repeat).
+    pub retry_non_idempotent: bool,
+    pub max_concurrency: usize,
+    /// Requests per second toward the upstream; `None` for no limit.
+    pub rate_limit: Option<f64>,
+}
+
+impl Default for UpstreamPolicy {
+    fn default() -> Self {
+        UpstreamPolicy {
+            timeout: Duration::from_secs(30),
+            max_response_bytes: 1024 * 1024,
+            retries: 1,
+            retry_non_idempotent: false,
+            max_concurrency: 32,
+            rate_limit: None,
+        }
+    }
+}
+
+/// A response as far as it was read.
+#[derive(Debug)]
+pub struct UpstreamResponse {
+    pub status: reqwest::StatusCode,
+    pub content_type: Option<String>,
+    pub retry_after: Option<String>,
+    pub body: Vec<u8>,
+    /// The body was longer than the cap and was cut.
+    pub truncated: bool,
+}
+
+pub struct Upstream {
+    pub http: reqwest::Client,
+    policy: UpstreamPolicy,
+    permits: Arc<Semaphore>,
+    next_slot: Mutex<Instant>,
+}
+
+impl Upstream {
+    pub fn new(policy: UpstreamPolicy) -> Result<Self, String> {
+        let http = reqwest::Client::builder()
+            .timeout(policy.timeout)
+            .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                // Only to the same origin: a redirect must not carry credentials elsewhere.
+                let same = attempt.previous().first().is_some_and(|first| first.origin() == attempt.url().origin());
+                if same && attempt.previous().len() < 5 { attempt.follow() } else { attempt.stop() }
+            }))
+            .user_agent(concat!("mcpgen/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("HTTP client: {e}"))?;
+        let permits = Arc::new(Semaphore::new(policy.max_concurrency.max(1)));
+        Ok(Upstream { http, policy, permits, next_slot: Mutex::new(Instant::now()) })
+    }
+
+    pub fn policy(&self) -> &UpstreamPolicy {
+        &self.policy
+    }
+
+    /// Sends a request, retrying where that is safe. `Err` carries a message for the model.
+    pub async fn send(&self, req: &PreparedRequest) -> Result<UpstreamResponse, String> {
+        let idempotent = !matches!(req.method, reqwest::Method::POST | reqwest::Method::PATCH);
+        let retries = if idempotent || self.policy.retry_non_idempotent { self.policy.retries } else { 0 };
+        let mut attempt = 0;
+        loop {
+            let outcome = self.send_once(req).await;
+            let retry_after = match &outcome {
+                Ok(r) if matches!(r.status.as_u16(), 429 | 502 | 503 | 504) => {
+                    Some(parse_retry_after(r.retry_after.as_deref()))
+                }
+                Err(SendError::Connect(_)) => Some(None),
+                _ => None,
+            };
+            match retry_after {
+                Some(wait) if attempt < retries => {
+                    attempt += 1;
+                    let backoff = wait.unwrap_or_else(|| backoff(attempt)).min(self.policy.timeout);
+                    tracing::debug!(attempt, ?backoff, "retrying upstream request");
+                    tokio::time::sleep(backoff).await;
+                }
+                _ => return outcome.map_err(|e| e.message(req, &self.policy)),
+            }
+        }
+    }
+
+    async fn send_once(&self, req: &PreparedRequest) -> Result<UpstreamResponse, SendError> {
+        let _permit = self.permits.acquire().await.map_err(|_| SendError::Other("shutting down".into()))?;
+        self.pace().await;
+        let mut builder = self.http.request(req.method.clone(), req.url.clone()).headers(req.headers.clone());
+        if !req.cookies.is_empty() {
+            let cookie = HeaderValue::from_str(&req.cookies.join("; "))
+                .map_err(|_| SendError::Other("invalid cookie".into()))?;
+            builder = builder.header(reqwest::header::COOKIE, cookie);
+        }
+        if let Some(body) = &req.body {
+            builder = body.apply(builder).map_err(SendError::Other)?;
+        }
+        let mut resp = builder.send().await.map_err(classify)?;
+        let header = |name: reqwest::header::HeaderName| {
+            resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+        };
+        let content_type = header(reqwest::header::CONTENT_TYPE);
+        let retry_after = header(reqwest::header::RETRY_AFTER);
+        let status = resp.status();
+        let cap = self.policy.max_response_bytes as usize;
+        let mut body = Vec::new();
+        let mut truncated = false;
+        loop {
+            match resp.chunk().await {
+                Ok(Some(chunk)) => {
+                    if body.len() + chunk.len() > cap {
+                        body.extend_from_slice(&chunk[..cap - body.len()]);
+                        truncated = true;
+                        break;
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(e) => return Err(SendError::Body(describe_error(&e), status)),
+            }
+        }
+        Ok(UpstreamResponse { status, content_type, retry_after, body, truncated })
+    }
+
+    /// Waits for the next free slot of the requests-per-second limit.
+    async fn pace(&self) {
+        let Some(rps) = self.policy.rate_limit.filter(|r| *r > 0.0) else { return };
+        let interval = Duration::from_secs_f64(1.0 / rps);
+        let wait = {
+            let mut next = self.next_slot.lock().await;
+            let now = Instant::now();
+            let slot = (*next).max(now);
+            *next = slot + interval;
+            slot - now
+        };
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+enum SendError {
+    Timeout,
+    Connect(String),
+    Body(String, reqwest::StatusCode),
+    Other(String),
+}
+
+impl SendError {
+    fn message(self, req: &PreparedRequest, policy: &UpstreamPolicy) -> String {
+        // Never the query string: it can hold an API key.
+        let target = format!("{} {}{}", req.method, req.url.origin().ascii_serialization(), req.url.path());
+        match self {
+            SendError::Timeout => format!(
+                "{target} timed out after {} s; the API may be slow or down: try again, or narrow the request",
+                policy.timeout.as_secs_f64()
+            ),
+            SendError::Connect(e) => format!("{target} failed: could not connect ({e}); the API may be down"),
+            SendError::Body(e, status) => format!("{target}: HTTP {status}, but the response body broke off ({e})"),
+            SendError::Other(e) => format!("{target} failed: {e}"),
+        }
+    }
+}
+
+fn classify(e: reqwest::Error) -> SendError {
+    if e.is_timeout() {
+        SendError::Timeout
+    } else if e.is_connect() || e.is_request() {
+        SendError::Connect(describe_error(&e))
+    } else {
+        SendError::Other(describe_error(&e))
+    }
+}
+
+/// The innermost cause of an error, which is where the useful words are.
+pub fn describe_error(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}
+
+/// 200 ms, 400 ms, 800 ms, ... with up to 50 % jitter.
+fn backoff(attempt: u32) -> Duration {
+    let base = 200u64.saturating_mul(1 << attempt.min(8).saturating_sub(1));
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let jitter = u64::from(nanos) % (base / 2 + 1);
+    Duration::from_millis(base + jitter)
+}
+
+/// `Retry-After` in seconds (the HTTP-date form is rare for APIs and falls back to backoff).
+fn parse_retry_after(v: Option<&str>) -> Option<Duration> {
+    v.and_then(|s| s.trim().parse::<f64>().ok()).filter(|s| *s >= 0.0).map(Duration::from_secs_f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_with_jitter() {
+        let a = backoff(1);
+        assert!(a >= Duration::from_millis(200) && a <= Duration::from_millis(300), "{a:?}");
+        let c = backoff(3);
+        assert!(c >= Duration::from_millis(800) && c <= Duration::from_millis(1200), "{c:?}");
+        assert_eq!(parse_retry_after(Some("2")), Some(Duration::from_secs(2)));
+        assert_eq!(parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+    }
+}
