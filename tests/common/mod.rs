@@ -1,0 +1,315 @@
+//! Test harness: a recording mock upstream (axum on 127.0.0.1) and launchers that run an MCP
+//! server command (mcpgen serve, or a generated crate's binary) over stdio or Streamable HTTP,
+//! driven by the official Rust SDK client.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, Uri};
+use axum::response::Response;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+/// One request as the upstream received it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    pub query: Option<String>,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// What the mock answers next (then it goes back to echoing).
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// `{"ok": true, "method", "path"}`, 200.
+    Echo,
+    Json(u16, Value),
+    Raw(u16, &'static str, Vec<u8>),
+    /// Headers at once, then nothing for this long.
+    Slow(Duration),
+    /// Declares a long body, sends a little, then drops the connection.
+    ResetMidBody,
+    /// Sends the body in chunks with pauses (a slow but complete body).
+    Trickle(usize, Duration),
+    /// A body of this many bytes of JSON.
+    Huge(usize),
+}
+
+#[derive(Default)]
+struct MockState {
+    requests: Vec<Recorded>,
+    next: Option<Reply>,
+    tokens_issued: usize,
+}
+
+#[derive(Clone)]
+pub struct Mock {
+    pub addr: SocketAddr,
+    state: Arc<Mutex<MockState>>,
+}
+
+impl Mock {
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state.lock().unwrap().requests.clone()
+    }
+    /// The last request to a path other than the token endpoint.
+    pub fn last(&self) -> Recorded {
+        self.requests().into_iter().rev().find(|r| r.path != "/oauth/token").expect("a request reached the upstream")
+    }
+    pub fn clear(&self) {
+        self.state.lock().unwrap().requests.clear();
+    }
+    pub fn reply_next(&self, reply: Reply) {
+        self.state.lock().unwrap().next = Some(reply);
+    }
+    pub fn tokens_issued(&self) -> usize {
+        self.state.lock().unwrap().tokens_issued
+    }
+}
+
+pub async fn start_mock() -> Mock {
+    let state = Arc::new(Mutex::new(MockState::default()));
+    let app = axum::Router::new().fallback(handle).with_state(state.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Mock { addr, state }
+}
+
+async fn handle(
+    State(state): State<Arc<Mutex<MockState>>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let rec = Recorded {
+        method: method.to_string(),
+        path: uri.path().to_string(),
+        query: uri.query().map(str::to_string),
+        headers,
+        body,
+    };
+    let reply = {
+        let mut s = state.lock().unwrap();
+        s.requests.push(rec.clone());
+        if rec.path == "/oauth/token" {
+            s.tokens_issued += 1;
+            let n = s.tokens_issued;
+            return json_response(
+                200,
+                json!({"access_token": format!("tok-{n}"), "token_type": "Bearer", "expires_in": 3600}),
+            );
+        }
+        s.next.take().unwrap_or(Reply::Echo)
+    };
+    match reply {
+        Reply::Echo => json_response(200, json!({"ok": true, "method": rec.method, "path": rec.path})),
+        Reply::Json(status, v) => json_response(status, v),
+        Reply::Raw(status, ct, bytes) => {
+            Response::builder().status(status).header("content-type", ct).body(Body::from(bytes)).unwrap()
+        }
+        Reply::Slow(d) => {
+            tokio::time::sleep(d).await;
+            json_response(200, json!({"late": true}))
+        }
+        Reply::ResetMidBody => {
+            // The first chunk is flushed, then the connection breaks.
+            let stream = futures::stream::unfold(0, |i| async move {
+                match i {
+                    0 => Some((Ok::<_, std::io::Error>(Bytes::from_static(b"{\"partial\": ")), 1)),
+                    1 => {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        Some((Err(std::io::Error::other("reset")), 2))
+                    }
+                    _ => None,
+                }
+            });
+            Response::builder()
+                .status(200)
+                .header("content-type", "application/json")
+                .header("content-length", "1000")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
+        Reply::Trickle(chunks, pause) => {
+            let stream = futures::stream::unfold(0usize, move |i| async move {
+                if i > chunks {
+                    return None;
+                }
+                tokio::time::sleep(pause).await;
+                let piece = if i == 0 {
+                    "[".to_string()
+                } else if i == chunks {
+                    "0]".to_string()
+                } else {
+                    format!("{i},")
+                };
+                Some((Ok::<_, std::io::Error>(Bytes::from(piece)), i + 1))
+            });
+            Response::builder()
+                .status(200)
+                .header("content-type", "application/json")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
+        Reply::Huge(n) => {
+            let mut body = Vec::with_capacity(n);
+            body.extend_from_slice(b"{\"data\": \"");
+            body.resize(n - 2, b'x');
+            body.extend_from_slice(b"\"}");
+            Response::builder().status(200).header("content-type", "application/json").body(Body::from(body)).unwrap()
+        }
+    }
+}
+
+fn json_response(status: u16, v: Value) -> Response {
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Body::from(v.to_string()))
+        .unwrap()
+}
+
+/// The e2e spec with the mock's address in it, written to a temp file.
+pub fn e2e_spec(mock: &Mock) -> tempfile::TempPath {
+    let text = std::fs::read_to_string("tests/fixtures/e2e.yaml").unwrap().replace("MOCK_URL", &mock.url());
+    let mut f = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
+    f.into_temp_path()
+}
+
+/// How to start a server: a program and its arguments (a transport flag is appended).
+#[derive(Debug, Clone)]
+pub struct ServerCommand {
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+impl ServerCommand {
+    pub fn mcpgen(args: &[&str]) -> Self {
+        ServerCommand {
+            program: env!("CARGO_BIN_EXE_mcpgen").to_string(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            env: BTreeMap::new(),
+        }
+    }
+    pub fn env(mut self, k: &str, v: &str) -> Self {
+        self.env.insert(k.into(), v.into());
+        self
+    }
+    fn command(&self, extra: &[&str]) -> tokio::process::Command {
+        let mut c = tokio::process::Command::new(&self.program);
+        c.args(&self.args)
+            .args(extra)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .envs(&self.env);
+        c.kill_on_drop(true);
+        c
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    Http,
+}
+
+pub const TRANSPORTS: [Transport; 2] = [Transport::Stdio, Transport::Http];
+
+/// A connected client; for HTTP also the server process and its URL.
+pub struct Connected {
+    pub client: RunningService<RoleClient, ()>,
+    pub http: Option<(tokio::process::Child, String)>,
+}
+
+impl Connected {
+    pub async fn call(&self, name: &str, args: Value) -> CallToolResult {
+        let params =
+            CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().cloned().unwrap_or_default());
+        self.client.call_tool(params).await.unwrap_or_else(|e| panic!("tools/call {name}: {e}"))
+    }
+    pub async fn try_call(&self, name: &str, args: Value) -> Result<CallToolResult, rmcp::ServiceError> {
+        let params =
+            CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().cloned().unwrap_or_default());
+        self.client.call_tool(params).await
+    }
+    pub fn url(&self) -> &str {
+        &self.http.as_ref().expect("an HTTP server").1
+    }
+}
+
+pub async fn connect(cmd: &ServerCommand, transport: Transport) -> Connected {
+    mcpgen::load::install_crypto_provider();
+    match transport {
+        Transport::Stdio => {
+            let mut c = cmd.command(&["--transport", "stdio"]);
+            c.stderr(Stdio::null());
+            let child = rmcp::transport::TokioChildProcess::new(c).expect("spawn stdio server");
+            let client = ().serve(child).await.expect("initialize over stdio");
+            Connected { client, http: None }
+        }
+        Transport::Http => {
+            let (child, url) = spawn_http(cmd, &[]).await;
+            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+            let client = ().serve(transport).await.expect("initialize over HTTP");
+            Connected { client, http: Some((child, url)) }
+        }
+    }
+}
+
+/// Starts an HTTP server on a free port and returns it with its `/mcp` URL (read from its log).
+pub async fn spawn_http(cmd: &ServerCommand, extra: &[&str]) -> (tokio::process::Child, String) {
+    let mut args = vec!["--transport", "http", "--bind", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    let mut c = cmd.command(&args);
+    c.stderr(Stdio::piped()).stdout(Stdio::null()).env("MCPGEN_LOG", "info");
+    let mut child = c.spawn().expect("spawn http server");
+    let stderr = child.stderr.take().unwrap().into_owned_fd().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let reader = std::io::BufReader::new(std::fs::File::from(stderr));
+        let mut sent = false;
+        for line in reader.lines().map_while(Result::ok) {
+            if !sent && let Some(i) = line.find("http://") {
+                let url = line[i..].split_whitespace().next().unwrap_or("").to_string();
+                let _ = tx.send(url);
+                sent = true;
+            }
+        }
+    });
+    let url = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(30)))
+        .await
+        .unwrap()
+        .expect("the HTTP server reported its address");
+    (child, url)
+}
+
+/// The text of a result's first content block.
+pub fn text(r: &CallToolResult) -> String {
+    r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+}
