@@ -156,7 +156,8 @@ async fn auth_schemes_use_env_credentials() {
     for transport in TRANSPORTS {
         let c = connect(&cmd, transport).await;
         let tokens_before = mock.tokens_issued();
-        let cases: [(&str, &dyn Fn(&Recorded)); 7] = [
+        type Check<'a> = &'a dyn Fn(&Recorded);
+        let cases: [(&str, Check); 7] = [
             ("authHeaderKey", &|r| assert_eq!(r.header("x-api-key"), Some("hk"))),
             ("authQueryKey", &|r| assert_eq!(r.query.as_deref(), Some("api_key=qk"))),
             ("authCookieKey", &|r| assert_eq!(r.header("cookie"), Some("auth=ck"))),

@@ -14,6 +14,9 @@ use super::upstream::UpstreamResponse;
 /// Characters of an error body shown to the model.
 const ERROR_EXCERPT: usize = 2000;
 
+/// Checks structured content against a tool's output schema.
+pub type OutputCheck<'a> = &'a dyn Fn(&Value) -> Result<(), String>;
+
 /// How the call went, for the result text.
 pub struct CallContext<'a> {
     pub method: &'a str,
@@ -21,7 +24,7 @@ pub struct CallContext<'a> {
     pub tool: &'a str,
     /// "set FOO_TOKEN" when a 401/403 may be a missing credential.
     pub auth_hint: Option<String>,
-    pub validate_output: Option<&'a dyn Fn(&Value) -> Result<(), String>>,
+    pub validate_output: Option<OutputCheck<'a>>,
 }
 
 pub fn to_result(resp: UpstreamResponse, ctx: &CallContext<'_>) -> CallToolResult {

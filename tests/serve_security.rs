@@ -1,0 +1,176 @@
+//! The MCP side under attack or misuse: malformed JSON-RPC, unknown methods, wrong Origin or Host,
+//! missing or wrong bearer token. The server answers each correctly and keeps serving; the
+//! client's own credentials never reach the upstream.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_json_rpc_over_stdio() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["serve", spec.to_str().unwrap(), "--base-url", &mock.url()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = async |line: &str| {
+        stdin.write_all(line.as_bytes()).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+    };
+    send(INIT).await;
+    let init: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(init["id"], 1);
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    for garbage in
+        ["{not json", "[1,2", r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"nope"}"#, "\u{0}\u{1}"]
+    {
+        send(garbage).await;
+    }
+    send(r#"{"jsonrpc":"2.0","id":8,"method":"no/such/method"}"#).await;
+    send(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"authNone","arguments":{}}}"#).await;
+    send(r#"{"jsonrpc":"2.0","id":10,"method":"ping"}"#).await;
+    // Read until the answers to 8, 9 and 10 have come; errors for the garbage may come too.
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < 3 {
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("server still answers")
+            .unwrap()
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).expect("stdout carries only JSON-RPC");
+        if let Some(id) = v["id"].as_i64().filter(|id| [8, 9, 10].contains(id)) {
+            answers.insert(id, v);
+        }
+    }
+    assert_eq!(answers[&8]["error"]["code"], -32601, "{}", answers[&8]);
+    assert_eq!(answers[&9]["result"]["isError"], false, "{}", answers[&9]);
+    assert_eq!(answers[&10]["result"], json!({}));
+    drop(stdin);
+    let status =
+        tokio::time::timeout(Duration::from_secs(10), child.wait()).await.expect("exits when stdin closes").unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_checks_origin_host_and_token() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--base-url", &mock.url()])
+        .env("MCPGEN_AUTH_TOKEN", "s3cret");
+    let (_child, url) = spawn_http(&cmd, &["--allow-origin", "https://app.example.com"]).await;
+    let http = reqwest::Client::new();
+    let post = |origin: Option<&str>, host: Option<&str>, token: Option<&str>| {
+        let mut r = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(INIT);
+        if let Some(o) = origin {
+            r = r.header("origin", o);
+        }
+        if let Some(h) = host {
+            r = r.header("host", h);
+        }
+        if let Some(t) = token {
+            r = r.header("authorization", format!("Bearer {t}"));
+        }
+        r.send()
+    };
+    assert_eq!(post(None, None, None).await.unwrap().status(), 401, "no token");
+    let wrong = post(None, None, Some("guess")).await.unwrap();
+    assert_eq!((wrong.status().as_u16(), wrong.headers()["www-authenticate"].to_str().unwrap()), (401, "Bearer"));
+    assert_eq!(post(None, None, Some("s3cret")).await.unwrap().status(), 200, "right token");
+    assert_eq!(post(Some("https://evil.example"), None, Some("s3cret")).await.unwrap().status(), 403, "foreign origin");
+    assert_eq!(
+        post(Some("https://app.example.com"), None, Some("s3cret")).await.unwrap().status(),
+        200,
+        "allowed origin"
+    );
+    assert_eq!(
+        post(Some("http://localhost:6274"), None, Some("s3cret")).await.unwrap().status(),
+        200,
+        "local inspector"
+    );
+    let rebinding = post(None, Some("attacker.example"), Some("s3cret")).await.unwrap().status();
+    assert!(rebinding.is_client_error(), "DNS rebinding Host refused: {rebinding}");
+    let garbage = http
+        .post(&url)
+        .header("authorization", "Bearer s3cret")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body("{oops")
+        .send()
+        .await
+        .unwrap();
+    assert!(garbage.status().is_client_error() || garbage.status().is_success(), "{}", garbage.status());
+    let health: Value = http.get(url.replace("/mcp", "/health")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(health, json!({"status": "ok", "tools": 19}));
+
+    // The client's bearer token for the MCP server is never sent upstream.
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_config(
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.clone())
+            .auth_header("s3cret"),
+    );
+    let client = rmcp::ServiceExt::serve((), transport).await.expect("initialize with token");
+    let params = rmcp::model::CallToolRequestParams::new("authNone").with_arguments(Default::default());
+    let r = client.call_tool(params).await.unwrap();
+    assert_eq!(r.is_error, Some(false));
+    let up = mock.last();
+    assert!(up.header("authorization").is_none(), "{:?}", up.headers);
+    assert!(!format!("{:?}", up.headers).contains("s3cret"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_can_be_edited_and_served() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("api.mcp.yaml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["config", spec.to_str().unwrap(), "-o", path.to_str().unwrap(), "--include-path", "/auth/*"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A user renames a tool and changes a description.
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("mcpgen_config: 1"), "{}", &text[..100]);
+    assert!(!text.contains("\"hk\"") && text.contains("E2E_TEST_API_HEADER_KEY"), "env var names, never secrets");
+    let edited = text
+        .replace("name: authNone", "name: public_ping")
+        .replace("description: The mock answers", "description: Edited. The mock answers");
+    std::fs::write(&path, edited).unwrap();
+    let cmd = ServerCommand::mcpgen(&["serve", path.to_str().unwrap(), "--base-url", &format!("{}/api", mock.url())]);
+    let c = connect(&cmd, Transport::Stdio).await;
+    let names: Vec<String> = c.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
+    assert!(names.contains(&"public_ping".to_string()) && names.len() == 8, "{names:?}");
+    let r = c.call("public_ping", json!({})).await;
+    assert_eq!(r.is_error, Some(false));
+    assert_eq!(mock.last().path, "/api/auth/none");
+    c.client.cancel().await.unwrap();
+
+    // A broken config is refused with a clear message.
+    std::fs::write(&path, "mcpgen_config: 1\ntools: 5\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["serve", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a valid mcpgen runtime config"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
