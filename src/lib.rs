@@ -8,6 +8,7 @@ pub mod diag;
 pub mod error;
 pub mod ir;
 pub mod load;
+pub mod mem;
 pub mod normalize;
 pub mod pipeline;
 pub mod runtime;

@@ -103,7 +103,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         None => {
             let p = pipeline::run(spec, &args.input.pipeline_options())?;
             super::report_warnings(&p);
-            p.tools.config
+            let config = p.tools.config;
+            crate::mem::drop_in_background(p.ir);
+            config
         }
     };
     let timeout = args.timeout.unwrap_or(config.limits.timeout_secs);

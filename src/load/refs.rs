@@ -51,7 +51,7 @@ pub(super) fn load_referenced(docs: &mut DocumentSet, opts: &LoadOptions) -> Res
     let mut queue = vec![docs.root.clone()];
     while let Some(doc_id) = queue.pop() {
         let mut found = Vec::new();
-        let mut path = Vec::new();
+        let mut path: Vec<PathSeg<'_>> = Vec::new();
         collect_external_refs(&docs.docs[&doc_id], false, &mut path, &mut found);
         for (reference, pointer) in found {
             let place = || Location::at_pointer(docs.display(&doc_id), pointer.clone());
@@ -122,13 +122,31 @@ fn display_name(docs: &DocumentSet, url: &Url) -> String {
     }
 }
 
-fn collect_external_refs(v: &Value, in_name_map: bool, path: &mut Vec<String>, out: &mut Vec<(String, String)>) {
+/// A segment of the path walked so far; turned into a pointer only when a `$ref` is found.
+#[derive(Clone, Copy)]
+enum PathSeg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+fn collect_external_refs<'a>(
+    v: &'a Value,
+    in_name_map: bool,
+    path: &mut Vec<PathSeg<'a>>,
+    out: &mut Vec<(String, String)>,
+) {
     match v {
         Value::Object(map) => {
             if let Some(Value::String(r)) = map.get("$ref")
                 && !r.starts_with('#')
             {
-                let pointer: String = path.iter().map(|s| format!("/{}", escape_segment(s))).collect();
+                let pointer: String = path
+                    .iter()
+                    .map(|s| match s {
+                        PathSeg::Key(k) => format!("/{}", escape_segment(k)),
+                        PathSeg::Index(i) => format!("/{i}"),
+                    })
+                    .collect();
                 out.push((r.clone(), format!("#{pointer}/$ref")));
             }
             for (k, child) in map {
@@ -136,7 +154,7 @@ fn collect_external_refs(v: &Value, in_name_map: bool, path: &mut Vec<String>, o
                     continue;
                 }
                 if matches!(child, Value::Object(_) | Value::Array(_)) {
-                    path.push(k.clone());
+                    path.push(PathSeg::Key(k));
                     collect_external_refs(child, is_name_map(k), path, out);
                     path.pop();
                 }
@@ -145,7 +163,7 @@ fn collect_external_refs(v: &Value, in_name_map: bool, path: &mut Vec<String>, o
         Value::Array(items) => {
             for (i, child) in items.iter().enumerate() {
                 if matches!(child, Value::Object(_) | Value::Array(_)) {
-                    path.push(i.to_string());
+                    path.push(PathSeg::Index(i));
                     collect_external_refs(child, false, path, out);
                     path.pop();
                 }

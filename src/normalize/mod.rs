@@ -52,17 +52,21 @@ pub fn normalize(mut doc: Document) -> Result<ApiIr> {
     diagnostics.extend(walker.diagnostics);
     diagnostics.extend(schema_diags);
     check_duplicate_ids(&operations, &mut diagnostics);
+    let has_paths = root.get("paths").and_then(|p| p.as_object()).is_some_and(|p| !p.is_empty());
+    let dialect = doc.dialect;
+    // The source documents are no longer needed; freeing them is slow, so not on this thread.
+    crate::mem::drop_in_background(doc);
     if operations.is_empty() {
-        let reason = if root.get("paths").and_then(|p| p.as_object()).is_none_or(|p| p.is_empty()) {
-            "the document has no operations under #/paths".to_string()
-        } else {
+        let reason = if has_paths {
             "no operation could be converted".to_string()
+        } else {
+            "the document has no operations under #/paths".to_string()
         };
         let skipped = diagnostics.into_iter().filter(|d| d.kind == DiagKind::OperationSkipped).collect();
         return Err(Error::NoTools { origin, reason, diagnostics: skipped });
     }
     Ok(ApiIr {
-        dialect: doc.dialect,
+        dialect,
         info,
         servers,
         security_schemes,

