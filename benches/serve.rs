@@ -159,7 +159,7 @@ async fn spawn_http(args: &[&str]) -> (tokio::process::Child, String) {
     panic!("server did not start");
 }
 
-async fn startup(name: &str, spec: &PathBuf, base: &str) {
+async fn startup(name: &str, spec: &std::path::Path, base: &str) {
     let mut best = f64::MAX;
     let mut rss = (0.0, 0.0);
     let mut tools = 0;
