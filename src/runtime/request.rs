@@ -61,7 +61,7 @@ impl PreparedBody {
 pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>) -> Result<PreparedRequest, String> {
     let method = reqwest::Method::from_bytes(binding.method.as_bytes())
         .map_err(|_| format!("invalid method {}", binding.method))?;
-    let mut path = binding.path.clone();
+    let mut values: Vec<(String, String)> = Vec::new();
     let mut query: Vec<(String, String)> = Vec::new();
     let mut headers = HeaderMap::new();
     let mut cookies = Vec::new();
@@ -73,10 +73,7 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
             continue;
         };
         match p.location {
-            ParamLocation::Path => {
-                let value = encode::path_value(p, v)?;
-                path = path.replace(&format!("{{{}}}", p.name), &value);
-            }
+            ParamLocation::Path => values.push((format!("{{{}}}", p.name), encode::path_value(p, v)?)),
             ParamLocation::Query => query.extend(encode::query_pairs(p, v)),
             ParamLocation::Header => {
                 let value = encode::header_value(p, v)?;
@@ -89,12 +86,31 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
             ParamLocation::Cookie => cookies.push(encode::cookie_pair(p, v)),
         }
     }
-    let url = join_url(base_url, &path, &query)?;
+    let url = join_url(base_url, &fill_path(&binding.path, &values)?, &query)?;
     let body = match &binding.body {
         Some(b) => body(b, args)?,
         None => None,
     };
     Ok(PreparedRequest { method, url, headers, cookies, body })
+}
+
+/// Substitutes path variables segment by segment. A segment that arguments turn into `.` or `..`
+/// is refused: URL parsing would resolve it (even percent-encoded) and move up the path.
+fn fill_path(template: &str, values: &[(String, String)]) -> Result<String, String> {
+    let mut out = Vec::new();
+    for segment in template.split('/') {
+        let mut filled = segment.to_string();
+        for (var, value) in values {
+            if filled.contains(var.as_str()) {
+                filled = filled.replace(var.as_str(), value);
+            }
+        }
+        if filled != segment && (filled == "." || filled == "..") {
+            return Err(format!("path parameters cannot form the path segment {filled:?} (in {template})"));
+        }
+        out.push(filled);
+    }
+    Ok(out.join("/"))
 }
 
 /// `base` + `path` + query; fails if the result would leave the base URL's origin.
@@ -281,6 +297,19 @@ mod tests {
         assert_eq!(r.url.as_str(), "https://api.example.com/v1/pets/a%20b?tags=x&tags=y");
         assert_eq!(r.headers["X-Trace"], "t1");
         assert_eq!(r.cookies, ["session=s"]);
+    }
+
+    #[test]
+    fn dot_segments_are_refused() {
+        let b = binding(vec![param("id", ParamLocation::Path)], None);
+        for (value, path) in [("", "/pets/"), ("a..b", "/pets/a..b"), ("../x", "/pets/..%2Fx")] {
+            let r = prepare("https://x.com/api", &b, json!({"id": value}).as_object().unwrap()).unwrap();
+            assert_eq!(r.url.path(), format!("/api{path}"), "{value:?}");
+        }
+        for value in ["..", "."] {
+            let err = prepare("https://x.com/api", &b, json!({"id": value}).as_object().unwrap()).unwrap_err();
+            assert!(err.contains("cannot form the path segment"), "{err}");
+        }
     }
 
     #[test]

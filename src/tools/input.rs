@@ -58,6 +58,10 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
         let location = location_word(p.location);
         let arg = names.claim(&p.name, location, &op.pointer, &mut diagnostics);
         let mut schema = p.schema.clone();
+        // `readOnly` describes response fields; on a parameter it would only tell the model not to send it.
+        if let Value::Object(o) = &mut schema {
+            o.remove("readOnly");
+        }
         annotate(&mut schema, p.description.as_deref(), p.deprecated);
         props.insert(arg.clone(), schema);
         if p.required {
@@ -84,7 +88,20 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
         root.insert("required".into(), Value::Array(required));
     }
     let Inlined { mut schema, truncated } = inline(&Value::Object(root), registry, limits);
-    strip_flagged_properties(&mut schema, "readOnly");
+    // Inside arguments, read-only fields go; the arguments themselves stay (parameters may reuse
+    // a read-only response schema, and read-only body fields were left out above).
+    if let Value::Object(root) = &mut schema {
+        for key in ["properties", "$defs"] {
+            if let Some(Value::Object(children)) = root.get_mut(key) {
+                for child in children.values_mut() {
+                    if let Value::Object(c) = child {
+                        c.remove("readOnly");
+                    }
+                    strip_flagged_properties(child, "readOnly");
+                }
+            }
+        }
+    }
     ensure_array_items(&mut schema);
     Input { schema, params, body, truncated: truncated.into_iter().collect(), diagnostics }
 }
@@ -243,8 +260,25 @@ type ObjectFields = (Vec<(String, Value)>, HashSet<String>);
 fn object_fields(schema: &Value, registry: &BTreeMap<String, Value>) -> Option<ObjectFields> {
     let s = resolve(schema, registry);
     let obj = s.as_object()?;
-    if obj.contains_key("oneOf") || obj.contains_key("anyOf") || obj.contains_key("not") || obj.contains_key("$ref") {
+    if obj.contains_key("not") || obj.contains_key("$ref") {
         return None;
+    }
+    // `anyOf`/`oneOf` that only add constraints on declared properties (GitHub: "conclusion is
+    // required when status is completed") leave the body an object: its fields are the arguments,
+    // and the upstream checks the constraint.
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(branches)) = obj.get(key) {
+            let declared = obj.get("properties").and_then(Value::as_object)?;
+            let only_constrains = branches.iter().all(|b| {
+                let b = resolve(b, registry);
+                b.get("properties").and_then(Value::as_object).is_none_or(|p| p.keys().all(|k| declared.contains_key(k)))
+                    && b.get("$ref").is_none()
+                    && b.get("type").is_none_or(|t| t == "object")
+            });
+            if !only_constrains {
+                return None;
+            }
+        }
     }
     match obj.get("type") {
         Some(Value::String(t)) if t == "object" => {}
@@ -368,6 +402,21 @@ mod tests {
             vec![("body_name", "name"), ("size", "size")]
         );
         assert_eq!(input.diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn read_only_parameters_stay_and_constraint_unions_flatten() {
+        let registry: BTreeMap<String, Value> =
+            serde_json::from_value(json!({"num": {"type": "integer", "readOnly": true}})).unwrap();
+        let mut p = param("alert_number", ParamLocation::Path);
+        p.schema = json!({"$ref": "#/$defs/num"});
+        let body = json_body(json!({"type": "object", "properties": {"status": {"type": "string"}, "conclusion": {"type": "string"}},
+            "anyOf": [{"properties": {"status": {"enum": ["completed"]}}, "required": ["conclusion"]}, {"properties": {"status": {"enum": ["queued"]}}}]}));
+        let input = build_input(&op(vec![p], Some(body)), &registry, InlineLimits::default());
+        assert_eq!(input.schema["properties"]["alert_number"], json!({"type": "integer", "description": "d"}));
+        assert_eq!(input.schema["required"], json!(["alert_number"]));
+        assert!(input.schema["properties"].get("conclusion").is_some());
+        assert!(matches!(input.body.unwrap().content, BodyContent::Properties { .. }));
     }
 
     #[test]
