@@ -44,8 +44,22 @@ pub fn scalar_text(v: &Value) -> String {
     }
 }
 
+/// RFC 6570, which OpenAPI styles follow: an empty list or map is undefined and expands to
+/// nothing (no `.` or `;name=` prefix in a path, no pair in a query, no header, no cookie).
+pub fn is_undefined(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(items) => items.is_empty(),
+        Value::Object(map) => map.is_empty(),
+        _ => false,
+    }
+}
+
 /// The value of a path variable, already encoded.
 pub fn path_value(b: &ParamBinding, v: &Value) -> Result<String, String> {
+    if is_undefined(v) && b.content_type.is_none() {
+        return Ok(String::new());
+    }
     if b.content_type.is_some() {
         return Ok(encode(&v.to_string()));
     }
@@ -56,6 +70,8 @@ pub fn path_value(b: &ParamBinding, v: &Value) -> Result<String, String> {
         (ParamStyle::Matrix, Value::Array(items)) if b.explode => {
             items.iter().map(|i| format!(";{}={}", enc(&b.name), enc(&scalar_text(i)))).collect()
         }
+        // RFC 6570: an empty string is `;name`, without `=`.
+        (ParamStyle::Matrix, Value::String(s)) if s.is_empty() => format!(";{}", enc(&b.name)),
         (ParamStyle::Matrix, _) => format!(";{}={}", enc(&b.name), join_value(v, false, ",", ",", "=", enc)),
         _ => join_value(v, b.explode, ",", ",", "=", enc),
     };
@@ -184,6 +200,13 @@ mod tests {
         assert_eq!(path_value(&b(ParamStyle::Matrix, true), &arr).unwrap(), ";id=blue;id=black;id=brown");
         assert_eq!(path_value(&b(ParamStyle::Matrix, true), &obj).unwrap(), ";B=150;G=200;R=100");
         assert_eq!(path_value(&b(ParamStyle::Matrix, false), &obj).unwrap(), ";id=B,150,G,200,R,100");
+        assert_eq!(path_value(&b(ParamStyle::Matrix, false), &json!("")).unwrap(), ";id");
+        assert_eq!(path_value(&b(ParamStyle::Label, false), &json!("")).unwrap(), ".");
+        // Empty lists and maps are undefined: no prefix at all.
+        for style in [ParamStyle::Simple, ParamStyle::Label, ParamStyle::Matrix] {
+            assert_eq!(path_value(&b(style, true), &json!({})).unwrap(), "");
+            assert_eq!(path_value(&b(style, false), &json!([])).unwrap(), "");
+        }
     }
 
     #[test]

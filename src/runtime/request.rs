@@ -72,6 +72,9 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
             }
             continue;
         };
+        if p.location != ParamLocation::Path && p.content_type.is_none() && encode::is_undefined(v) {
+            continue;
+        }
         match p.location {
             ParamLocation::Path => values.push((format!("{{{}}}", p.name), encode::path_value(p, v)?)),
             ParamLocation::Query => query.extend(encode::query_pairs(p, v)),
@@ -297,6 +300,20 @@ mod tests {
         assert_eq!(r.url.as_str(), "https://api.example.com/v1/pets/a%20b?tags=x&tags=y");
         assert_eq!(r.headers["X-Trace"], "t1");
         assert_eq!(r.cookies, ["session=s"]);
+    }
+
+    #[test]
+    fn empty_lists_and_maps_are_omitted() {
+        let b = binding(
+            vec![
+                param("id", ParamLocation::Path),
+                param("tags", ParamLocation::Query),
+                param("X-Tags", ParamLocation::Header),
+            ],
+            None,
+        );
+        let r = prepare("https://x.com", &b, json!({"id": {}, "tags": [], "X-Tags": []}).as_object().unwrap()).unwrap();
+        assert_eq!((r.url.as_str(), r.headers.len()), ("https://x.com/pets/", 0));
     }
 
     #[test]

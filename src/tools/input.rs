@@ -271,7 +271,9 @@ fn object_fields(schema: &Value, registry: &BTreeMap<String, Value>) -> Option<O
             let declared = obj.get("properties").and_then(Value::as_object)?;
             let only_constrains = branches.iter().all(|b| {
                 let b = resolve(b, registry);
-                b.get("properties").and_then(Value::as_object).is_none_or(|p| p.keys().all(|k| declared.contains_key(k)))
+                b.get("properties")
+                    .and_then(Value::as_object)
+                    .is_none_or(|p| p.keys().all(|k| declared.contains_key(k)))
                     && b.get("$ref").is_none()
                     && b.get("type").is_none_or(|t| t == "object")
             });
@@ -410,8 +412,10 @@ mod tests {
             serde_json::from_value(json!({"num": {"type": "integer", "readOnly": true}})).unwrap();
         let mut p = param("alert_number", ParamLocation::Path);
         p.schema = json!({"$ref": "#/$defs/num"});
-        let body = json_body(json!({"type": "object", "properties": {"status": {"type": "string"}, "conclusion": {"type": "string"}},
-            "anyOf": [{"properties": {"status": {"enum": ["completed"]}}, "required": ["conclusion"]}, {"properties": {"status": {"enum": ["queued"]}}}]}));
+        let body = json_body(
+            json!({"type": "object", "properties": {"status": {"type": "string"}, "conclusion": {"type": "string"}},
+            "anyOf": [{"properties": {"status": {"enum": ["completed"]}}, "required": ["conclusion"]}, {"properties": {"status": {"enum": ["queued"]}}}]}),
+        );
         let input = build_input(&op(vec![p], Some(body)), &registry, InlineLimits::default());
         assert_eq!(input.schema["properties"]["alert_number"], json!({"type": "integer", "description": "d"}));
         assert_eq!(input.schema["required"], json!(["alert_number"]));
