@@ -118,7 +118,12 @@ fn reads_stdin_and_yaml() {
 
 #[test]
 fn help_matches_golden() {
-    for (args, golden) in [(&["--help"][..], "help.txt"), (&["inspect", "--help"][..], "help-inspect.txt")] {
+    for (args, golden) in [
+        (&["--help"][..], "help.txt"),
+        (&["inspect", "--help"][..], "help-inspect.txt"),
+        (&["serve", "--help"][..], "help-serve.txt"),
+        (&["config", "--help"][..], "help-config.txt"),
+    ] {
         let out = mcpgen(args);
         assert!(out.status.success());
         expectorate::assert_contents(format!("tests/golden/{golden}"), &String::from_utf8_lossy(&out.stdout));

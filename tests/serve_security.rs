@@ -174,3 +174,18 @@ async fn config_can_be_edited_and_served() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_server_shuts_down_gracefully_on_sigterm() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--base-url", &mock.url()]);
+    let (mut child, url) = spawn_http(&cmd, &[]).await;
+    let health = reqwest::get(url.replace("/mcp", "/health")).await.unwrap();
+    assert_eq!(health.status(), 200);
+    let pid = child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status =
+        tokio::time::timeout(Duration::from_secs(10), child.wait()).await.expect("exits after SIGTERM").unwrap();
+    assert!(status.success(), "{status:?}");
+}
