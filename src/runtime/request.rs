@@ -162,7 +162,7 @@ fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBod
         serde_json::to_vec(&value).map_err(|e| e.to_string())?
     } else if media.starts_with("application/x-www-form-urlencoded") {
         form_urlencoded(&value).into_bytes()
-    } else if is_text(&media) {
+    } else if is_text_media(&media) {
         encode::scalar_text(&value).into_bytes()
     } else {
         match &value {
@@ -174,12 +174,9 @@ fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBod
     Ok(Some(PreparedBody::Bytes { content_type, bytes }))
 }
 
-fn is_text(media: &str) -> bool {
-    media.starts_with("text/")
-        || media.contains("xml")
-        || media.contains("yaml")
-        || media.contains("csv")
-        || media.contains("graphql")
+/// Media types whose bodies are text (sent and shown as strings); `media` is lower-case.
+pub fn is_text_media(media: &str) -> bool {
+    ["xml", "yaml", "csv", "graphql", "javascript"].iter().any(|t| media.contains(t)) || media.starts_with("text/")
 }
 
 /// Form fields: arrays repeat the key, objects are sent as JSON text.

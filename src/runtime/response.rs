@@ -63,7 +63,7 @@ pub fn to_result(resp: UpstreamResponse, ctx: &CallContext<'_>) -> CallToolResul
     let engine = base64::engine::general_purpose::STANDARD;
     let block = if media.starts_with("image/") && !resp.truncated {
         ContentBlock::image(engine.encode(&resp.body), media.clone())
-    } else if is_text(&media) || std::str::from_utf8(&resp.body).is_ok() {
+    } else if super::request::is_text_media(&media) || std::str::from_utf8(&resp.body).is_ok() {
         let text =
             if resp.truncated { truncated_text(&resp) } else { String::from_utf8_lossy(&resp.body).into_owned() };
         ContentBlock::text(text)
@@ -97,14 +97,6 @@ fn with_output_check(result: CallToolResult, ctx: &CallContext<'_>, structured: 
             CallToolResult::error(content)
         }
     }
-}
-
-fn is_text(media: &str) -> bool {
-    media.starts_with("text/")
-        || media.contains("xml")
-        || media.contains("yaml")
-        || media.contains("csv")
-        || media.contains("javascript")
 }
 
 fn truncated_text(resp: &UpstreamResponse) -> String {

@@ -163,12 +163,7 @@ fn body_kind(media: &str) -> BodyKind {
         BodyKind::Form
     } else if t.starts_with("multipart/") {
         BodyKind::Multipart
-    } else if t.starts_with("text/")
-        || t.contains("xml")
-        || t.contains("yaml")
-        || t.contains("csv")
-        || t.contains("graphql")
-    {
+    } else if crate::runtime::request::is_text_media(&t) {
         BodyKind::Text
     } else {
         BodyKind::Binary
