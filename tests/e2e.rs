@@ -319,3 +319,22 @@ async fn unknown_tools_are_protocol_errors_and_lists_are_stable() {
     assert_eq!(names.len(), 19);
     assert_eq!(names[..3], ["authBasic", "authBearer", "authCookieKey"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirects_stay_on_the_same_origin() {
+    let mock = start_mock().await;
+    let other = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let cmd = serve_cmd(spec.to_str().unwrap(), &mock, &[]);
+    let c = connect(&cmd, Transport::Stdio).await;
+    mock.reply_next(Reply::Redirect(format!("{}/api/auth/none", mock.url())));
+    ok(&c.call("authHeaderKey", json!({})).await);
+    assert_eq!(mock.last().path, "/api/auth/none", "same-origin redirect followed");
+
+    mock.reply_next(Reply::Redirect(format!("{}/steal", other.url())));
+    let r = c.call("authHeaderKey", json!({})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).starts_with("HTTP 302 Found"), "{}", text(&r));
+    assert!(other.requests().is_empty(), "credentials never go to another origin");
+    c.client.cancel().await.unwrap();
+}

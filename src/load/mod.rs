@@ -196,6 +196,7 @@ fn check_size(size: u64, origin: &str) -> Result<()> {
 pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
+// (The engine installs it too, in `runtime::upstream`, which must not depend on this module.)
 
 pub(crate) fn fetch_url(url: &Url) -> Result<Vec<u8>> {
     install_crypto_provider();

@@ -57,6 +57,9 @@ pub struct Upstream {
 
 impl Upstream {
     pub fn new(policy: UpstreamPolicy) -> Result<Self, String> {
+        // reqwest is built without a default TLS provider (aws-lc costs minutes of compile time);
+        // without one installed it would panic here. Installing twice is harmless.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .timeout(policy.timeout)
             .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
@@ -216,6 +219,17 @@ fn parse_retry_after(v: Option<&str>) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn rate_limit_spaces_requests() {
+        let up = Upstream::new(UpstreamPolicy { rate_limit: Some(20.0), ..UpstreamPolicy::default() }).unwrap();
+        let started = Instant::now();
+        for _ in 0..5 {
+            up.pace().await;
+        }
+        // Five slots at 20/s: the first at once, the fifth 200 ms later.
+        assert!(started.elapsed() >= Duration::from_millis(190), "{:?}", started.elapsed());
+    }
 
     #[test]
     fn backoff_grows_with_jitter() {

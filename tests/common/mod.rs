@@ -50,6 +50,8 @@ pub enum Reply {
     Trickle(usize, Duration),
     /// A body of this many bytes of JSON.
     Huge(usize),
+    /// 302 to this location.
+    Redirect(String),
 }
 
 #[derive(Default)]
@@ -175,6 +177,7 @@ async fn handle(
                 .body(Body::from_stream(stream))
                 .unwrap()
         }
+        Reply::Redirect(to) => Response::builder().status(302).header("location", to).body(Body::empty()).unwrap(),
         Reply::Huge(n) => {
             let mut body = Vec::with_capacity(n);
             body.extend_from_slice(b"{\"data\": \"");
