@@ -136,19 +136,6 @@ fn parse_method(s: &str) -> Result<Method, String> {
         .ok_or_else(|| format!("unknown HTTP method {s:?} (GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE)"))
 }
 
-/// Logs go to stderr (stdout belongs to MCP on stdio); `MCPGEN_LOG` sets the filter.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("MCPGEN_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,mcpgen=info"));
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_ansi(ansi)
-        .try_init();
-}
-
 /// Warnings of a pipeline run, on stderr, briefly: `inspect` shows them all.
 pub(crate) fn report_warnings(p: &crate::pipeline::Pipeline) {
     let warnings: Vec<_> = p.diagnostics().filter(|d| d.kind.is_warning()).collect();
@@ -162,7 +149,7 @@ pub(crate) fn report_warnings(p: &crate::pipeline::Pipeline) {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
+    crate::runtime::cli::init_logging("warn,mcpgen=info");
     let result = match cli.command {
         Command::Inspect(args) => inspect::run(&args),
         Command::Serve(args) => serve::run(&args),

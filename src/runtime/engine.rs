@@ -9,6 +9,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations
 use serde_json::{Map, Value};
 
 use super::auth::{Credential, Credentials};
+use super::hooks::{Hooks, NoHooks};
 use super::model::{HttpBinding, RuntimeConfig, Tool};
 use super::request::{self, PreparedRequest};
 use super::response::{self, CallContext};
@@ -39,6 +40,7 @@ pub struct Engine {
     static_headers: HeaderMap,
     upstream: Upstream,
     credentials: Credentials,
+    hooks: Arc<dyn Hooks>,
 }
 
 /// Why a call did not produce a tool result: the tool does not exist (a protocol error).
@@ -48,13 +50,24 @@ pub struct UnknownTool(pub String);
 impl Engine {
     /// Builds the engine; credentials are read from the environment here, once.
     pub fn new(config: RuntimeConfig, opts: EngineOptions) -> Result<Arc<Engine>, String> {
-        Self::with_env(config, opts, &|name| std::env::var(name).ok())
+        Self::build(config, opts, &|name| std::env::var(name).ok(), Arc::new(NoHooks))
     }
 
-    pub fn with_env(
+    /// Like [`Engine::new`], with customisation hooks.
+    pub fn with_hooks(
+        config: RuntimeConfig,
+        opts: EngineOptions,
+        hooks: Arc<dyn Hooks>,
+    ) -> Result<Arc<Engine>, String> {
+        Self::build(config, opts, &|name| std::env::var(name).ok(), hooks)
+    }
+
+    /// The general constructor: credentials looked up through `env`.
+    pub fn build(
         config: RuntimeConfig,
         opts: EngineOptions,
         env: &dyn Fn(&str) -> Option<String>,
+        hooks: Arc<dyn Hooks>,
     ) -> Result<Arc<Engine>, String> {
         let base_url =
             opts.base_url.clone().or(config.upstream.base_url.clone()).map(|u| u.trim_end_matches('/').to_string());
@@ -96,7 +109,16 @@ impl Engine {
                 to_entry(t)
             })
             .collect();
-        Ok(Arc::new(Engine { info: config.server, tools, index, base_url, static_headers, upstream, credentials }))
+        Ok(Arc::new(Engine {
+            info: config.server,
+            tools,
+            index,
+            base_url,
+            static_headers,
+            upstream,
+            credentials,
+            hooks,
+        }))
     }
 
     /// The tools in `tools/list` order (the config's order).
@@ -127,13 +149,15 @@ impl Engine {
         if let Some(problems) = validate(&tool.input_validator, &tool.mcp.input_schema, &args_value) {
             return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));
         }
-        let Value::Object(args) = args_value else { unreachable!("built from a map above") };
+        let Value::Object(args) = args_value else { return Ok(tool_error("arguments must be an object".into())) };
         let Some(http) = &tool.http else {
             return Ok(tool_error(format!(
                 "`{name}` has no HTTP binding in this configuration, so it cannot be called"
             )));
         };
-        Ok(self.call_http(tool, http, &args).await)
+        let mut result = self.call_http(tool, http, &args).await;
+        self.hooks.after_response(name, &mut result);
+        Ok(result)
     }
 
     async fn call_http(&self, tool: &ToolEntry, http: &HttpBinding, args: &Map<String, Value>) -> CallToolResult {
@@ -153,6 +177,9 @@ impl Engine {
             Ok(o) => o,
             Err(e) => return tool_error(e),
         };
+        if let Err(e) = self.hooks.before_request(&tool.mcp.name, args, &mut req) {
+            return tool_error(e);
+        }
         let mut outcome = self.upstream.send(&req).await;
         // A refused OAuth2 token may have been revoked early: fetch a new one, once.
         if let (Some(client), Ok(resp)) = (oauth, &outcome)

@@ -3,8 +3,10 @@
 //! be copied verbatim into a generated crate.
 
 pub mod auth;
+pub mod cli;
 pub mod encode;
 pub mod engine;
+pub mod hooks;
 pub mod model;
 pub mod request;
 pub mod response;

@@ -1,0 +1,149 @@
+//! The server's command-line flags and its main loop, shared by `mcpgen serve` and generated
+//! crates so that both take the same flags and behave the same.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use super::hooks::Hooks;
+use super::model::RuntimeConfig;
+use super::{Engine, EngineOptions, McpServer, UpstreamPolicy, transport};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    Stdio,
+    Http,
+}
+
+/// Flags of a running server.
+#[derive(Debug, Clone, Args)]
+pub struct ServerArgs {
+    /// stdio (for desktop clients) or Streamable HTTP at /mcp.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio, help_heading = "Server")]
+    pub transport: Transport,
+
+    /// Address to listen on (HTTP). Binds loopback unless told otherwise.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", help_heading = "Server")]
+    pub bind: SocketAddr,
+
+    /// Bearer token clients must send on /mcp (HTTP). Prefer the env var over the flag.
+    #[arg(long, value_name = "TOKEN", env = "MCPGEN_AUTH_TOKEN", hide_env_values = true, help_heading = "Server")]
+    pub auth_token: Option<String>,
+
+    /// Browser Origin allowed besides localhost (repeatable), e.g. https://app.example.com.
+    #[arg(long, value_name = "ORIGIN", help_heading = "Server")]
+    pub allow_origin: Vec<String>,
+
+    /// Host header value allowed besides localhost and the bind address (repeatable).
+    #[arg(long, value_name = "HOST", help_heading = "Server")]
+    pub allow_host: Vec<String>,
+
+    /// Static header sent upstream with every request (repeatable), e.g. 'X-Tenant: acme'.
+    #[arg(long, value_name = "'NAME: VALUE'", value_parser = parse_header, help_heading = "Upstream")]
+    pub header: Vec<(String, String)>,
+
+    /// Upstream request timeout in seconds [default: 30, or the config's].
+    #[arg(long, value_name = "SECONDS", help_heading = "Upstream")]
+    pub timeout: Option<f64>,
+
+    /// Longest upstream response kept; longer ones are truncated [default: 1048576, or the config's].
+    #[arg(long, value_name = "BYTES", help_heading = "Upstream")]
+    pub max_response_bytes: Option<u64>,
+
+    /// Retries after connection errors, 429 and 502/503/504 (idempotent methods only by default).
+    #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Upstream")]
+    pub retries: u32,
+
+    /// Retry POST and PATCH too.
+    #[arg(long, help_heading = "Upstream")]
+    pub retry_non_idempotent: bool,
+
+    /// Concurrent upstream requests at most.
+    #[arg(long, value_name = "N", default_value_t = 32, help_heading = "Upstream")]
+    pub max_concurrency: usize,
+
+    /// Upstream requests per second at most (no limit by default).
+    #[arg(long, value_name = "RPS", help_heading = "Upstream")]
+    pub rate_limit: Option<f64>,
+}
+
+pub fn parse_header(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s.split_once(':').ok_or_else(|| format!("expected 'Name: value', got {s:?}"))?;
+    let name = name.trim();
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+        return Err(format!("invalid header name {name:?}"));
+    }
+    Ok((name.to_string(), value.trim().to_string()))
+}
+
+/// Logs go to stderr (stdout belongs to MCP on stdio); `MCPGEN_LOG` sets the filter.
+pub fn init_logging(default_filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MCPGEN_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(ansi)
+        .try_init();
+}
+
+/// Serves `config` until the client goes away (stdio) or a shutdown signal (HTTP).
+pub fn run(
+    config: RuntimeConfig,
+    base_url: Option<String>,
+    args: &ServerArgs,
+    hooks: Arc<dyn Hooks>,
+) -> Result<(), String> {
+    let timeout = args.timeout.unwrap_or(config.limits.timeout_secs);
+    if !(timeout > 0.0 && timeout.is_finite()) {
+        return Err(format!("--timeout must be a positive number of seconds, got {timeout}"));
+    }
+    let opts = EngineOptions {
+        base_url,
+        headers: args.header.clone(),
+        policy: UpstreamPolicy {
+            timeout: Duration::from_secs_f64(timeout),
+            max_response_bytes: args.max_response_bytes.unwrap_or(config.limits.max_response_bytes),
+            retries: args.retries,
+            retry_non_idempotent: args.retry_non_idempotent,
+            max_concurrency: args.max_concurrency.max(1),
+            rate_limit: args.rate_limit,
+        },
+    };
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("async runtime: {e}"))?;
+    runtime.block_on(async move {
+        let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
+        let engine = Engine::with_hooks(config, opts, hooks)?;
+        let count = engine.tool_count();
+        let server = McpServer::new(engine);
+        match args.transport {
+            Transport::Stdio => {
+                tracing::info!("serving {count} tools ({title}) over stdio");
+                transport::serve_stdio(server).await
+            }
+            Transport::Http => {
+                let http = transport::HttpOptions {
+                    bind: args.bind,
+                    auth_token: args.auth_token.clone().filter(|t| !t.is_empty()),
+                    allowed_origins: args.allow_origin.clone(),
+                    allowed_hosts: args.allow_host.clone(),
+                };
+                if !args.bind.ip().is_loopback() && http.auth_token.is_none() {
+                    tracing::warn!(
+                        "listening on {} without --auth-token: anyone who can reach it can call the API",
+                        args.bind
+                    );
+                }
+                transport::serve_http(server, http, |addr| {
+                    tracing::info!("serving {count} tools ({title}) at http://{addr}/mcp")
+                })
+                .await
+            }
+        }
+    })
+}
