@@ -1,6 +1,7 @@
 //! The command line: clap definitions and the commands. Errors are reported here, once, on stderr.
 
 mod config;
+mod generate;
 mod inspect;
 mod serve;
 
@@ -17,6 +18,7 @@ use crate::tools::{Filter, OutputSchemaPolicy, ToolOptions};
 
 const EXAMPLES: &str = "\
 Examples:
+  mcpgen openapi.yaml                          a Rust MCP server crate for the API (`mcpgen generate`)
   mcpgen inspect openapi.yaml                  what tools an API yields, and their cost in tokens
   mcpgen serve openapi.yaml                    a live MCP proxy over stdio (or --transport http)
   mcpgen config openapi.yaml -o api.mcp.json   a runtime config to edit, then `mcpgen serve api.mcp.json`
@@ -37,6 +39,9 @@ pub enum Command {
     /// Run an MCP server (stdio or Streamable HTTP) that proxies an API, from its description or a runtime config.
     #[command(after_help = serve::EXAMPLES)]
     Serve(serve::ServeArgs),
+    /// Write a ready-to-build Rust MCP server crate for the API (also: `mcpgen SPEC`).
+    #[command(after_help = generate::EXAMPLES)]
+    Generate(generate::GenerateArgs),
     /// Write the runtime config (tools, HTTP bindings, credential env var names) that `serve` runs.
     #[command(after_help = config::EXAMPLES)]
     Config(config::ConfigArgs),
@@ -147,13 +152,28 @@ pub(crate) fn report_warnings(p: &crate::pipeline::Pipeline) {
     }
 }
 
+/// `mcpgen SPEC ...` is `mcpgen generate SPEC ...`: a first argument that is neither a command
+/// nor a flag is taken as the input.
+fn with_default_command(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let commands = ["inspect", "serve", "generate", "config", "help"];
+    match args.get(1).and_then(|a| a.to_str()) {
+        Some(first) if !first.starts_with('-') && !commands.contains(&first) => {
+            let mut out = args.clone();
+            out.insert(1, "generate".into());
+            out
+        }
+        _ => args,
+    }
+}
+
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(with_default_command(std::env::args_os().collect()));
     crate::runtime::cli::init_logging("warn,mcpgen=info");
     let result = match cli.command {
         Command::Inspect(args) => inspect::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Config(args) => config::run(&args),
+        Command::Generate(args) => generate::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,6 +3,8 @@
 //! driven by the official Rust SDK client.
 #![allow(dead_code)]
 
+pub mod checks;
+
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::net::SocketAddr;

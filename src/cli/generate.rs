@@ -1,0 +1,69 @@
+//! `mcpgen generate` (and the shorthand `mcpgen SPEC`): a ready-to-build Rust MCP server crate.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+
+use super::InputArgs;
+use crate::error::{Error, Location, Result};
+use crate::generate::{self, CrateSpec};
+use crate::pipeline;
+
+pub const EXAMPLES: &str = "\
+Examples:
+  mcpgen openapi.yaml                                 the same as `mcpgen generate openapi.yaml`
+  mcpgen generate openapi.yaml -o petstore-mcp --name petstore-mcp
+  mcpgen generate openapi.yaml -o petstore-mcp --force   regenerate; src/hooks.rs is kept
+Then: cd petstore-mcp && cargo build --release";
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Directory to write the crate to [default: ./<name>].
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Crate (and binary) name [default: from the API title, e.g. swagger-petstore-mcp].
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Regenerate into a non-empty directory: generated files are replaced, src/hooks.rs and files
+    /// whose @generated line was removed are kept.
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub fn run(args: &GenerateArgs) -> Result<()> {
+    let started = Instant::now();
+    let spec = &args.input.spec;
+    let p = pipeline::run(spec, &args.input.pipeline_options())?;
+    super::report_warnings(&p);
+    let config = p.tools.config;
+    crate::mem::drop_in_background(p.ir);
+    let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
+    let package = args.name.clone().unwrap_or_else(|| generate::default_package_name(&title));
+    generate::check_package_name(&package).map_err(|m| Error::Invalid { location: Location::doc(spec), message: m })?;
+    let dir = args.output.clone().unwrap_or_else(|| PathBuf::from(&package));
+    let files = generate::crate_files(&CrateSpec { package: package.clone(), spec, config: &config })?;
+    let report = generate::write_crate(&dir, &files, args.force)?;
+    let bytes: usize = files.iter().map(|f| f.contents.len()).sum();
+    eprintln!(
+        "generated {} ({} tools) in {} in {:.2} s: {} files, {} KB",
+        package,
+        config.tools.len(),
+        dir.display(),
+        started.elapsed().as_secs_f64(),
+        report.written.len(),
+        bytes / 1024
+    );
+    for f in &report.kept {
+        eprintln!("  kept {f} (yours)");
+    }
+    let d = dir.display();
+    eprintln!("\nnext:\n  cd {d} && cargo build --release\n  ./target/release/{package} --help");
+    eprintln!("  connect a client: see {d}/README.md (Claude Desktop, Claude Code, Cursor, VS Code)");
+    Ok(())
+}

@@ -1,0 +1,242 @@
+//! Stage 4b, generate: the tool set to a ready-to-build Rust crate that runs the same engine as
+//! `mcpgen serve`: the engine's source copied verbatim, the runtime config embedded as
+//! `catalogue.json`, a small `main.rs`, a user-owned `hooks.rs`, and the usual project files.
+
+mod rust;
+mod templates;
+mod write;
+
+use serde::Serialize;
+
+pub use write::{WriteReport, write_crate};
+
+use crate::error::{Error, Location, Result};
+use crate::runtime::model::{RuntimeConfig, SecurityScheme};
+
+/// The engine's source, copied verbatim into every crate (`src/runtime/`).
+pub const ENGINE_SOURCES: &[(&str, &str)] = &[
+    ("auth.rs", include_str!("../runtime/auth.rs")),
+    ("cli.rs", include_str!("../runtime/cli.rs")),
+    ("encode.rs", include_str!("../runtime/encode.rs")),
+    ("engine.rs", include_str!("../runtime/engine.rs")),
+    ("hooks.rs", include_str!("../runtime/hooks.rs")),
+    ("mod.rs", include_str!("../runtime/mod.rs")),
+    ("model.rs", include_str!("../runtime/model.rs")),
+    ("request.rs", include_str!("../runtime/request.rs")),
+    ("response.rs", include_str!("../runtime/response.rs")),
+    ("server.rs", include_str!("../runtime/server.rs")),
+    ("transport.rs", include_str!("../runtime/transport.rs")),
+    ("upstream.rs", include_str!("../runtime/upstream.rs")),
+];
+
+/// The crate's dependencies: exactly the engine's, with the versions and features mcpgen itself
+/// builds with (a test checks them against mcpgen's Cargo.toml).
+pub const DEPENDENCIES: &[&str] = &[
+    r#"axum = { version = "0.8", default-features = false, features = ["http1", "tokio", "json"] }"#,
+    r#"base64 = "0.22""#,
+    r#"clap = { version = "4.5", features = ["derive", "env", "wrap_help"] }"#,
+    r#"jsonschema = { version = "0.61", default-features = false }"#,
+    r#"percent-encoding = "2""#,
+    r#"reqwest = { version = "0.13", default-features = false, features = ["rustls-no-provider", "http2", "charset", "multipart"] }"#,
+    r#"rmcp = { version = "3", default-features = false, features = ["server", "transport-io", "transport-streamable-http-server", "base64"] }"#,
+    r#"rustls = { version = "0.23", default-features = false, features = ["ring", "std", "tls12", "logging"] }"#,
+    r#"serde = { version = "1", features = ["derive"] }"#,
+    r#"serde_json = "1""#,
+    r#"tokio = { version = "1", features = ["rt-multi-thread", "macros", "signal", "io-std", "time", "sync", "net"] }"#,
+    r#"tracing = "0.1""#,
+    r#"tracing-subscriber = { version = "0.3", default-features = false, features = ["fmt", "env-filter", "ansi"] }"#,
+    r#"url = "2""#,
+];
+
+/// One file of the crate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedFile {
+    /// Relative to the crate's root, with `/`.
+    pub path: String,
+    pub contents: String,
+    /// Created once, then the user's: never overwritten (`src/hooks.rs`).
+    pub user_owned: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct CrateSpec<'a> {
+    pub package: String,
+    /// The input as the user named it (for the "regenerate with" line).
+    pub spec: &'a str,
+    pub config: &'a RuntimeConfig,
+}
+
+/// A Cargo package name from an API title: `Swagger Petstore` -> `swagger-petstore-mcp`.
+pub fn default_package_name(title: &str) -> String {
+    let mut slug = String::new();
+    for c in title.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+        if slug.len() >= 40 {
+            break;
+        }
+    }
+    let slug = slug.trim_matches('-');
+    let slug = if slug.is_empty() { "api".to_string() } else { slug.to_string() };
+    let name = if slug.starts_with(|c: char| c.is_ascii_digit()) { format!("api-{slug}") } else { slug };
+    format!("{name}-mcp")
+}
+
+/// Cargo's rules for a package name, plus what makes the library name a usable identifier.
+pub fn check_package_name(name: &str) -> Result<(), String> {
+    let ok_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if name.is_empty() || name.len() > 64 || !ok_chars || !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(format!(
+            "invalid crate name {name:?}: use letters, digits, `-` and `_`, starting with a letter (at most 64)"
+        ));
+    }
+    let ident = name.replace('-', "_");
+    if syn::parse_str::<syn::Ident>(&ident).is_err()
+        || ["test", "core", "std", "alloc", "proc_macro", "build"].contains(&ident.as_str())
+    {
+        return Err(format!("invalid crate name {name:?}: `{ident}` is reserved in Rust"));
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct EnvVar {
+    name: String,
+    about: String,
+}
+
+#[derive(Serialize)]
+struct TemplateContext<'a> {
+    mcpgen_version: &'a str,
+    package: &'a str,
+    description: String,
+    title: &'a str,
+    api_version: &'a str,
+    base_url: &'a str,
+    tool_count: usize,
+    env_vars: Vec<EnvVar>,
+    dependencies: &'a [&'a str],
+    spec: &'a str,
+}
+
+/// Every file of the crate, in memory.
+pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
+    check_package_name(&c.package).map_err(|m| Error::Invalid { location: Location::doc(c.spec), message: m })?;
+    let version = env!("CARGO_PKG_VERSION");
+    let config = c.config;
+    let title = config.server.title.as_deref().unwrap_or(&config.server.name);
+    let ctx = TemplateContext {
+        mcpgen_version: version,
+        package: &c.package,
+        description: format!("MCP server for {title} (generated by mcpgen)"),
+        title,
+        api_version: &config.server.version,
+        base_url: config.upstream.base_url.as_deref().unwrap_or("(set with --base-url)"),
+        tool_count: config.tools.len(),
+        env_vars: env_vars(config),
+        dependencies: DEPENDENCIES,
+        spec: c.spec,
+    };
+    let t = templates::Templates::new()?;
+    let file = |path: &str, contents: String| GeneratedFile { path: path.to_string(), contents, user_owned: false };
+    let mut catalogue = serde_json::to_string_pretty(config)
+        .map_err(|e| Error::Invalid { location: Location::doc(c.spec), message: e.to_string() })?;
+    catalogue.push('\n');
+    let mut files = vec![
+        file("Cargo.toml", t.render(templates::CARGO_TOML, &ctx)?),
+        file("README.md", t.render(templates::README, &ctx)?),
+        file(".env.example", t.render(templates::ENV_EXAMPLE, &ctx)?),
+        file("Dockerfile", t.render(templates::DOCKERFILE, &ctx)?),
+        file(".gitignore", t.render(templates::GITIGNORE, &ctx)?),
+        file("src/catalogue.json", catalogue),
+        file("src/lib.rs", rust::lib_rs(version, title)?),
+        file("src/main.rs", rust::main_rs(version, &c.package, title)?),
+        file("tests/tools.rs", rust::tools_test_rs(version, &c.package)?),
+        GeneratedFile { path: "src/hooks.rs".into(), contents: templates::HOOKS_RS.to_string(), user_owned: true },
+    ];
+    let header = format!("// {}\n", rust::header(version));
+    for (name, source) in ENGINE_SOURCES {
+        files.push(file(&format!("src/runtime/{name}"), format!("{header}{source}")));
+    }
+    Ok(files)
+}
+
+fn env_vars(config: &RuntimeConfig) -> Vec<EnvVar> {
+    let mut out = Vec::new();
+    for (scheme, s) in &config.security_schemes {
+        let vars: Vec<(String, String)> = match s {
+            SecurityScheme::ApiKey { location, name, env } => {
+                vec![(env.clone(), format!("API key `{name}` ({} in {location:?})", scheme).to_lowercase())]
+            }
+            SecurityScheme::Bearer { env } => vec![(env.clone(), format!("bearer token ({scheme})"))],
+            SecurityScheme::Basic { username_env, password_env } => vec![
+                (username_env.clone(), format!("HTTP basic user name ({scheme})")),
+                (password_env.clone(), format!("HTTP basic password ({scheme})")),
+            ],
+            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, .. } => vec![
+                (client_id_env.clone(), format!("OAuth2 client ID ({scheme})")),
+                (client_secret_env.clone(), format!("OAuth2 client secret ({scheme})")),
+            ],
+            SecurityScheme::External { description, env } => vec![(env.clone(), format!("{description} ({scheme})"))],
+        };
+        out.extend(vars.into_iter().map(|(name, about)| EnvVar { name, about }));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_names() {
+        assert_eq!(default_package_name("Swagger Petstore - OpenAPI 3.0"), "swagger-petstore-openapi-3-0-mcp");
+        assert_eq!(default_package_name("1Password Connect"), "api-1password-connect-mcp");
+        assert_eq!(default_package_name("日本"), "api-mcp");
+        assert!(check_package_name("bench-server").is_ok());
+        for bad in ["fn", "1abc", "a b", "self", "", "test"] {
+            assert!(check_package_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// The generated Cargo.toml pins what mcpgen itself builds the engine with.
+    #[test]
+    fn dependencies_match_mcpgen() {
+        let ours = include_str!("../../Cargo.toml");
+        for dep in DEPENDENCIES {
+            let name = dep.split(' ').next().unwrap();
+            let line = ours
+                .lines()
+                .find(|l| l.starts_with(&format!("{name} = ")))
+                .unwrap_or_else(|| panic!("{name} not in Cargo.toml"));
+            let version = |l: &str| {
+                l.split("version = \"")
+                    .nth(1)
+                    .or_else(|| l.split("= \"").nth(1))
+                    .and_then(|v| v.split('"').next())
+                    .map(str::to_string)
+            };
+            assert_eq!(version(line), version(dep), "{name}");
+        }
+    }
+
+    #[test]
+    fn engine_sources_are_complete() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runtime");
+        let mut on_disk: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        on_disk.sort();
+        let listed: Vec<String> = ENGINE_SOURCES.iter().map(|(n, _)| n.to_string()).collect();
+        assert_eq!(listed, on_disk, "every engine file is copied");
+        for (name, src) in ENGINE_SOURCES {
+            assert!(
+                !src.contains("crate::")
+                    || src.lines().filter(|l| l.contains("crate::")).all(|l| l.contains("crate::runtime")),
+                "{name} must only refer to the engine"
+            );
+        }
+    }
+}

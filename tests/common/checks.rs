@@ -1,0 +1,343 @@
+//! The end-to-end checks, run against a subject: `mcpgen serve SPEC` (tests/e2e.rs) or a
+//! generated crate's binary (tests/generate.rs), which must behave the same.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::*;
+
+/// Credentials the e2e API's schemes read from the environment.
+pub const CREDS: [(&str, &str); 8] = [
+    ("E2E_TEST_API_HEADER_KEY", "hk"),
+    ("E2E_TEST_API_QUERY_KEY", "qk"),
+    ("E2E_TEST_API_COOKIE_KEY", "ck"),
+    ("E2E_TEST_API_BEARER_TOKEN", "bt"),
+    ("E2E_TEST_API_BASIC_USERNAME", "u"),
+    ("E2E_TEST_API_BASIC_PASSWORD", "p"),
+    ("E2E_TEST_API_OAUTH_CLIENT_ID", "cid"),
+    ("E2E_TEST_API_OAUTH_CLIENT_SECRET", "cs"),
+];
+
+/// What is under test.
+pub enum Subject {
+    /// `mcpgen serve SPEC`.
+    Serve(PathBuf),
+    /// A generated crate's binary (the API is built in).
+    Binary(PathBuf),
+}
+
+impl Subject {
+    /// The command for a server of this subject toward `base_url`, with the e2e credentials.
+    pub fn command(&self, base_url: &str, extra: &[&str]) -> ServerCommand {
+        let mut cmd = match self {
+            Subject::Serve(spec) => {
+                let mut args = vec!["serve", spec.to_str().unwrap(), "--base-url", base_url];
+                args.extend_from_slice(extra);
+                ServerCommand::mcpgen(&args)
+            }
+            Subject::Binary(bin) => {
+                let mut args = vec!["--base-url".to_string(), base_url.to_string()];
+                args.extend(extra.iter().map(|s| s.to_string()));
+                ServerCommand { program: bin.display().to_string(), args, env: Default::default() }
+            }
+        };
+        for (k, v) in CREDS {
+            cmd = cmd.env(k, v);
+        }
+        cmd
+    }
+}
+
+/// Every check, in turn (one mock for all).
+pub async fn all(subject: &Subject, mock: &Mock) {
+    parameters(subject, mock).await;
+    bodies(subject, mock).await;
+    auth(subject, mock).await;
+    responses(subject, mock).await;
+    faults(subject, mock).await;
+    lists(subject, mock).await;
+    redirects(subject, mock).await;
+}
+
+pub fn ok(r: &rmcp::model::CallToolResult) {
+    assert_eq!(r.is_error, Some(false), "{}", text(r));
+}
+
+pub async fn parameters(subject: &Subject, mock: &Mock) {
+    let cmd = subject.command(&format!("{}/api", mock.url()), &[]);
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+
+        ok(&c.call("pathSimple", json!({"id": "a b/../c", "list": [1, 2], "obj": {"a": "x", "b": 2}})).await);
+        let r = mock.last();
+        assert_eq!(
+            (r.method.as_str(), r.path.as_str()),
+            ("GET", "/api/path/simple/a%20b%2F..%2Fc/1,2/a=x,b=2"),
+            "{transport:?}"
+        );
+        assert_eq!(r.header("x-api-key"), Some("hk"), "default security applies");
+
+        ok(&c.call("pathLabelMatrix", json!({"l": ["x", "y"], "m": ["p", "q"]})).await);
+        assert_eq!(mock.last().path, "/api/path/label/.x.y/matrix/;m=p,q");
+
+        let args = json!({"formExploded": ["a", "b"], "formFlat": ["c", "d"], "spaced": [1, 2], "piped": [3, 4],
+                          "filter": {"name": "Al", "age": 30}, "q": "x&y=z #", "limit": 5});
+        ok(&c.call("queryStyles", args).await);
+        let r = mock.last();
+        assert_eq!(r.path, "/api/query");
+        assert_eq!(
+            r.query.as_deref(),
+            Some(
+                "formExploded=a&formExploded=b&formFlat=c,d&spaced=1%202&piped=3|4&filter[age]=30&filter[name]=Al&q=x%26y%3Dz%20%23&limit=5"
+            )
+        );
+
+        ok(&c
+            .call(
+                "headersAndCookies",
+                json!({"X-Request-ID": "r1", "X-Tags": ["a", "b"], "session": "s1", "theme": "dark"}),
+            )
+            .await);
+        let r = mock.last();
+        assert_eq!(r.header("x-request-id"), Some("r1"));
+        assert_eq!(r.header("x-tags"), Some("a,b"));
+        assert_eq!(r.header("cookie"), Some("session=s1; theme=dark"));
+        assert_eq!(r.header("accept"), Some("application/json, */*;q=0.8"));
+
+        // Invalid values never reach the upstream.
+        mock.clear();
+        for (tool, args) in [
+            ("queryStyles", json!({"limit": 500})),
+            ("headersAndCookies", json!({"X-Request-ID": "a\r\nX-Evil: 1"})),
+            ("pathSimple", json!({"id": "..", "list": [1], "obj": {}})),
+            ("pathSimple", json!({"id": "x"})),
+        ] {
+            let r = c.call(tool, args).await;
+            assert_eq!(r.is_error, Some(true), "{tool}: {}", text(&r));
+            assert!(text(&r).contains("Invalid arguments"), "{}", text(&r));
+        }
+        assert!(mock.requests().is_empty(), "{:?}", mock.requests());
+        c.client.cancel().await.unwrap();
+    }
+}
+
+pub async fn bodies(subject: &Subject, mock: &Mock) {
+    let cmd = subject.command(&format!("{}/api", mock.url()), &[]);
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+
+        ok(&c
+            .call(
+                "updatePet",
+                json!({"id": 5, "name": "q", "body_name": "Rex", "tags": ["t"], "owner": {"email": "e@x"}}),
+            )
+            .await);
+        let r = mock.last();
+        assert_eq!(
+            (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
+            ("PUT", "/api/pets/5", Some("name=q")),
+            "{transport:?}"
+        );
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert_eq!(
+            serde_json::from_slice::<Value>(&r.body).unwrap(),
+            json!({"name": "Rex", "tags": ["t"], "owner": {"email": "e@x"}})
+        );
+
+        ok(&c.call("postBatch", json!({"body": [{"n": 1}, {"n": 2}]})).await);
+        assert_eq!(serde_json::from_slice::<Value>(&mock.last().body).unwrap(), json!([{"n": 1}, {"n": 2}]));
+
+        ok(&c.call("postForm", json!({"name": "A B&C", "count": 3, "colors": ["r", "g"]})).await);
+        let r = mock.last();
+        assert_eq!(r.header("content-type"), Some("application/x-www-form-urlencoded"));
+        assert_eq!(&r.body[..], b"colors=r&colors=g&count=3&name=A+B%26C");
+
+        ok(&c.call("uploadFile", json!({"file": "iVBORw0KGgo=", "description": "a png"})).await);
+        let r = mock.last();
+        let ct = r.header("content-type").unwrap().to_string();
+        assert!(ct.starts_with("multipart/form-data; boundary="), "{ct}");
+        let body = r.body.to_vec();
+        let find = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
+        assert!(find(b"Content-Disposition: form-data; name=\"file\"; filename=\"file\"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n"), "{}", String::from_utf8_lossy(&body));
+        assert!(find(b"Content-Disposition: form-data; name=\"description\"\r\n\r\na png\r\n"));
+
+        ok(&c.call("uploadRaw", json!({"body": "AAEC/w=="})).await);
+        let r = mock.last();
+        assert_eq!((r.header("content-type"), &r.body[..]), (Some("application/octet-stream"), &[0u8, 1, 2, 255][..]));
+
+        ok(&c.call("postNote", json!({"body": "hello world"})).await);
+        let r = mock.last();
+        assert_eq!((r.header("content-type"), &r.body[..]), (Some("text/plain"), &b"hello world"[..]));
+        c.client.cancel().await.unwrap();
+    }
+}
+
+pub async fn auth(subject: &Subject, mock: &Mock) {
+    let cmd = subject.command(&format!("{}/api", mock.url()), &[]);
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+        let tokens_before = mock.tokens_issued();
+        type Check<'a> = &'a dyn Fn(&Recorded);
+        let cases: [(&str, Check); 7] = [
+            ("authHeaderKey", &|r| assert_eq!(r.header("x-api-key"), Some("hk"))),
+            ("authQueryKey", &|r| assert_eq!(r.query.as_deref(), Some("api_key=qk"))),
+            ("authCookieKey", &|r| assert_eq!(r.header("cookie"), Some("auth=ck"))),
+            ("authBearer", &|r| assert_eq!(r.header("authorization"), Some("Bearer bt"))),
+            ("authBasic", &|r| assert_eq!(r.header("authorization"), Some("Basic dTpw"))),
+            ("authEither", &|r| {
+                assert_eq!((r.query.as_deref(), r.header("authorization")), (Some("api_key=qk"), None))
+            }),
+            ("authNone", &|r| {
+                assert!(r.header("authorization").is_none() && r.header("x-api-key").is_none() && r.query.is_none())
+            }),
+        ];
+        for (tool, check) in cases {
+            ok(&c.call(tool, json!({})).await);
+            check(&mock.last());
+        }
+        // OAuth2 client credentials: one token fetch, then the cached token.
+        for _ in 0..2 {
+            ok(&c.call("authOAuth", json!({})).await);
+        }
+        assert_eq!(mock.tokens_issued(), tokens_before + 1, "{transport:?}: token cached");
+        let token_req = mock.requests().into_iter().rev().find(|r| r.path == "/oauth/token").unwrap();
+        assert_eq!(token_req.header("authorization"), Some("Basic Y2lkOmNz"));
+        assert_eq!(&token_req.body[..], b"grant_type=client_credentials&scope=read");
+        assert!(mock.last().header("authorization").unwrap().starts_with("Bearer tok-"));
+        c.client.cancel().await.unwrap();
+    }
+}
+
+pub async fn responses(subject: &Subject, mock: &Mock) {
+    let cmd = subject.command(&format!("{}/api", mock.url()), &[]);
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+        mock.reply_next(Reply::Json(200, json!([1, 2, 3])));
+        let r = c.call("fault", json!({})).await;
+        ok(&r);
+        assert_eq!(r.structured_content, Some(json!({"result": [1, 2, 3]})));
+
+        mock.reply_next(Reply::Raw(200, "text/plain", b"plain words".to_vec()));
+        let r = c.call("fault", json!({})).await;
+        assert_eq!((text(&r).as_str(), r.structured_content.is_none()), ("plain words", true));
+
+        mock.reply_next(Reply::Raw(200, "image/png", vec![0x89, b'P', b'N', b'G']));
+        let r = c.call("fault", json!({})).await;
+        let image = r.content[0].as_image().expect("image content");
+        assert_eq!((image.data.as_str(), image.mime_type.as_str()), ("iVBORw==", "image/png"));
+
+        mock.reply_next(Reply::Raw(200, "application/pdf", vec![0x25, 0xff, 0x00]));
+        let r = c.call("fault", json!({})).await;
+        assert!(r.content[0].as_resource().is_some(), "{:?}", r.content);
+
+        mock.reply_next(Reply::Json(404, json!({"message": "no such pet"})));
+        let r = c.call("fault", json!({})).await;
+        assert_eq!((r.is_error, r.structured_content.is_none()), (Some(true), true));
+        assert!(
+            text(&r).starts_with("HTTP 404 Not Found from GET /fault") && text(&r).contains("no such pet"),
+            "{}",
+            text(&r)
+        );
+
+        mock.reply_next(Reply::Json(401, json!({"message": "bad key"})));
+        let r = c.call("fault", json!({})).await;
+        assert!(text(&r).contains("set the environment variable E2E_TEST_API_HEADER_KEY"), "{}", text(&r));
+        c.client.cancel().await.unwrap();
+    }
+}
+
+pub async fn faults(subject: &Subject, mock: &Mock) {
+    let cmd = subject.command(&format!("{}/api", mock.url()), &["--timeout", "1", "--max-response-bytes", "100000"]);
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+        let still_serving = || async { ok(&c.call("authNone", json!({})).await) };
+
+        mock.reply_next(Reply::Slow(std::time::Duration::from_secs(3)));
+        let r = c.call("authNone", json!({})).await;
+        assert_eq!(r.is_error, Some(true));
+        assert!(text(&r).contains("timed out after 1 s"), "{}", text(&r));
+        still_serving().await;
+
+        mock.reply_next(Reply::Json(500, json!({"error": "boom"})));
+        let r = c.call("authNone", json!({})).await;
+        assert!(
+            r.is_error == Some(true)
+                && text(&r).contains("HTTP 500 Internal Server Error")
+                && text(&r).contains("boom")
+        );
+        still_serving().await;
+
+        // 503 on an idempotent GET is retried once, then succeeds.
+        mock.clear();
+        mock.reply_next(Reply::Json(503, json!({})));
+        ok(&c.call("authNone", json!({})).await);
+        assert_eq!(mock.requests().len(), 2, "retried once");
+
+        mock.reply_next(Reply::ResetMidBody);
+        let r = c.call("authNone", json!({})).await;
+        assert_eq!(r.is_error, Some(true), "{}", text(&r));
+        still_serving().await;
+
+        mock.reply_next(Reply::Trickle(5, std::time::Duration::from_millis(50)));
+        let r = c.call("authNone", json!({})).await;
+        assert_eq!(r.structured_content, Some(json!({"result": [1, 2, 3, 4, 0]})), "{}", text(&r));
+
+        mock.reply_next(Reply::Huge(50 * 1024 * 1024));
+        let r = c.call("authNone", json!({})).await;
+        assert!(
+            text(&r).contains("[... truncated: the response exceeded 100000 bytes"),
+            "{}",
+            &text(&r)[text(&r).len() - 200..]
+        );
+        assert!(text(&r).len() < 100_300);
+        still_serving().await;
+
+        mock.reply_next(Reply::Raw(200, "application/json", b"{not json".to_vec()));
+        let r = c.call("authNone", json!({})).await;
+        assert!(text(&r).contains("invalid JSON") && r.structured_content.is_none(), "{}", text(&r));
+        still_serving().await;
+        c.client.cancel().await.unwrap();
+    }
+
+    // Connection refused: nothing listens at the base URL.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let cmd = subject.command(&format!("http://{closed}"), &["--retries", "0"]);
+    let c = connect(&cmd, Transport::Stdio).await;
+    let r = c.call("authNone", json!({})).await;
+    assert!(r.is_error == Some(true) && text(&r).contains("could not connect"), "{}", text(&r));
+    c.client.cancel().await.unwrap();
+}
+
+pub async fn lists(subject: &Subject, mock: &Mock) {
+    let cmd = subject.command(&format!("{}/api", mock.url()), &[]);
+    let mut lists = Vec::new();
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+        let err = c.try_call("noSuchTool", json!({})).await.unwrap_err().to_string();
+        assert!(err.contains("-32602") || err.contains("unknown tool"), "{err}");
+        let tools = c.client.list_all_tools().await.unwrap();
+        lists.push(serde_json::to_value(&tools).unwrap());
+        c.client.cancel().await.unwrap();
+    }
+    assert_eq!(lists[0], lists[1], "the same list over both transports");
+    let names: Vec<&str> = lists[0].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 19);
+    assert_eq!(names[..3], ["authBasic", "authBearer", "authCookieKey"]);
+}
+
+pub async fn redirects(subject: &Subject, mock: &Mock) {
+    let other = start_mock().await;
+    let cmd = subject.command(&format!("{}/api", mock.url()), &[]);
+    let c = connect(&cmd, Transport::Stdio).await;
+    mock.reply_next(Reply::Redirect(format!("{}/api/auth/none", mock.url())));
+    ok(&c.call("authHeaderKey", json!({})).await);
+    assert_eq!(mock.last().path, "/api/auth/none", "same-origin redirect followed");
+
+    mock.reply_next(Reply::Redirect(format!("{}/steal", other.url())));
+    let r = c.call("authHeaderKey", json!({})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).starts_with("HTTP 302 Found"), "{}", text(&r));
+    assert!(other.requests().is_empty(), "credentials never go to another origin");
+    c.client.cancel().await.unwrap();
+}
