@@ -59,8 +59,11 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
         report.written.len(),
         bytes / 1024
     );
+    for f in &report.written {
+        eprintln!("  wrote {f}");
+    }
     for f in &report.kept {
-        eprintln!("  kept {f} (yours)");
+        eprintln!("  kept  {f} (yours)");
     }
     let d = dir.display();
     eprintln!("\nnext:\n  cd {d} && cargo build --release\n  ./target/release/{package} --help");
