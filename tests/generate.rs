@@ -148,10 +148,10 @@ async fn generated_crates_build_and_behave_like_serve() {
         ("samples/multi-file/openapi.yaml".into(), "multi-file-mcp".into()),
         ("samples/parameter-styles.json".into(), "parameter-styles-mcp".into()),
     ];
-    let github = std::env::var_os("HOME")
+    let corpus = std::env::var_os("MCPGEN_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_default()
-        .join(".cache/mcpgen-corpus/node_modules/@octokit/openapi/generated/api.github.com.json");
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus"));
+    let github = corpus.join("node_modules/@octokit/openapi/generated/api.github.com.json");
     if github.exists() {
         crates.push((github.display().to_string(), "github-mcp".into()));
     } else {
