@@ -3,7 +3,7 @@
 //! Markdown); values are escaped for their format by helpers: `toml` (a TOML string literal) and
 //! `inline` (one line of text: control characters become spaces).
 
-use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderErrorReason};
+use handlebars::{Context, Handlebars, Helper, HelperDef, HelperResult, Output, RenderContext, RenderErrorReason};
 use serde::Serialize;
 
 use crate::error::{Error, Location, Result};
@@ -34,8 +34,8 @@ impl Templates {
         let mut hb = Handlebars::new();
         hb.set_strict_mode(true);
         hb.register_escape_fn(handlebars::no_escape);
-        hb.register_helper("toml", Box::new(toml_helper));
-        hb.register_helper("inline", Box::new(inline_helper));
+        hb.register_helper("toml", escaping_helper("toml", toml_string));
+        hb.register_helper("inline", escaping_helper("inline", inline_text));
         for (name, text) in TEMPLATES {
             hb.register_template_string(name, *text).map_err(|e| bug(name, e.to_string()))?;
         }
@@ -80,26 +80,19 @@ pub fn inline_text(s: &str) -> String {
     line.trim().to_string()
 }
 
-fn toml_helper(
-    h: &Helper<'_>,
-    _: &Handlebars<'_>,
-    _: &Context,
-    _: &mut RenderContext<'_, '_>,
-    out: &mut dyn Output,
-) -> HelperResult {
-    out.write(&toml_string(param_str(h, "toml")?))?;
-    Ok(())
-}
-
-fn inline_helper(
-    h: &Helper<'_>,
-    _: &Handlebars<'_>,
-    _: &Context,
-    _: &mut RenderContext<'_, '_>,
-    out: &mut dyn Output,
-) -> HelperResult {
-    out.write(&inline_text(param_str(h, "inline")?))?;
-    Ok(())
+/// A helper that writes its one string argument escaped by `escape`.
+fn escaping_helper(name: &'static str, escape: fn(&str) -> String) -> Box<dyn HelperDef + Send + Sync> {
+    Box::new(
+        move |h: &Helper<'_>,
+              _: &Handlebars<'_>,
+              _: &Context,
+              _: &mut RenderContext<'_, '_>,
+              out: &mut dyn Output|
+              -> HelperResult {
+            out.write(&escape(param_str(h, name)?))?;
+            Ok(())
+        },
+    )
 }
 
 #[cfg(test)]
