@@ -123,6 +123,7 @@ fn help_matches_golden() {
         (&["inspect", "--help"][..], "help-inspect.txt"),
         (&["serve", "--help"][..], "help-serve.txt"),
         (&["config", "--help"][..], "help-config.txt"),
+        (&["generate", "--help"][..], "help-generate.txt"),
     ] {
         let out = mcpgen(args);
         assert!(out.status.success());
