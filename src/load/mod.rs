@@ -107,14 +107,6 @@ impl DocumentSet {
     pub fn place(&self, doc: &str, pointer: &str) -> String {
         if doc == self.root { pointer.to_string() } else { format!("{}{}", self.display(doc), pointer) }
     }
-
-    pub fn len(&self) -> usize {
-        self.docs.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.docs.is_empty()
-    }
 }
 
 /// Loads `spec`: a file path, an http(s) URL, or `-` for stdin.

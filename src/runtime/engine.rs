@@ -121,11 +121,6 @@ impl Engine {
         }))
     }
 
-    /// The tools in `tools/list` order (the config's order).
-    pub fn mcp_tools(&self) -> Vec<McpTool> {
-        self.tools.iter().map(|t| t.mcp.clone()).collect()
-    }
-
     /// Up to `size` tools from `start`, and where the next page starts.
     pub fn mcp_tools_page(&self, start: usize, size: usize) -> (Vec<McpTool>, Option<usize>) {
         let end = start.saturating_add(size).min(self.tools.len());
