@@ -35,36 +35,7 @@ pub(super) fn functions(doc: &Document) -> Result<Converted> {
         return Err(invalid(&origin, &format!("#{}", doc.list_pointer), "expected an array of tools".into()));
     };
     let mut diags = Vec::new();
-    let mut raw = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let pointer = format!("#{}/{i}", doc.list_pointer);
-        match doc.dialect {
-            Dialect::GeminiFunctions if item.get("functionDeclarations").is_some() => {
-                let Some(Value::Array(decls)) = item.get("functionDeclarations") else { continue };
-                for (j, d) in decls.iter().enumerate() {
-                    let p = format!("{pointer}/functionDeclarations/{j}");
-                    raw.push(read_entry(d, doc.dialect, &p, &origin)?);
-                }
-            }
-            Dialect::OpenAiTools if item.get("type").and_then(Value::as_str).is_some_and(|t| t != "function") => {
-                let t = item["type"].as_str().unwrap_or_default();
-                diags.push(Diagnostic::new(
-                    DiagKind::Unsupported,
-                    pointer,
-                    format!("tool of type `{t}` is built into the LLM API, not a function; skipped"),
-                ));
-            }
-            Dialect::AnthropicTools if item.get("input_schema").is_none() && item.get("type").is_some() => {
-                let t = item["type"].as_str().unwrap_or("?");
-                diags.push(Diagnostic::new(
-                    DiagKind::Unsupported,
-                    pointer,
-                    format!("Anthropic server tool `{t}` has no input_schema; skipped"),
-                ));
-            }
-            _ => raw.push(read_entry(item, doc.dialect, &pointer, &origin)?),
-        }
-    }
+    let raw = read_entries(items, doc, &origin, &mut diags)?;
     let mut seen: HashMap<&str, &str> = HashMap::new();
     for f in &raw {
         if let Some(first) = seen.insert(f.name, &f.pointer) {
@@ -109,6 +80,46 @@ pub(super) fn functions(doc: &Document) -> Result<Converted> {
     let (schemas, more) = converter.finish();
     diags.extend(more);
     Ok((out, schemas, diags))
+}
+
+/// The list's entries, read; built-in tools of the LLM APIs are skipped with a note.
+fn read_entries<'a>(
+    items: &'a [Value],
+    doc: &Document,
+    origin: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<Vec<RawFunction<'a>>> {
+    let mut raw = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let pointer = format!("#{}/{i}", doc.list_pointer);
+        match doc.dialect {
+            Dialect::GeminiFunctions if item.get("functionDeclarations").is_some() => {
+                let Some(Value::Array(decls)) = item.get("functionDeclarations") else { continue };
+                for (j, d) in decls.iter().enumerate() {
+                    let p = format!("{pointer}/functionDeclarations/{j}");
+                    raw.push(read_entry(d, doc.dialect, &p, origin)?);
+                }
+            }
+            Dialect::OpenAiTools if item.get("type").and_then(Value::as_str).is_some_and(|t| t != "function") => {
+                let t = item["type"].as_str().unwrap_or_default();
+                diags.push(Diagnostic::new(
+                    DiagKind::Unsupported,
+                    pointer,
+                    format!("tool of type `{t}` is built into the LLM API, not a function; skipped"),
+                ));
+            }
+            Dialect::AnthropicTools if item.get("input_schema").is_none() && item.get("type").is_some() => {
+                let t = item["type"].as_str().unwrap_or("?");
+                diags.push(Diagnostic::new(
+                    DiagKind::Unsupported,
+                    pointer,
+                    format!("Anthropic server tool `{t}` has no input_schema; skipped"),
+                ));
+            }
+            _ => raw.push(read_entry(item, doc.dialect, &pointer, origin)?),
+        }
+    }
+    Ok(raw)
 }
 
 fn fn_doc(i: usize) -> String {

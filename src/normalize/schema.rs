@@ -107,123 +107,151 @@ impl<'d> SchemaConverter<'d> {
     ) -> Result<Value, Fault> {
         let mut out = Map::new();
         if let Some(Value::String(reference)) = obj.get("$ref") {
-            match self.resolve(reference, doc) {
-                Ok(key) => {
-                    out.insert("$ref".into(), Value::String(format!("{DEFS_PREFIX}{key}")));
-                }
-                Err(msg) => {
-                    let place = self.place(doc, &child(pointer, "$ref"));
-                    match mode {
-                        Mode::Strict => return Err(Fault::new(place, format!("broken $ref {reference:?}: {msg}"))),
-                        Mode::Lenient => {
-                            self.diagnostics.push(Diagnostic::new(
-                                DiagKind::SchemaRef,
-                                place,
-                                format!("broken $ref {reference:?}: {msg}; an unconstrained schema stands in"),
-                            ));
-                        }
-                    }
-                }
-            }
+            self.convert_ref(reference, doc, pointer, mode, &mut out)?;
         }
         for (k, v) in obj {
-            let k = k.as_str();
-            match k {
-                "$ref" | "nullable" | "x-nullable" => {}
-                "type" => {
-                    if let Some(t) = convert_type(v) {
-                        if v == "file" {
-                            out.entry("format").or_insert_with(|| json!("binary"));
-                        }
-                        out.insert("type".into(), t);
-                    }
-                }
-                "properties" | "patternProperties" | "dependentSchemas" => {
-                    if let Value::Object(props) = v {
-                        let at = child(pointer, k);
-                        let mut converted = Map::new();
-                        for (name, s) in props {
-                            let c = self.convert_value(s, doc, &child(&at, name), mode)?;
-                            converted.insert(name.clone(), c);
-                        }
-                        out.insert(k.into(), Value::Object(converted));
-                    }
-                }
-                "items" => match v {
-                    Value::Array(tuple) => {
-                        let at = child(pointer, k);
-                        let mut items = Vec::with_capacity(tuple.len());
-                        for (i, s) in tuple.iter().enumerate() {
-                            items.push(self.convert_value(s, doc, &child(&at, i.to_string()), mode)?);
-                        }
-                        out.insert("prefixItems".into(), Value::Array(items));
-                    }
-                    Value::Object(_) | Value::Bool(_) => {
-                        out.insert(k.into(), self.convert_value(v, doc, &child(pointer, k), mode)?);
-                    }
-                    _ => {}
-                },
-                "additionalProperties"
-                | "unevaluatedProperties"
-                | "unevaluatedItems"
-                | "additionalItems"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames" => {
-                    if matches!(v, Value::Object(_) | Value::Bool(_)) {
-                        out.insert(k.into(), self.convert_value(v, doc, &child(pointer, k), mode)?);
-                    }
-                }
-                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                    if let Value::Array(list) = v
-                        && !list.is_empty()
-                    {
-                        let at = child(pointer, k);
-                        let mut items = Vec::with_capacity(list.len());
-                        for (i, s) in list.iter().enumerate() {
-                            items.push(self.convert_value(s, doc, &child(&at, i.to_string()), mode)?);
-                        }
-                        out.insert(k.into(), Value::Array(items));
-                    }
-                }
-                "required" => {
-                    if let Value::Array(names) = v {
-                        let mut seen = HashSet::new();
-                        let names: Vec<Value> =
-                            names.iter().filter(|n| n.is_string() && seen.insert(n.as_str())).cloned().collect();
-                        if !names.is_empty() {
-                            out.insert(k.into(), Value::Array(names));
-                        }
-                    }
-                }
-                "example" if !obj.contains_key("examples") => {
-                    out.insert("examples".into(), Value::Array(vec![v.clone()]));
-                }
-                "exclusiveMinimum" | "exclusiveMaximum" if v == &Value::Bool(true) => {
-                    let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
-                    if let Some(n @ Value::Number(_)) = obj.get(bound) {
-                        out.insert(k.into(), n.clone());
-                    }
-                }
-                "minimum" | "maximum" => {
-                    let exclusive = if k == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
-                    if v.is_number() && obj.get(exclusive) != Some(&Value::Bool(true)) {
-                        out.insert(k.into(), v.clone());
-                    }
-                }
-                _ if plain_keyword_ok(k, v) => {
-                    out.insert(k.into(), v.clone());
-                }
-                _ => {}
-            }
+            self.convert_keyword(obj, k, v, doc, pointer, mode, &mut out)?;
         }
         if obj.get("nullable") == Some(&Value::Bool(true)) || obj.get("x-nullable") == Some(&Value::Bool(true)) {
             return Ok(make_nullable(out));
         }
         Ok(Value::Object(out))
+    }
+
+    /// A `$ref` becomes `#/$defs/<key>`; a broken one fails (strict) or stands as `{}` (lenient).
+    fn convert_ref(
+        &mut self,
+        reference: &str,
+        doc: &str,
+        pointer: &str,
+        mode: Mode,
+        out: &mut Map<String, Value>,
+    ) -> Result<(), Fault> {
+        match self.resolve(reference, doc) {
+            Ok(key) => {
+                out.insert("$ref".into(), Value::String(format!("{DEFS_PREFIX}{key}")));
+            }
+            Err(msg) => {
+                let place = self.place(doc, &child(pointer, "$ref"));
+                match mode {
+                    Mode::Strict => return Err(Fault::new(place, format!("broken $ref {reference:?}: {msg}"))),
+                    Mode::Lenient => {
+                        self.diagnostics.push(Diagnostic::new(
+                            DiagKind::SchemaRef,
+                            place,
+                            format!("broken $ref {reference:?}: {msg}; an unconstrained schema stands in"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One keyword of a schema object, converted into `out` (or dropped).
+    #[allow(clippy::too_many_arguments)]
+    fn convert_keyword(
+        &mut self,
+        obj: &Map<String, Value>,
+        k: &str,
+        v: &Value,
+        doc: &str,
+        pointer: &str,
+        mode: Mode,
+        out: &mut Map<String, Value>,
+    ) -> Result<(), Fault> {
+        match k {
+            "$ref" | "nullable" | "x-nullable" => {}
+            "type" => {
+                if let Some(t) = convert_type(v) {
+                    if v == "file" {
+                        out.entry("format").or_insert_with(|| json!("binary"));
+                    }
+                    out.insert("type".into(), t);
+                }
+            }
+            "properties" | "patternProperties" | "dependentSchemas" => {
+                if let Value::Object(props) = v {
+                    let at = child(pointer, k);
+                    let mut converted = Map::new();
+                    for (name, s) in props {
+                        let c = self.convert_value(s, doc, &child(&at, name), mode)?;
+                        converted.insert(name.clone(), c);
+                    }
+                    out.insert(k.into(), Value::Object(converted));
+                }
+            }
+            "items" => match v {
+                Value::Array(tuple) => {
+                    let at = child(pointer, k);
+                    let mut items = Vec::with_capacity(tuple.len());
+                    for (i, s) in tuple.iter().enumerate() {
+                        items.push(self.convert_value(s, doc, &child(&at, i.to_string()), mode)?);
+                    }
+                    out.insert("prefixItems".into(), Value::Array(items));
+                }
+                Value::Object(_) | Value::Bool(_) => {
+                    out.insert(k.into(), self.convert_value(v, doc, &child(pointer, k), mode)?);
+                }
+                _ => {}
+            },
+            "additionalProperties"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "additionalItems"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "propertyNames" => {
+                if matches!(v, Value::Object(_) | Value::Bool(_)) {
+                    out.insert(k.into(), self.convert_value(v, doc, &child(pointer, k), mode)?);
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                if let Value::Array(list) = v
+                    && !list.is_empty()
+                {
+                    let at = child(pointer, k);
+                    let mut items = Vec::with_capacity(list.len());
+                    for (i, s) in list.iter().enumerate() {
+                        items.push(self.convert_value(s, doc, &child(&at, i.to_string()), mode)?);
+                    }
+                    out.insert(k.into(), Value::Array(items));
+                }
+            }
+            "required" => {
+                if let Value::Array(names) = v {
+                    let mut seen = HashSet::new();
+                    let names: Vec<Value> =
+                        names.iter().filter(|n| n.is_string() && seen.insert(n.as_str())).cloned().collect();
+                    if !names.is_empty() {
+                        out.insert(k.into(), Value::Array(names));
+                    }
+                }
+            }
+            "example" if !obj.contains_key("examples") => {
+                out.insert("examples".into(), Value::Array(vec![v.clone()]));
+            }
+            "exclusiveMinimum" | "exclusiveMaximum" if v == &Value::Bool(true) => {
+                let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
+                if let Some(n @ Value::Number(_)) = obj.get(bound) {
+                    out.insert(k.into(), n.clone());
+                }
+            }
+            "minimum" | "maximum" => {
+                let exclusive = if k == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
+                if v.is_number() && obj.get(exclusive) != Some(&Value::Bool(true)) {
+                    out.insert(k.into(), v.clone());
+                }
+            }
+            _ if plain_keyword_ok(k, v) => {
+                out.insert(k.into(), v.clone());
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Resolves a `$ref` met in document `doc` to a registry key, registering the target.
