@@ -70,48 +70,17 @@ async fn latency(base: &str) {
     println!("direct GET                      p50 {d50:.3} ms  p99 {d99:.3} ms");
 
     let args = ["serve", "samples/petstore-oas30.json", "--base-url", base];
-    let call =
-        || CallToolRequestParams::new("getPetById").with_arguments(json!({"petId": 1}).as_object().cloned().unwrap());
 
     // stdio
     let mut cmd = tokio::process::Command::new(mcpgen());
     cmd.args(args).stderr(Stdio::null());
     let client = ().serve(rmcp::transport::TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-    let mut ms = Vec::with_capacity(N);
-    for i in 0..N + 200 {
-        let t = Instant::now();
-        let r = client.call_tool(call()).await.unwrap();
-        assert_eq!(r.is_error, Some(false));
-        if i >= 200 {
-            ms.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-    }
-    let (s50, s99) = summary(ms);
-    println!(
-        "tools/call over stdio           p50 {s50:.3} ms  p99 {s99:.3} ms  added p50 {:.3} ms  p99 {:.3} ms",
-        s50 - d50,
-        s99 - d99
-    );
-    client.cancel().await.unwrap();
+    report_calls("stdio", client, (d50, d99)).await;
 
     // HTTP
     let (mut child, url) = spawn_http(&args).await;
     let client = ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone())).await.unwrap();
-    let mut ms = Vec::with_capacity(N);
-    for i in 0..N + 200 {
-        let t = Instant::now();
-        client.call_tool(call()).await.unwrap();
-        if i >= 200 {
-            ms.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-    }
-    let (h50, h99) = summary(ms);
-    println!(
-        "tools/call over HTTP            p50 {h50:.3} ms  p99 {h99:.3} ms  added p50 {:.3} ms  p99 {:.3} ms",
-        h50 - d50,
-        h99 - d99
-    );
-    client.cancel().await.unwrap();
+    report_calls("HTTP", client, (d50, d99)).await;
 
     // Throughput: 32 clients calling for 5 s.
     let done = Arc::new(AtomicUsize::new(0));
@@ -123,7 +92,7 @@ async fn latency(base: &str) {
         tasks.push(tokio::spawn(async move {
             let client = ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(url)).await.unwrap();
             while Instant::now() < until {
-                client.call_tool(call()).await.unwrap();
+                client.call_tool(get_pet()).await.unwrap();
                 done.fetch_add(1, Ordering::Relaxed);
             }
             client.cancel().await.unwrap();
@@ -138,6 +107,35 @@ async fn latency(base: &str) {
         done.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
     );
     let _ = child.kill().await;
+}
+
+fn get_pet() -> CallToolRequestParams {
+    CallToolRequestParams::new("getPetById").with_arguments(json!({"petId": 1}).as_object().cloned().unwrap())
+}
+
+/// Times N sequential calls (after 200 warm-up calls) and prints them against the direct request.
+async fn report_calls(
+    transport: &str,
+    client: rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    direct: (f64, f64),
+) {
+    let mut ms = Vec::with_capacity(N);
+    for i in 0..N + 200 {
+        let t = Instant::now();
+        let r = client.call_tool(get_pet()).await.unwrap();
+        assert_eq!(r.is_error, Some(false));
+        if i >= 200 {
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let (p50, p99) = summary(ms);
+    let label = format!("tools/call over {transport}");
+    println!(
+        "{label:<31} p50 {p50:.3} ms  p99 {p99:.3} ms  added p50 {:.3} ms  p99 {:.3} ms",
+        p50 - direct.0,
+        p99 - direct.1
+    );
+    client.cancel().await.unwrap();
 }
 
 async fn spawn_http(args: &[&str]) -> (tokio::process::Child, String) {
