@@ -107,20 +107,16 @@ impl Report {
             .security_schemes
             .iter()
             .map(|(name, s)| {
-                let (kind, env) = match s {
-                    SecurityScheme::ApiKey { location, name, env } => {
-                        (format!("API key in {location:?} `{name}`").to_lowercase(), vec![env.clone()])
+                let kind = match s {
+                    SecurityScheme::ApiKey { location, name, .. } => {
+                        format!("API key in {location:?} `{name}`").to_lowercase()
                     }
-                    SecurityScheme::Bearer { env } => ("bearer token".to_string(), vec![env.clone()]),
-                    SecurityScheme::Basic { username_env, password_env } => {
-                        ("HTTP basic".to_string(), vec![username_env.clone(), password_env.clone()])
-                    }
-                    SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, .. } => (
-                        "OAuth2 client credentials".to_string(),
-                        vec![client_id_env.clone(), client_secret_env.clone()],
-                    ),
-                    SecurityScheme::External { description, env } => (description.clone(), vec![env.clone()]),
+                    SecurityScheme::Bearer { .. } => "bearer token".to_string(),
+                    SecurityScheme::Basic { .. } => "HTTP basic".to_string(),
+                    SecurityScheme::OAuth2ClientCredentials { .. } => "OAuth2 client credentials".to_string(),
+                    SecurityScheme::External { description, .. } => description.clone(),
                 };
+                let env = s.env_vars().into_iter().map(str::to_string).collect();
                 Credential { scheme: name.clone(), kind, env }
             })
             .collect();

@@ -51,36 +51,30 @@ impl Credentials {
     pub fn from_env(schemes: &BTreeMap<String, SecurityScheme>, lookup: &dyn Fn(&str) -> Option<String>) -> Self {
         let mut creds = Credentials::default();
         for (name, scheme) in schemes {
-            let (cred, vars) = match scheme {
+            let cred = match scheme {
                 SecurityScheme::ApiKey { location, name: key, env: var } => {
-                    let cred = env(var, lookup).map(|value| match location {
+                    env(var, lookup).map(|value| match location {
                         ApiKeyLocation::Header => Credential::Header { name: key.clone(), value },
                         ApiKeyLocation::Query => Credential::Query { name: key.clone(), value },
                         ApiKeyLocation::Cookie => Credential::Cookie { name: key.clone(), value },
-                    });
-                    (cred, vec![var.clone()])
+                    })
                 }
-                SecurityScheme::Bearer { env: var } | SecurityScheme::External { env: var, .. } => {
-                    let cred = env(var, lookup).map(|t| Credential::Header {
+                SecurityScheme::Bearer { env: var } | SecurityScheme::External { env: var, .. } => env(var, lookup)
+                    .map(|t| Credential::Header {
                         name: "Authorization".into(),
                         value: Secret(if matches!(scheme, SecurityScheme::External { .. }) && t.0.contains(' ') {
                             t.0
                         } else {
                             format!("Bearer {}", t.0)
                         }),
-                    });
-                    (cred, vec![var.clone()])
-                }
-                SecurityScheme::Basic { username_env, password_env } => {
-                    let cred = env(username_env, lookup).map(|user| {
-                        let pass = env(password_env, lookup).map(|p| p.0).unwrap_or_default();
-                        let token = base64::engine::general_purpose::STANDARD.encode(format!("{}:{pass}", user.0));
-                        Credential::Header { name: "Authorization".into(), value: Secret(format!("Basic {token}")) }
-                    });
-                    (cred, vec![username_env.clone(), password_env.clone()])
-                }
+                    }),
+                SecurityScheme::Basic { username_env, password_env } => env(username_env, lookup).map(|user| {
+                    let pass = env(password_env, lookup).map(|p| p.0).unwrap_or_default();
+                    let token = base64::engine::general_purpose::STANDARD.encode(format!("{}:{pass}", user.0));
+                    Credential::Header { name: "Authorization".into(), value: Secret(format!("Basic {token}")) }
+                }),
                 SecurityScheme::OAuth2ClientCredentials { token_url, scopes, client_id_env, client_secret_env } => {
-                    let cred = match (env(client_id_env, lookup), env(client_secret_env, lookup)) {
+                    match (env(client_id_env, lookup), env(client_secret_env, lookup)) {
                         (Some(id), Some(secret)) => Some(Credential::OAuth2(OAuth2Client {
                             token_url: token_url.clone(),
                             scopes: scopes.join(" "),
@@ -89,11 +83,10 @@ impl Credentials {
                             cached: Mutex::new(None),
                         })),
                         _ => None,
-                    };
-                    (cred, vec![client_id_env.clone(), client_secret_env.clone()])
+                    }
                 }
             };
-            creds.hints.insert(name.clone(), vars);
+            creds.hints.insert(name.clone(), scheme.env_vars().into_iter().map(str::to_string).collect());
             if let Some(c) = cred {
                 creds.by_scheme.insert(name.clone(), c);
             }

@@ -84,6 +84,23 @@ pub enum SecurityScheme {
     },
 }
 
+impl SecurityScheme {
+    /// The environment variables that hold this scheme's credentials, in order.
+    pub fn env_vars(&self) -> Vec<&str> {
+        match self {
+            SecurityScheme::ApiKey { env, .. }
+            | SecurityScheme::Bearer { env }
+            | SecurityScheme::External { env, .. } => {
+                vec![env]
+            }
+            SecurityScheme::Basic { username_env, password_env } => vec![username_env, password_env],
+            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, .. } => {
+                vec![client_id_env, client_secret_env]
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ApiKeyLocation {

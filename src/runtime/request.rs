@@ -174,6 +174,11 @@ fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBod
     Ok(Some(PreparedBody::Bytes { content_type, bytes }))
 }
 
+/// JSON media types (`application/json`, `application/problem+json`, ...); `media` is lower-case.
+pub fn is_json_media(media: &str) -> bool {
+    media.starts_with("application/json") || media.contains("+json")
+}
+
 /// Media types whose bodies are text (sent and shown as strings); `media` is lower-case.
 pub fn is_text_media(media: &str) -> bool {
     ["xml", "yaml", "csv", "graphql", "javascript"].iter().any(|t| media.contains(t)) || media.starts_with("text/")

@@ -157,7 +157,7 @@ enum BodyKind {
 
 fn body_kind(media: &str) -> BodyKind {
     let t = media.to_ascii_lowercase();
-    if t.starts_with("application/json") || t.contains("+json") || t.starts_with("*/*") {
+    if crate::runtime::request::is_json_media(&t) || t.starts_with("*/*") {
         BodyKind::Json
     } else if t.starts_with("application/x-www-form-urlencoded") {
         BodyKind::Form

@@ -242,7 +242,7 @@ fn output_schema(op: &Operation, ir: &ApiIr, opts: &ToolOptions) -> Option<Value
     let response = op.response.as_ref()?;
     let media = response.content.iter().find(|m| {
         let t = m.media_type.to_ascii_lowercase();
-        t.starts_with("application/json") || t.contains("+json")
+        crate::runtime::request::is_json_media(&t)
     })?;
     if media.schema.as_object().is_none_or(|o| o.is_empty()) {
         return None;
