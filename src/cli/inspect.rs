@@ -109,7 +109,8 @@ impl Report {
             .map(|(name, s)| {
                 let kind = match s {
                     SecurityScheme::ApiKey { location, name, .. } => {
-                        format!("API key in {location:?} `{name}`").to_lowercase()
+                        // Only the location is lower-cased: the key's own name is case-sensitive on the wire.
+                        format!("API key in {} `{name}`", format!("{location:?}").to_lowercase())
                     }
                     SecurityScheme::Bearer { .. } => "bearer token".to_string(),
                     SecurityScheme::Basic { .. } => "HTTP basic".to_string(),
