@@ -169,7 +169,10 @@ fn env_vars(config: &RuntimeConfig) -> Vec<EnvVar> {
     for (scheme, s) in &config.security_schemes {
         let vars: Vec<(String, String)> = match s {
             SecurityScheme::ApiKey { location, name, env } => {
-                vec![(env.clone(), format!("API key `{name}` ({} in {location:?})", scheme).to_lowercase())]
+                vec![(
+                    env.clone(),
+                    format!("API key `{name}` ({scheme}, in {})", format!("{location:?}").to_lowercase()),
+                )]
             }
             SecurityScheme::Bearer { env } => vec![(env.clone(), format!("bearer token ({scheme})"))],
             SecurityScheme::Basic { username_env, password_env } => vec![
