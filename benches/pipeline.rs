@@ -41,7 +41,7 @@ fn measure(path: &str) {
     let t0 = Instant::now();
     let doc = load::load(path, &LoadOptions::default()).expect("load");
     let t1 = Instant::now();
-    let ir = normalize(doc).expect("normalize");
+    let ir = normalize(doc, false).expect("normalize");
     let t2 = Instant::now();
     let set = tools::build(&ir, &ToolOptions::default()).expect("tools");
     let t3 = Instant::now();

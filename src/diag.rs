@@ -15,6 +15,8 @@ pub enum DiagKind {
     ToolRenamed,
     /// An input property was renamed because two locations share a name.
     ArgumentRenamed,
+    /// An optional argument became required because a binding puts it into the URL path.
+    ArgumentRequired,
     /// A `$ref` inside a schema could not be resolved; an unconstrained schema stands in.
     SchemaRef,
     /// A schema was cut short (too deep or too large for a tool schema).
@@ -31,7 +33,10 @@ impl DiagKind {
     /// Warnings mean something of the API is lost or guessed (`--strict` fails on them); the
     /// other kinds are notes on how the API was mapped.
     pub fn is_warning(self) -> bool {
-        !matches!(self, DiagKind::ToolRenamed | DiagKind::ArgumentRenamed | DiagKind::SchemaTruncated)
+        !matches!(
+            self,
+            DiagKind::ToolRenamed | DiagKind::ArgumentRenamed | DiagKind::ArgumentRequired | DiagKind::SchemaTruncated
+        )
     }
 }
 

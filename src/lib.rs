@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod diag;
 pub mod error;
+pub mod export;
 pub mod generate;
 pub mod ir;
 pub mod load;

@@ -13,6 +13,8 @@ pub struct PipelineOptions {
     pub tools: ToolOptions,
     /// Fail on any warning instead of skipping what cannot be converted.
     pub strict: bool,
+    /// Skip bad entries of a function list with a warning instead of failing.
+    pub lenient: bool,
 }
 
 /// The IR and the tools of one input, with every diagnostic of every stage.
@@ -41,7 +43,7 @@ pub fn run_str(text: &str, origin: &str, opts: &PipelineOptions) -> Result<Pipel
 }
 
 fn finish(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
-    let ir = normalize(doc)?;
+    let ir = normalize(doc, opts.lenient)?;
     let tools = tools::build(&ir, &opts.tools).map_err(|e| match e {
         Error::NoTools { reason, diagnostics, .. } => {
             Error::NoTools { origin: origin.to_string(), reason, diagnostics }

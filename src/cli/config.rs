@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::InputArgs;
+use super::{InputArgs, StrictArg};
 use crate::error::{Error, Location, Result};
 use crate::pipeline;
 use crate::runtime::model::RuntimeConfig;
@@ -21,6 +21,9 @@ pub struct ConfigArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
+    #[command(flatten)]
+    pub warnings: StrictArg,
+
     /// Write to FILE (JSON, or YAML for .yaml/.yml) instead of stdout. Written atomically.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -35,7 +38,7 @@ pub struct ConfigArgs {
 }
 
 pub fn run(args: &ConfigArgs) -> Result<()> {
-    let p = pipeline::run(&args.input.spec, &args.input.pipeline_options())?;
+    let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     super::report_warnings(&p);
     let mut config = p.tools.config;
     config.limits.timeout_secs = args.timeout;

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::InputArgs;
+use super::{InputArgs, StrictArg};
 use crate::error::{Error, Location, Result};
 use crate::generate::{self, CrateSpec};
 use crate::pipeline;
@@ -21,6 +21,9 @@ Then: cd petstore-mcp && cargo build --release";
 pub struct GenerateArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    #[command(flatten)]
+    pub warnings: StrictArg,
 
     /// Directory to write the crate to [default: ./<name>].
     #[arg(short, long, value_name = "DIR")]
@@ -39,7 +42,7 @@ pub struct GenerateArgs {
 pub fn run(args: &GenerateArgs) -> Result<()> {
     let started = Instant::now();
     let spec = &args.input.spec;
-    let p = pipeline::run(spec, &args.input.pipeline_options())?;
+    let p = pipeline::run(spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     super::report_warnings(&p);
     let config = p.tools.config;
     crate::mem::drop_in_background(p.ir);
@@ -49,6 +52,7 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     let dir = args.output.clone().unwrap_or_else(|| PathBuf::from(&package));
     let files = generate::crate_files(&CrateSpec { package: package.clone(), spec, config: &config })?;
     let report = generate::write_crate(&dir, &files, args.force)?;
+    let handlers_kept = report.kept.iter().any(|f| f == "src/handlers.rs");
     let bytes: usize = files.iter().map(|f| f.contents.len()).sum();
     eprintln!(
         "generated {} ({} tools) in {} in {:.2} s: {} files, {} KB",
@@ -64,6 +68,16 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     }
     for f in &report.kept {
         eprintln!("  kept  {f} (yours)");
+    }
+    if handlers_kept {
+        let existing = std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap_or_default();
+        let missing = generate::missing_handlers(&existing, &config);
+        if !missing.is_empty() {
+            eprintln!("\nsrc/handlers.rs needs a function for each new tool (src/tools.rs calls them):");
+            for m in &missing {
+                eprintln!("  {m}");
+            }
+        }
     }
     let d = dir.display();
     eprintln!("\nnext:\n  cd {d} && cargo build --release\n  ./target/release/{package} --help");

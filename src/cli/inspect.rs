@@ -6,7 +6,7 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::InputArgs;
+use super::{InputArgs, StrictArg};
 use crate::diag::Diagnostic;
 use crate::error::Result;
 use crate::pipeline::{self, Pipeline};
@@ -23,13 +23,16 @@ pub struct InspectArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
+    #[command(flatten)]
+    pub warnings: StrictArg,
+
     /// Print a JSON report instead of a table.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: &InspectArgs) -> Result<()> {
-    let p = pipeline::run(&args.input.spec, &args.input.pipeline_options())?;
+    let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     let report = Report::new(&p);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());

@@ -1,6 +1,7 @@
 //! The command line: clap definitions and the commands. Errors are reported here, once, on stderr.
 
 mod config;
+mod export;
 mod generate;
 mod inspect;
 mod serve;
@@ -14,7 +15,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::ir::Method;
 use crate::load::LoadOptions;
 use crate::pipeline::PipelineOptions;
-use crate::tools::{Filter, OutputSchemaPolicy, ToolOptions};
+use crate::tools::{Bindings, Filter, Forward, ForwardMode, OutputSchemaPolicy, Routing, ToolOptions};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -22,7 +23,10 @@ Examples:
   mcpgen inspect openapi.yaml                  what tools an API yields, and their cost in tokens
   mcpgen serve openapi.yaml                    a live MCP proxy over stdio (or --transport http)
   mcpgen config openapi.yaml -o api.mcp.json   a runtime config to edit, then `mcpgen serve api.mcp.json`
-  mcpgen inspect openai-tools.json             function-calling lists work too";
+  mcpgen inspect openai-tools.json             function-calling lists work too
+  mcpgen export openapi.yaml --format openai   any input as an OpenAI / Anthropic / Gemini / MCP tool list
+  mcpgen serve functions.json --forward-url http://localhost:9000/tools
+                                               a function list served as MCP, each call POSTed to the URL";
 
 #[derive(Debug, Parser)]
 #[command(name = "mcpgen", version, about = "Turn OpenAPI documents and function-calling tool lists into MCP servers", after_help = EXAMPLES)]
@@ -45,6 +49,9 @@ pub enum Command {
     /// Write the runtime config (tools, HTTP bindings, credential env var names) that `serve` runs.
     #[command(after_help = config::EXAMPLES)]
     Config(config::ConfigArgs),
+    /// Print the tools as an OpenAI, Anthropic, Gemini or MCP tool list (from any input).
+    #[command(after_help = export::EXAMPLES)]
+    Export(export::ExportArgs),
 }
 
 /// The input and how it becomes tools: shared by every command.
@@ -61,10 +68,6 @@ pub struct InputArgs {
     /// Follow `$ref`s to http(s) URLs (refused by default).
     #[arg(long)]
     pub allow_remote_refs: bool,
-
-    /// Fail on any warning instead of skipping what cannot be converted.
-    #[arg(long)]
-    pub strict: bool,
 
     /// Keep only operations with one of these tags (repeatable, or comma-separated).
     #[arg(long, value_name = "TAG", value_delimiter = ',', help_heading = "Filters")]
@@ -105,11 +108,43 @@ pub struct InputArgs {
     /// Prefix of the credential env vars (default: from the API title, e.g. SWAGGER_PETSTORE).
     #[arg(long, value_name = "PREFIX", help_heading = "Tools")]
     pub env_prefix: Option<String>,
+
+    /// Send every call of a function list to URL: `POST URL/{name}` with the arguments as JSON body.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["bindings", "base_url"], help_heading = "Function lists")]
+    pub forward_url: Option<String>,
+
+    /// per-tool: `POST URL/{name}`; single: `POST URL` with {"name", "arguments"}.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = ForwardMode::PerTool, requires = "forward_url", help_heading = "Function lists")]
+    pub forward_mode: ForwardMode,
+
+    /// YAML/JSON file mapping each function to a method, URL template and argument places.
+    #[arg(long, value_name = "FILE", help_heading = "Function lists")]
+    pub bindings: Option<String>,
+
+    /// Skip bad entries of a function list (no name, duplicate name, non-object schema) with a warning.
+    #[arg(long, help_heading = "Function lists")]
+    pub lenient: bool,
+}
+
+/// `--strict` as every command but `export` means it.
+#[derive(Debug, Clone, Args)]
+pub struct StrictArg {
+    /// Fail on any warning instead of skipping what cannot be converted.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl InputArgs {
-    pub fn pipeline_options(&self) -> PipelineOptions {
-        PipelineOptions {
+    /// The pipeline's options; reads the bindings file, if any.
+    pub fn pipeline_options(&self, strict: bool) -> crate::error::Result<PipelineOptions> {
+        let routing = match (&self.forward_url, &self.bindings) {
+            (Some(url), _) => Routing::Forward(Forward::new(url, self.forward_mode).map_err(|message| {
+                crate::error::Error::Invalid { location: crate::error::Location::doc(url), message }
+            })?),
+            (None, Some(path)) => Routing::Bindings(Box::new(Bindings::read(path)?)),
+            (None, None) => Routing::Unbound,
+        };
+        Ok(PipelineOptions {
             load: LoadOptions { allow_remote_refs: self.allow_remote_refs },
             tools: ToolOptions {
                 filter: Filter {
@@ -125,10 +160,12 @@ impl InputArgs {
                 output_schema: self.output_schema,
                 base_url: self.base_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
                 env_prefix: self.env_prefix.clone(),
+                routing,
                 ..ToolOptions::default()
             },
-            strict: self.strict,
-        }
+            strict,
+            lenient: self.lenient,
+        })
     }
 }
 
@@ -155,7 +192,7 @@ pub(crate) fn report_warnings(p: &crate::pipeline::Pipeline) {
 /// `mcpgen SPEC ...` is `mcpgen generate SPEC ...`: a first argument that is neither a command
 /// nor a flag is taken as the input.
 fn with_default_command(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    let commands = ["inspect", "serve", "generate", "config", "help"];
+    let commands = ["inspect", "serve", "generate", "config", "export", "convert", "help"];
     match args.get(1).and_then(|a| a.to_str()) {
         Some(first) if !first.starts_with('-') && !commands.contains(&first) => {
             let mut out = args.clone();
@@ -174,6 +211,7 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => serve::run(&args),
         Command::Config(args) => config::run(&args),
         Command::Generate(args) => generate::run(&args),
+        Command::Export(args) => export::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

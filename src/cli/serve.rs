@@ -1,26 +1,31 @@
 //! `mcpgen serve`: an API description or runtime config served as a live MCP proxy.
 
-use std::sync::Arc;
-
 use clap::Args;
 
-use super::InputArgs;
+use super::{InputArgs, StrictArg};
 use crate::error::{Error, Location, Result};
 use crate::pipeline;
 use crate::runtime::cli::{ServerArgs, Transport};
-use crate::runtime::hooks::NoHooks;
+use crate::runtime::hooks::Extensions;
+use crate::runtime::model::RuntimeConfig;
 
 pub const EXAMPLES: &str = "\
 Examples:
   mcpgen serve openapi.yaml                                   stdio, for Claude Desktop / Cursor / VS Code
   mcpgen serve openapi.yaml --transport http --bind 127.0.0.1:8080
   mcpgen serve petstore.mcp.json --base-url http://localhost:4010 --header 'X-Tenant: acme'
-  SWAGGER_PETSTORE_API_KEY=... mcpgen serve openapi.yaml      credentials come from env vars (see `mcpgen inspect`)";
+  SWAGGER_PETSTORE_API_KEY=... mcpgen serve openapi.yaml      credentials come from env vars (see `mcpgen inspect`)
+  mcpgen serve functions.json --forward-url http://localhost:9000/tools
+                                                              a function list: POST .../tools/{name} with the arguments
+  mcpgen serve functions.json --bindings bindings.yaml         a function list bound to a REST API";
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    #[command(flatten)]
+    pub warnings: StrictArg,
 
     #[command(flatten)]
     pub server: ServerArgs,
@@ -41,13 +46,32 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let config = match super::config::read_if_config(spec)? {
         Some(c) => c,
         None => {
-            let p = pipeline::run(spec, &args.input.pipeline_options())?;
+            let p = pipeline::run(spec, &args.input.pipeline_options(args.warnings.strict)?)?;
             super::report_warnings(&p);
             let config = p.tools.config;
             crate::mem::drop_in_background(p.ir);
             config
         }
     };
+    check_bound(spec, &config)?;
     let base_url = args.input.base_url.clone();
-    crate::runtime::cli::run(config, base_url, &args.server, Arc::new(NoHooks)).map_err(|m| invalid(spec, m))
+    crate::runtime::cli::run(config, base_url, &args.server, Extensions::default()).map_err(|m| invalid(spec, m))
+}
+
+/// `serve` runs no Rust handlers: every tool needs an HTTP binding.
+fn check_bound(spec: &str, config: &RuntimeConfig) -> Result<()> {
+    let unbound: Vec<&str> = config.tools.iter().filter(|t| t.http.is_none()).map(|t| t.name.as_str()).collect();
+    if unbound.is_empty() {
+        return Ok(());
+    }
+    let shown = unbound.iter().take(5).map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let more = if unbound.len() > 5 { format!(" and {} more", unbound.len() - 5) } else { String::new() };
+    Err(invalid(
+        spec,
+        format!(
+            "{shown}{more} have no HTTP binding, so `serve` cannot call them. A function list needs \
+             --forward-url URL (POST URL/{{name}} with the arguments) or --bindings FILE (a method and URL \
+             per function); or `mcpgen generate` a crate and write their handlers in Rust"
+        ),
+    ))
 }

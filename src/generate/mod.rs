@@ -2,12 +2,14 @@
 //! `mcpgen serve`: the engine's source copied verbatim, the runtime config embedded as
 //! `catalogue.json`, a small `main.rs`, a user-owned `hooks.rs`, and the usual project files.
 
+mod handlers;
 mod rust;
 mod templates;
 mod write;
 
 use serde::Serialize;
 
+pub use handlers::missing_in as missing_handlers;
 pub use write::{WriteReport, write_crate};
 
 use crate::error::{Error, Location, Result};
@@ -117,6 +119,9 @@ struct TemplateContext<'a> {
     api_version: &'a str,
     base_url: &'a str,
     tool_count: usize,
+    /// Tools answered by `src/handlers.rs`, and the others.
+    handler_count: usize,
+    http_tool_count: usize,
     env_vars: Vec<EnvVar>,
     dependencies: &'a [&'a str],
     spec: &'a str,
@@ -136,10 +141,13 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         api_version: &config.server.version,
         base_url: config.upstream.base_url.as_deref().unwrap_or("(set with --base-url)"),
         tool_count: config.tools.len(),
+        handler_count: config.tools.iter().filter(|t| t.http.is_none()).count(),
+        http_tool_count: config.tools.iter().filter(|t| t.http.is_some()).count(),
         env_vars: env_vars(config),
         dependencies: DEPENDENCIES,
         spec: c.spec,
     };
+    let with_handlers = config.tools.iter().any(|t| t.http.is_none());
     let t = templates::Templates::new()?;
     let file = |path: &str, contents: String| GeneratedFile { path: path.to_string(), contents, user_owned: false };
     let mut catalogue = serde_json::to_string_pretty(config)
@@ -152,11 +160,19 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         file("Dockerfile", t.render(templates::DOCKERFILE, &ctx)?),
         file(".gitignore", t.render(templates::GITIGNORE, &ctx)?),
         file("src/catalogue.json", catalogue),
-        file("src/lib.rs", rust::lib_rs(version, title)?),
+        file("src/lib.rs", rust::lib_rs(version, title, with_handlers)?),
         file("src/main.rs", rust::main_rs(version, &c.package, title)?),
         file("tests/tools.rs", rust::tools_test_rs(version, &c.package)?),
         GeneratedFile { path: "src/hooks.rs".into(), contents: templates::HOOKS_RS.to_string(), user_owned: true },
     ];
+    if with_handlers {
+        files.push(file("src/tools.rs", handlers::tools_rs(version, config)?));
+        files.push(GeneratedFile {
+            path: "src/handlers.rs".into(),
+            contents: handlers::handlers_rs(config)?,
+            user_owned: true,
+        });
+    }
     let header = format!("// {}\n", rust::header(version));
     for (name, source) in ENGINE_SOURCES {
         files.push(file(&format!("src/runtime/{name}"), format!("{header}{source}")));

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 
 use super::schema::{SchemaConverter, kind_of};
-use crate::diag::{DiagKind, Diagnostic, child};
+use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::error::{Error, Location, Result};
 use crate::ir::{Dialect, Function, McpExtension};
 use crate::load::{Document, DocumentSet};
@@ -27,68 +27,90 @@ struct RawFunction<'a> {
 
 type Converted = (Vec<Function>, BTreeMap<String, Value>, Vec<Diagnostic>);
 
-pub(super) fn functions(doc: &Document) -> Result<Converted> {
+/// Converts the list. A bad entry (no name, a duplicate name, a parameter schema that is not an
+/// object) fails the whole list, or with `lenient` is skipped with a warning.
+pub(super) fn functions(doc: &Document, lenient: bool) -> Result<Converted> {
     let origin = doc.origin().to_string();
     let root = doc.root();
     let list = if doc.list_pointer.is_empty() { Some(root) } else { root.pointer(&doc.list_pointer) };
     let Some(Value::Array(items)) = list else {
-        return Err(invalid(&origin, &format!("#{}", doc.list_pointer), "expected an array of tools".into()));
+        return Err(invalid(&origin, Fault::new(format!("#{}", doc.list_pointer), "expected an array of tools")));
     };
     let mut diags = Vec::new();
-    let raw = read_entries(items, doc, &origin, &mut diags)?;
-    let mut seen: HashMap<&str, &str> = HashMap::new();
-    for f in &raw {
-        if let Some(first) = seen.insert(f.name, &f.pointer) {
-            return Err(invalid(
-                &origin,
-                &f.pointer,
-                format!("duplicate function name `{}` (first at {first})", f.name),
-            ));
+    let skip = |fault: Fault, diags: &mut Vec<Diagnostic>| -> Result<()> {
+        if !lenient {
+            return Err(invalid(&origin, fault));
+        }
+        diags.push(Diagnostic::new(DiagKind::OperationSkipped, fault.at, format!("{}; skipped", fault.message)));
+        Ok(())
+    };
+    let mut raw = Vec::new();
+    for entry in read_entries(items, doc, &mut diags) {
+        match entry {
+            Ok(f) => raw.push(f),
+            Err(fault) => skip(fault, &mut diags)?,
+        }
+    }
+    let mut seen: HashMap<&str, String> = HashMap::new();
+    let mut unique = Vec::new();
+    for f in raw {
+        match seen.get(f.name) {
+            Some(first) => {
+                let message = format!("duplicate function name `{}` (first at {first})", f.name);
+                skip(Fault::new(&f.pointer, message), &mut diags)?;
+            }
+            None => {
+                seen.insert(f.name, f.pointer.clone());
+                unique.push(f);
+            }
         }
     }
     // Each function's schema is a document of its own for `$ref` resolution.
     let mut docs = DocumentSet::single(&format!("{}#fn", doc.docs.root), json!({}));
-    for (i, f) in raw.iter().enumerate() {
+    for (i, f) in unique.iter().enumerate() {
         docs.insert(&fn_doc(i), &f.pointer, f.parameters.clone());
     }
     let mut converter = SchemaConverter::new(&docs);
     let mut out = Vec::new();
-    for (i, f) in raw.iter().enumerate() {
-        let id = fn_doc(i);
-        let at = child(&f.pointer, "parameters");
-        let parameters =
-            converter.convert(&f.parameters, &id, "#").map_err(|f| invalid(&origin, &at_or(&f.at, &at), f.message))?;
-        let output_schema = match f.output_schema {
-            Some(s) => Some(
-                converter
-                    .convert(s, &id, "#")
-                    .map_err(|e| invalid(&origin, &at_or(&e.at, &child(&f.pointer, "outputSchema")), e.message))?,
-            ),
-            None => None,
-        };
-        out.push(Function {
-            pointer: f.pointer.clone(),
-            name: f.name.to_string(),
-            title: f.title.map(str::to_string),
-            description: f.description.map(str::trim).filter(|d| !d.is_empty()).map(str::to_string),
-            parameters,
-            output_schema,
-            strict: f.strict,
-            mcp: f.mcp.clone(),
-        });
+    for (i, f) in unique.iter().enumerate() {
+        match convert(&mut converter, f, &fn_doc(i)) {
+            Ok(function) => out.push(function),
+            Err(fault) => skip(fault, &mut diags)?,
+        }
     }
     let (schemas, more) = converter.finish();
     diags.extend(more);
     Ok((out, schemas, diags))
 }
 
+fn convert(converter: &mut SchemaConverter<'_>, f: &RawFunction<'_>, id: &str) -> std::result::Result<Function, Fault> {
+    let at = child(&f.pointer, "parameters");
+    let parameters = converter.convert(&f.parameters, id, "#").map_err(|e| Fault::new(at_or(&e.at, &at), e.message))?;
+    let output_schema = match f.output_schema {
+        Some(s) => Some(converter.convert(s, id, "#").map_err(|e| {
+            let at = child(&f.pointer, "outputSchema");
+            Fault::new(at_or(&e.at, &at), e.message)
+        })?),
+        None => None,
+    };
+    Ok(Function {
+        pointer: f.pointer.clone(),
+        name: f.name.to_string(),
+        title: f.title.map(str::to_string),
+        description: f.description.map(str::trim).filter(|d| !d.is_empty()).map(str::to_string),
+        parameters,
+        output_schema,
+        strict: f.strict,
+        mcp: f.mcp.clone(),
+    })
+}
+
 /// The list's entries, read; built-in tools of the LLM APIs are skipped with a note.
 fn read_entries<'a>(
     items: &'a [Value],
     doc: &Document,
-    origin: &str,
     diags: &mut Vec<Diagnostic>,
-) -> Result<Vec<RawFunction<'a>>> {
+) -> Vec<std::result::Result<RawFunction<'a>, Fault>> {
     let mut raw = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let pointer = format!("#{}/{i}", doc.list_pointer);
@@ -97,7 +119,7 @@ fn read_entries<'a>(
                 let Some(Value::Array(decls)) = item.get("functionDeclarations") else { continue };
                 for (j, d) in decls.iter().enumerate() {
                     let p = format!("{pointer}/functionDeclarations/{j}");
-                    raw.push(read_entry(d, doc.dialect, &p, origin)?);
+                    raw.push(read_entry(d, doc.dialect, &p));
                 }
             }
             Dialect::OpenAiTools if item.get("type").and_then(Value::as_str).is_some_and(|t| t != "function") => {
@@ -116,37 +138,36 @@ fn read_entries<'a>(
                     format!("Anthropic server tool `{t}` has no input_schema; skipped"),
                 ));
             }
-            _ => raw.push(read_entry(item, doc.dialect, &pointer, origin)?),
+            _ => raw.push(read_entry(item, doc.dialect, &pointer)),
         }
     }
-    Ok(raw)
+    raw
 }
 
 fn fn_doc(i: usize) -> String {
     format!("function:{i}")
 }
 
-fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str, origin: &str) -> Result<RawFunction<'a>> {
+fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str) -> std::result::Result<RawFunction<'a>, Fault> {
     let (f, fptr) = match dialect {
         Dialect::OpenAiTools => match item.get("function") {
             Some(f) => (f, format!("{pointer}/function")),
-            None => return Err(invalid(origin, pointer, "OpenAI tool without a `function` object".into())),
+            None => return Err(Fault::new(pointer, "OpenAI tool without a `function` object")),
         },
         _ => (item, pointer.to_string()),
     };
     let Value::Object(obj) = f else {
-        return Err(invalid(origin, &fptr, format!("a function must be an object, found {}", kind_of(f))));
+        return Err(Fault::new(&fptr, format!("a function must be an object, found {}", kind_of(f))));
     };
     let name = match obj.get("name") {
         Some(Value::String(n)) if !n.trim().is_empty() => n.as_str(),
         Some(other) => {
-            return Err(invalid(
-                origin,
-                &child(&fptr, "name"),
+            return Err(Fault::new(
+                child(&fptr, "name"),
                 format!("the name must be a non-empty string, found {}", kind_of(other)),
             ));
         }
-        None => return Err(invalid(origin, &fptr, "function without a `name`".into())),
+        None => return Err(Fault::new(&fptr, "function without a `name`")),
     };
     let key = match dialect {
         Dialect::AnthropicTools => "input_schema",
@@ -166,8 +187,7 @@ fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str, origin: &str
                 }
                 Some(t) if t.as_str().is_some_and(|t| t.eq_ignore_ascii_case("object")) => {}
                 _ => {
-                    return Err(invalid(
-                        origin,
+                    return Err(Fault::new(
                         &at,
                         format!(
                             "the parameter schema must be `type: object`, found {}",
@@ -179,11 +199,7 @@ fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str, origin: &str
             Value::Object(p)
         }
         Some(other) => {
-            return Err(invalid(
-                origin,
-                &at,
-                format!("`{key}` must be a JSON Schema object, found {}", kind_of(other)),
-            ));
+            return Err(Fault::new(&at, format!("`{key}` must be a JSON Schema object, found {}", kind_of(other))));
         }
     };
     let mut mcp = McpExtension::default();
@@ -216,6 +232,6 @@ fn at_or(inner: &str, schema_at: &str) -> String {
     }
 }
 
-fn invalid(origin: &str, pointer: &str, message: String) -> Error {
-    Error::Invalid { location: Location::at_pointer(origin, pointer), message }
+fn invalid(origin: &str, fault: Fault) -> Error {
+    Error::Invalid { location: Location::at_pointer(origin, &fault.at), message: fault.message }
 }

@@ -14,11 +14,17 @@ pub use openapi::template_vars;
 pub use schema::DEFS_PREFIX;
 
 /// Normalises a loaded document. Problems confined to one operation become diagnostics; the
-/// document fails as a whole only when nothing usable is left.
-pub fn normalize(mut doc: Document) -> Result<ApiIr> {
+/// document fails as a whole only when nothing usable is left. `lenient`: bad entries of a
+/// function list are skipped with a warning instead of failing the list.
+pub fn normalize(mut doc: Document, lenient: bool) -> Result<ApiIr> {
     let mut diagnostics = std::mem::take(&mut doc.warnings);
     if !doc.dialect.is_openapi() {
-        let (functions, schemas, diags) = functions::functions(&doc)?;
+        let (functions, schemas, diags) = functions::functions(&doc, lenient)?;
+        if functions.is_empty() {
+            let skipped = diags.into_iter().filter(|d| d.kind == DiagKind::OperationSkipped).collect();
+            let reason = "no function could be converted".to_string();
+            return Err(Error::NoTools { origin: doc.origin().to_string(), reason, diagnostics: skipped });
+        }
         diagnostics.extend(diags);
         let title = doc.origin().rsplit('/').next().unwrap_or("tools").split('.').next().unwrap_or("tools").to_string();
         return Ok(ApiIr {

@@ -2,12 +2,11 @@
 //! crates so that both take the same flags and behave the same.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use super::hooks::Hooks;
+use super::hooks::Extensions;
 use super::model::RuntimeConfig;
 use super::{Engine, EngineOptions, McpServer, UpstreamPolicy, transport};
 
@@ -92,12 +91,7 @@ pub fn init_logging(default_filter: &str) {
 }
 
 /// Serves `config` until the client goes away (stdio) or a shutdown signal (HTTP).
-pub fn run(
-    config: RuntimeConfig,
-    base_url: Option<String>,
-    args: &ServerArgs,
-    hooks: Arc<dyn Hooks>,
-) -> Result<(), String> {
+pub fn run(config: RuntimeConfig, base_url: Option<String>, args: &ServerArgs, ext: Extensions) -> Result<(), String> {
     let timeout = args.timeout.unwrap_or(config.limits.timeout_secs);
     if !(timeout > 0.0 && timeout.is_finite()) {
         return Err(format!("--timeout must be a positive number of seconds, got {timeout}"));
@@ -118,7 +112,7 @@ pub fn run(
         tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("async runtime: {e}"))?;
     runtime.block_on(async move {
         let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
-        let engine = Engine::with_hooks(config, opts, hooks)?;
+        let engine = Engine::with_extensions(config, opts, ext)?;
         let count = engine.tool_count();
         let server = McpServer::new(engine);
         match args.transport {

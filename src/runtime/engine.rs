@@ -9,7 +9,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations
 use serde_json::{Map, Value};
 
 use super::auth::{Credential, Credentials};
-use super::hooks::{Hooks, NoHooks};
+use super::hooks::Extensions;
 use super::model::{HttpBinding, RuntimeConfig, Tool};
 use super::request::{self, PreparedRequest};
 use super::response::{self, CallContext};
@@ -40,7 +40,7 @@ pub struct Engine {
     static_headers: HeaderMap,
     upstream: Upstream,
     credentials: Credentials,
-    hooks: Arc<dyn Hooks>,
+    ext: Extensions,
 }
 
 /// Why a call did not produce a tool result: the tool does not exist (a protocol error).
@@ -50,16 +50,12 @@ pub struct UnknownTool(pub String);
 impl Engine {
     /// Builds the engine; credentials are read from the environment here, once.
     pub fn new(config: RuntimeConfig, opts: EngineOptions) -> Result<Arc<Engine>, String> {
-        Self::build(config, opts, &|name| std::env::var(name).ok(), Arc::new(NoHooks))
+        Self::build(config, opts, &|name| std::env::var(name).ok(), Extensions::default())
     }
 
-    /// Like [`Engine::new`], with customisation hooks.
-    pub fn with_hooks(
-        config: RuntimeConfig,
-        opts: EngineOptions,
-        hooks: Arc<dyn Hooks>,
-    ) -> Result<Arc<Engine>, String> {
-        Self::build(config, opts, &|name| std::env::var(name).ok(), hooks)
+    /// Like [`Engine::new`], with hooks and handlers.
+    pub fn with_extensions(config: RuntimeConfig, opts: EngineOptions, ext: Extensions) -> Result<Arc<Engine>, String> {
+        Self::build(config, opts, &|name| std::env::var(name).ok(), ext)
     }
 
     /// The general constructor: credentials looked up through `env`.
@@ -67,7 +63,7 @@ impl Engine {
         config: RuntimeConfig,
         opts: EngineOptions,
         env: &dyn Fn(&str) -> Option<String>,
-        hooks: Arc<dyn Hooks>,
+        ext: Extensions,
     ) -> Result<Arc<Engine>, String> {
         let base_url =
             opts.base_url.clone().or(config.upstream.base_url.clone()).map(|u| u.trim_end_matches('/').to_string());
@@ -109,16 +105,7 @@ impl Engine {
                 to_entry(t)
             })
             .collect();
-        Ok(Arc::new(Engine {
-            info: config.server,
-            tools,
-            index,
-            base_url,
-            static_headers,
-            upstream,
-            credentials,
-            hooks,
-        }))
+        Ok(Arc::new(Engine { info: config.server, tools, index, base_url, static_headers, upstream, credentials, ext }))
     }
 
     /// Up to `size` tools from `start`, and where the next page starts.
@@ -145,14 +132,39 @@ impl Engine {
             return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));
         }
         let Value::Object(args) = args_value else { return Ok(tool_error("arguments must be an object".into())) };
-        let Some(http) = &tool.http else {
-            return Ok(tool_error(format!(
-                "`{name}` has no HTTP binding in this configuration, so it cannot be called"
-            )));
+        let mut result = match &tool.http {
+            Some(http) => self.call_http(tool, http, &args).await,
+            None => self.call_handler(tool, args).await,
         };
-        let mut result = self.call_http(tool, http, &args).await;
-        self.hooks.after_response(name, &mut result);
+        self.ext.hooks.after_response(name, &mut result);
         Ok(result)
+    }
+
+    /// A tool without an HTTP binding is answered by its handler.
+    async fn call_handler(&self, tool: &ToolEntry, args: Map<String, Value>) -> CallToolResult {
+        let name = &tool.mcp.name;
+        let Some(call) = self.ext.handlers.call(name, args) else {
+            return tool_error(format!(
+                "`{name}` has no HTTP binding and no handler: serve it with --forward-url or --bindings"
+            ));
+        };
+        match call.await {
+            Ok(value) => {
+                let text = match &value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let result = response::json_result(value, text);
+                let check = tool.mcp.output_schema.as_ref().zip(result.structured_content.as_ref());
+                if let Some((schema, structured)) = check
+                    && let Some(problems) = validate(&tool.output_validator, schema, structured)
+                {
+                    return tool_error(format!("`{name}` answered a result that breaks its output schema: {problems}"));
+                }
+                result
+            }
+            Err(message) => tool_error(message),
+        }
     }
 
     async fn call_http(&self, tool: &ToolEntry, http: &HttpBinding, args: &Map<String, Value>) -> CallToolResult {
@@ -172,7 +184,7 @@ impl Engine {
             Ok(o) => o,
             Err(e) => return tool_error(e),
         };
-        if let Err(e) = self.hooks.before_request(&tool.mcp.name, args, &mut req) {
+        if let Err(e) = self.ext.hooks.before_request(&tool.mcp.name, args, &mut req) {
             return tool_error(e);
         }
         let mut outcome = self.upstream.send(&req).await;

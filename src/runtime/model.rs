@@ -284,6 +284,10 @@ pub enum BodyContent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         extra_arg: Option<String>,
     },
+    /// The arguments object as it is: a function-calling tool forwarded to a URL of its own.
+    Arguments,
+    /// `{"name": <name>, "arguments": {...}}`: every function-calling tool forwarded to one URL.
+    Call { name: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -153,6 +153,8 @@ fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBod
             }
             (!obj.is_empty() || b.required).then_some(Value::Object(obj))
         }
+        BodyContent::Arguments => Some(Value::Object(args.clone())),
+        BodyContent::Call { name } => Some(serde_json::json!({"name": name, "arguments": Value::Object(args.clone())})),
     };
     let Some(value) = value else { return Ok(None) };
     if media.starts_with("multipart/") {
@@ -214,7 +216,7 @@ fn multipart(b: &BodyBinding, value: &Value) -> Result<Vec<Part>, String> {
             fields.iter().filter(|f| f.file).map(|f| f.name.as_str()).collect(),
             fields.iter().map(|f| (f.name.as_str(), f.content_type.as_deref())).collect(),
         ),
-        BodyContent::Whole { .. } => (Vec::new(), Vec::new()),
+        _ => (Vec::new(), Vec::new()),
     };
     let mut parts = Vec::new();
     for (name, v) in map {

@@ -27,6 +27,15 @@ pub struct CallContext<'a> {
     pub validate_output: Option<OutputCheck<'a>>,
 }
 
+/// A JSON value as a success: `text` for the model, the value as structured content (wrapped as
+/// `{"result": ...}` unless it is an object, as MCP requires).
+pub fn json_result(value: Value, text: String) -> CallToolResult {
+    let structured = if value.is_object() { value } else { json!({ "result": value }) };
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    result
+}
+
 pub fn to_result(resp: UpstreamResponse, ctx: &CallContext<'_>) -> CallToolResult {
     let status = resp.status;
     if !status.is_success() {
@@ -45,11 +54,9 @@ pub fn to_result(resp: UpstreamResponse, ctx: &CallContext<'_>) -> CallToolResul
         }
         return match serde_json::from_slice::<Value>(&resp.body) {
             Ok(v) => {
-                let text = String::from_utf8_lossy(&resp.body).into_owned();
-                let structured = if v.is_object() { v } else { json!({ "result": v }) };
-                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-                result.structured_content = Some(structured.clone());
-                with_output_check(result, ctx, Some(&structured))
+                let result = json_result(v, String::from_utf8_lossy(&resp.body).into_owned());
+                let structured = result.structured_content.clone();
+                with_output_check(result, ctx, structured.as_ref())
             }
             Err(e) => {
                 let text = format!(

@@ -7,6 +7,7 @@ mod filter;
 mod inline;
 pub mod input;
 pub mod naming;
+pub mod routing;
 pub mod security;
 
 use std::collections::BTreeMap;
@@ -15,6 +16,7 @@ use serde_json::{Value, json};
 
 pub use filter::Filter;
 pub use inline::InlineLimits;
+pub use routing::{Bindings, Forward, ForwardMode, Routing};
 
 use crate::diag::{DiagKind, Diagnostic};
 use crate::error::{Error, Result};
@@ -46,6 +48,8 @@ pub struct ToolOptions {
     /// Prefix of credential env vars; derived from the API title when `None`.
     pub env_prefix: Option<String>,
     pub inline: InlineLimits,
+    /// Where the calls of function-calling tools go.
+    pub routing: Routing,
 }
 
 impl Default for ToolOptions {
@@ -58,6 +62,7 @@ impl Default for ToolOptions {
             base_url: None,
             env_prefix: None,
             inline: InlineLimits::default(),
+            routing: Routing::Unbound,
         }
     }
 }
@@ -85,7 +90,25 @@ pub struct ToolSource {
 pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
     let mut diagnostics = Vec::new();
     let prefix = opts.env_prefix.clone().unwrap_or_else(|| security::env_prefix(&ir.info.title));
-    let security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
+    let mut security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
+    let mut headers = BTreeMap::new();
+    match &opts.routing {
+        Routing::Unbound => {}
+        _ if !ir.operations.is_empty() => {
+            return Err(Error::Invalid {
+                location: crate::error::Location::doc(&ir.info.title),
+                message: "--forward-url and --bindings apply to function lists; an OpenAPI document's operations \
+                          already say where calls go (use --base-url to point them elsewhere)"
+                    .into(),
+            });
+        }
+        Routing::Forward(_) => {}
+        Routing::Bindings(b) => {
+            b.check_names(&ir.functions)?;
+            security_schemes.extend(b.security_schemes.clone());
+            headers.extend(b.headers.clone());
+        }
+    }
     let mut names = NameAllocator::new(opts.max_name_len.clamp(8, 128));
     let mut tools = Vec::new();
     let mut sources = Vec::new();
@@ -126,7 +149,7 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
         if f.mcp.hidden || !opts.filter.keeps(&name, None) {
             continue;
         }
-        tools.push(function_tool(f, name, ir, opts, &mut diagnostics));
+        tools.push(function_tool(f, name, ir, opts, &mut diagnostics)?);
         sources.push(ToolSource { pointer: f.pointer.clone(), operation_id: None, tags: Vec::new() });
     }
     let operations = ir.operations.len() + ir.functions.len();
@@ -138,7 +161,7 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
         };
         return Err(Error::NoTools { origin: ir.info.title.clone(), reason, diagnostics: Vec::new() });
     }
-    let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned());
+    let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned()).or_else(|| opts.routing.base_url());
     let config = RuntimeConfig {
         mcpgen_config: CONFIG_FORMAT_VERSION,
         server: ServerInfo {
@@ -147,7 +170,7 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
             title: Some(ir.info.title.clone()),
             instructions: ir.info.description.as_deref().map(|d| cap(d, opts.max_description_len)),
         },
-        upstream: Upstream { base_url, headers: BTreeMap::new() },
+        upstream: Upstream { base_url, headers },
         security_schemes,
         limits: Limits::default(),
         tools,
@@ -208,7 +231,7 @@ fn function_tool(
     ir: &ApiIr,
     opts: &ToolOptions,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Tool {
+) -> Result<Tool> {
     let inlined = inline::inline(&f.parameters, &ir.schemas, opts.inline);
     if !inlined.truncated.is_empty() {
         diagnostics.push(Diagnostic::new(
@@ -224,18 +247,20 @@ fn function_tool(
         inline::ensure_array_items(&mut out);
         object_root(out)
     });
-    // Function lists carry no HTTP method: assume the worst (a call may change things).
-    let mut ann = annotations(Method::Post, &f.mcp);
+    let http = opts.routing.binding(f, &mut schema, diagnostics)?;
+    // Without a method of its own, a function may change things: annotate it as a POST.
+    let method = http.as_ref().and_then(|h| Method::parse(&h.method)).unwrap_or(Method::Post);
+    let mut ann = annotations(method, &f.mcp);
     ann.title = f.mcp.title.clone();
-    Tool {
+    Ok(Tool {
         name,
         title: f.title.clone(),
         description: f.description.as_deref().map(|d| cap(d, opts.max_description_len)).unwrap_or_default(),
         input_schema: schema,
         output_schema,
         annotations: ann,
-        http: None,
-    }
+        http,
+    })
 }
 
 fn output_schema(op: &Operation, ir: &ApiIr, opts: &ToolOptions) -> Option<Value> {

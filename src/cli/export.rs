@@ -1,0 +1,86 @@
+//! `mcpgen export`: any input as the tool list of an LLM API or of MCP.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::InputArgs;
+use crate::error::{Error, Location, Result};
+use crate::export::{self, Format};
+use crate::pipeline;
+
+pub const EXAMPLES: &str = "\
+Examples:
+  mcpgen export openapi.yaml --format openai > tools.json      the API's operations as OpenAI tools
+  mcpgen export openapi.yaml --format openai --strict          schemas that OpenAI's strict mode accepts
+  mcpgen export functions.json --format anthropic              an OpenAI function list for Claude
+  mcpgen export anthropic-tools.json --format gemini -o gemini-tools.json
+  mcpgen export openapi.yaml --format mcp --include-tag pets   a tools/list result";
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The tool list's format.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Openai)]
+    pub format: Format,
+
+    /// OpenAI strict mode: additionalProperties false everywhere, every property required (optional
+    /// ones made nullable), unsupported keywords removed; each change is reported on stderr.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Write to FILE instead of stdout (atomically).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(args: &ExportArgs) -> Result<()> {
+    let spec = &args.input.spec;
+    let config = match super::config::read_if_config(spec)? {
+        Some(c) => c,
+        None => {
+            let p = pipeline::run(spec, &args.input.pipeline_options(false)?)?;
+            super::report_warnings(&p);
+            p.tools.config
+        }
+    };
+    let out = export::export(&config, args.format, args.strict)
+        .map_err(|message| Error::Invalid { location: Location::doc(spec), message })?;
+    report_strict(&out);
+    let mut text = serde_json::to_string_pretty(&out.value).unwrap_or_default();
+    text.push('\n');
+    match &args.output {
+        Some(path) => {
+            super::config::write_atomically(path, text.as_bytes())?;
+            eprintln!("wrote {} ({} tools, {:?} format)", path.display(), config.tools.len(), args.format);
+        }
+        None => std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| Error::Read {
+            location: Location::doc(Path::new("<stdout>").display().to_string()),
+            message: format!("cannot write: {e}"),
+        })?,
+    }
+    Ok(())
+}
+
+/// What strict mode changed, on stderr: losses as warnings, the rest as notes.
+fn report_strict(out: &export::Export) {
+    let lossy = out.changes.iter().filter(|(_, c)| c.lossy).count();
+    if !out.changes.is_empty() {
+        eprintln!(
+            "strict mode: {} change(s) to fit OpenAI's strict schemas ({lossy} lose information):",
+            out.changes.len()
+        );
+    }
+    for (tool, c) in &out.changes {
+        let level = if c.lossy { "warning" } else { "note" };
+        eprintln!("  {level}: {tool} {}: {}", c.at, c.what);
+    }
+    for (tool, violations) in &out.not_strict {
+        for v in violations {
+            eprintln!("warning: {tool} {}: {} (exported with strict: false)", v.at, v.message);
+        }
+    }
+}
