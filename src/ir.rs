@@ -180,6 +180,9 @@ pub struct Parameter {
     /// Media type when the parameter is described by `content` rather than `schema`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_type: Option<String>,
+    /// `x-mcp-argument`: the tool argument's name, when it differs from the wire name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub argument: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -124,6 +124,8 @@ fn help_matches_golden() {
         (&["serve", "--help"][..], "help-serve.txt"),
         (&["config", "--help"][..], "help-config.txt"),
         (&["generate", "--help"][..], "help-generate.txt"),
+        (&["export", "--help"][..], "help-export.txt"),
+        (&["convert", "--help"][..], "help-convert.txt"),
     ] {
         let out = mcpgen(args);
         assert!(out.status.success());

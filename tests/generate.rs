@@ -26,7 +26,11 @@ fn generate(spec: &str, dir: &Path, name: &str, extra: &[&str]) {
 /// Generated files (but the engine copy, checked against src/runtime instead) match goldens.
 #[test]
 fn generated_files_match_goldens() {
-    for (sample, name) in [("samples/petstore-oas30.json", "petstore-mcp"), ("samples/hostile.yaml", "hostile-mcp")] {
+    for (sample, name) in [
+        ("samples/petstore-oas30.json", "petstore-mcp"),
+        ("samples/hostile.yaml", "hostile-mcp"),
+        ("samples/openai-functions.json", "functions-mcp"),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("crate");
         generate(sample, &out, name, &[]);
@@ -79,6 +83,28 @@ fn regeneration_keeps_the_users_files() {
     let catalogue: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("src/catalogue.json")).unwrap()).unwrap();
     assert_eq!(catalogue["tools"].as_array().unwrap().len(), 4, "regenerated with the new filter");
+}
+
+/// A function list's crate: `src/handlers.rs` is the user's; regenerating with more tools keeps it
+/// and says which functions the new tools need.
+#[test]
+fn regeneration_keeps_the_handlers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("crate");
+    generate("samples/openai-functions.json", &out, "functions-mcp", &["--include-op", "get_current_*"]);
+    std::fs::write(out.join("src/handlers.rs"), "// my handlers: fn get_current_weather(\n").unwrap();
+    let again = mcpgen(&["generate", "samples/openai-functions.json", "-o", out.to_str().unwrap(), "--force"]);
+    assert!(again.status.success());
+    assert_eq!(
+        std::fs::read_to_string(out.join("src/handlers.rs")).unwrap(),
+        "// my handlers: fn get_current_weather(\n"
+    );
+    let note = String::from_utf8_lossy(&again.stderr);
+    assert!(note.contains("pub async fn get_current_time(args: GetCurrentTimeArgs)"), "{note}");
+    assert!(note.contains("pub async fn send_email(args: SendEmailArgs)"), "{note}");
+    assert!(!note.contains("fn get_current_weather("), "{note}");
+    let tools = std::fs::read_to_string(out.join("src/tools.rs")).unwrap();
+    assert!(tools.contains("crate::handlers::send_email"), "src/tools.rs is regenerated");
 }
 
 #[test]
@@ -143,6 +169,8 @@ async fn generated_crates_build_and_behave_like_serve() {
     let ws = tempfile::tempdir().unwrap();
     let mut crates: Vec<(String, String)> = vec![
         (spec.to_str().unwrap().to_string(), "e2e-api-mcp".into()),
+        ("samples/openai-functions.json".into(), "functions-mcp".into()),
+        ("samples/openai-tools.json".into(), "shop-mcp".into()),
         ("samples/petstore-swagger2.yaml".into(), "petstore-mcp".into()),
         ("samples/hostile.yaml".into(), "hostile-mcp".into()),
         ("samples/recursive-schemas.yaml".into(), "recursive-mcp".into()),
@@ -180,4 +208,35 @@ async fn generated_crates_build_and_behave_like_serve() {
     }
     let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated/debug/e2e-api-mcp");
     checks::all(&Subject::Binary(bin), &mock).await;
+    handler_stubs_answer_until_written(&ws.path().join("functions-mcp")).await;
+}
+
+/// The handler stubs answer "not implemented yet"; once the user writes one, it answers.
+async fn handler_stubs_answer_until_written(dir: &Path) {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated/debug/functions-mcp");
+    let server = ServerCommand { program: bin.display().to_string(), args: Vec::new(), env: Default::default() };
+    let c = connect(&server, Transport::Stdio).await;
+    let r = c.call("get_current_weather", serde_json::json!({"location": "Paris"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("not implemented yet"), "{}", text(&r));
+    let r = c.call("get_current_weather", serde_json::json!({"unit": "celsius"})).await;
+    assert!(text(&r).contains("Invalid arguments"), "arguments are checked before the handler: {}", text(&r));
+    drop(c);
+
+    let handlers = dir.join("src/handlers.rs");
+    let stub = "    let _ = args;\n    Err(not_implemented(\"get_current_weather\"))";
+    let source = std::fs::read_to_string(&handlers).unwrap();
+    assert!(source.contains(stub), "{source}");
+    let written = "    let unit = args.unit.unwrap_or_else(|| \"celsius\".to_string());\n    \
+                   Ok(serde_json::json!({\"location\": args.location, \"temperature\": 21, \"unit\": unit}))";
+    std::fs::write(&handlers, source.replacen(stub, written, 1)).unwrap();
+    let out = cargo(dir, &["build", "-p", "functions-mcp"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let c = connect(&server, Transport::Http).await;
+    let r = c.call("get_current_weather", serde_json::json!({"location": "Paris"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let expected = serde_json::json!({"location": "Paris", "temperature": 21, "unit": "celsius"});
+    assert_eq!(r.structured_content, Some(expected));
+    let r = c.call("get_current_time", serde_json::json!({"timezone": "UTC"})).await;
+    assert!(text(&r).contains("not implemented yet"), "the others are still stubs");
 }

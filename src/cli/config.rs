@@ -76,7 +76,7 @@ fn to_json(config: &RuntimeConfig) -> String {
     s
 }
 
-fn is_yaml(path: &Path) -> bool {
+pub(super) fn is_yaml(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
 }
 

@@ -65,8 +65,10 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     Ok(())
 }
 
-/// What strict mode changed, on stderr: losses as warnings, the rest as notes.
+/// What strict mode changed, on stderr: losses as warnings, the rest as notes (counted by kind
+/// when there are many).
 fn report_strict(out: &export::Export) {
+    const DETAILED: usize = 40;
     let lossy = out.changes.iter().filter(|(_, c)| c.lossy).count();
     if !out.changes.is_empty() {
         eprintln!(
@@ -74,9 +76,20 @@ fn report_strict(out: &export::Export) {
             out.changes.len()
         );
     }
+    let many = out.changes.len() > DETAILED;
+    let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for (tool, c) in &out.changes {
-        let level = if c.lossy { "warning" } else { "note" };
-        eprintln!("  {level}: {tool} {}: {}", c.at, c.what);
+        if c.lossy || !many {
+            let level = if c.lossy { "warning" } else { "note" };
+            eprintln!("  {level}: {tool} {}: {}", c.at, c.what);
+        } else {
+            // `removed format "int64"` and `removed format "uri"` are one kind.
+            let kind = c.what.split('"').next().unwrap_or(&c.what).trim_end().to_string();
+            *kinds.entry(kind).or_default() += 1;
+        }
+    }
+    for (kind, n) in &kinds {
+        eprintln!("  note: {kind}: {n}x");
     }
     for (tool, violations) in &out.not_strict {
         for v in violations {

@@ -1,6 +1,7 @@
 //! The command line: clap definitions and the commands. Errors are reported here, once, on stderr.
 
 mod config;
+mod convert;
 mod export;
 mod generate;
 mod inspect;
@@ -52,6 +53,9 @@ pub enum Command {
     /// Print the tools as an OpenAI, Anthropic, Gemini or MCP tool list (from any input).
     #[command(after_help = export::EXAMPLES)]
     Export(export::ExportArgs),
+    /// Write an OpenAPI 3.1 document for a function list and its bindings (or any input).
+    #[command(after_help = convert::EXAMPLES)]
+    Convert(convert::ConvertArgs),
 }
 
 /// The input and how it becomes tools: shared by every command.
@@ -212,6 +216,7 @@ pub fn main() -> ExitCode {
         Command::Config(args) => config::run(&args),
         Command::Generate(args) => generate::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Convert(args) => convert::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

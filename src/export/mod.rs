@@ -1,6 +1,7 @@
 //! Stage 4c, export: the tool set as the tool list of an LLM API (OpenAI, Anthropic, Gemini) or
 //! of MCP, so that function-calling code can use any input mcpgen reads.
 
+pub mod openapi;
 pub mod strict;
 
 use serde_json::{Map, Value, json};
@@ -57,12 +58,17 @@ pub fn export(config: &RuntimeConfig, format: Format, strict: bool) -> Result<Ex
     let mut out = Export::default();
     let mut items = Vec::with_capacity(config.tools.len());
     for tool in &config.tools {
+        let input = openapi::fold_local_defs(&tool.input_schema);
         items.push(match format {
-            Format::Openai => openai(tool, strict, &mut out),
-            Format::OpenaiLegacy => with_schema(tool, "parameters", tool.input_schema.clone()),
-            Format::Anthropic => with_schema(tool, "input_schema", tool.input_schema.clone()),
-            Format::Gemini => gemini(tool),
-            Format::Mcp => serde_json::to_value(tool.mcp_view()).map_err(|e| e.to_string())?,
+            Format::Openai => openai(tool, input, strict, &mut out),
+            Format::OpenaiLegacy => with_schema(tool, "parameters", input),
+            Format::Anthropic => with_schema(tool, "input_schema", input),
+            Format::Gemini => gemini(tool, input),
+            Format::Mcp => {
+                let mut view = serde_json::to_value(tool.mcp_view()).map_err(|e| e.to_string())?;
+                view["inputSchema"] = input;
+                view
+            }
         });
     }
     out.value = match format {
@@ -84,11 +90,11 @@ fn with_schema(tool: &Tool, key: &str, schema: Value) -> Value {
     Value::Object(obj)
 }
 
-fn openai(tool: &Tool, strict: bool, out: &mut Export) -> Value {
+fn openai(tool: &Tool, input: Value, strict: bool, out: &mut Export) -> Value {
     if !strict {
-        return json!({ "type": "function", "function": with_schema(tool, "parameters", tool.input_schema.clone()) });
+        return json!({ "type": "function", "function": with_schema(tool, "parameters", input) });
     }
-    let converted = strict::strictify(&tool.input_schema);
+    let converted = strict::strictify(&input);
     out.changes.extend(converted.changes.into_iter().map(|c| (tool.name.clone(), c)));
     let accepted = converted.violations.is_empty();
     if !accepted {
@@ -99,8 +105,8 @@ fn openai(tool: &Tool, strict: bool, out: &mut Export) -> Value {
     json!({ "type": "function", "function": function })
 }
 
-fn gemini(tool: &Tool) -> Value {
-    let mut decl = with_schema(tool, "parametersJsonSchema", tool.input_schema.clone());
+fn gemini(tool: &Tool, input: Value) -> Value {
+    let mut decl = with_schema(tool, "parametersJsonSchema", input);
     if let Some(output) = &tool.output_schema {
         decl["responseJsonSchema"] = output.clone();
     }

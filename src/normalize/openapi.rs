@@ -256,6 +256,7 @@ impl<'d> Walker<'d> {
                     allow_reserved: false,
                     schema: serde_json::json!({"type": "string"}),
                     content_type: None,
+                    argument: None,
                 });
             }
         }
@@ -334,6 +335,7 @@ impl<'d> Walker<'d> {
             allow_reserved: obj.get("allowReserved") == Some(&Value::Bool(true)),
             schema,
             content_type,
+            argument: obj.get("x-mcp-argument").and_then(Value::as_str).filter(|a| !a.is_empty()).map(str::to_string),
         }))
     }
 

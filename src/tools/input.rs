@@ -56,7 +56,7 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
     let mut params = Vec::new();
     for p in &op.parameters {
         let location = location_word(p.location);
-        let arg = names.claim(&p.name, location, &op.pointer, &mut diagnostics);
+        let arg = names.claim(p.argument.as_deref().unwrap_or(&p.name), location, &op.pointer, &mut diagnostics);
         let mut schema = p.schema.clone();
         // `readOnly` describes response fields; on a parameter it would only tell the model not to send it.
         if let Value::Object(o) = &mut schema {
@@ -86,6 +86,16 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
     root.insert("properties".into(), Value::Object(props));
     if !required.is_empty() {
         root.insert("required".into(), Value::Array(required));
+    }
+    // A closed object body keeps the arguments closed (strict function lists round-trip so).
+    if body.as_ref().is_some_and(|b| matches!(b.content, BodyContent::Properties { .. }))
+        && op
+            .request_body
+            .as_ref()
+            .and_then(|b| preferred_media(&b.content))
+            .is_some_and(|m| resolve(&m.schema, registry).get("additionalProperties") == Some(&Value::Bool(false)))
+    {
+        root.insert("additionalProperties".into(), json!(false));
     }
     let Inlined { mut schema, truncated } = inline(&Value::Object(root), registry, limits);
     // Inside arguments, read-only fields go; the arguments themselves stay (parameters may reuse
@@ -367,6 +377,7 @@ mod tests {
             allow_reserved: false,
             schema: json!({"type": "string"}),
             content_type: None,
+            argument: None,
         }
     }
 

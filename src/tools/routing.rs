@@ -252,6 +252,8 @@ impl Bindings {
                 content_type: None,
             });
         }
+        // In the order OpenAPI operations list them: path, query, header, cookie.
+        params.sort_by_key(|p| p.location);
         for var in &vars {
             let bound = params.iter().find(|p| p.location == ParamLocation::Path && p.name == *var);
             let Some(p) = bound else {
@@ -322,7 +324,7 @@ impl Routing {
     pub fn base_url(&self) -> Option<String> {
         match self {
             Routing::Unbound => None,
-            Routing::Forward(fw) => Some(fw.url.clone()),
+            Routing::Forward(fw) => Some(fw.url.clone()).filter(|u| !u.is_empty()),
             Routing::Bindings(b) => b.base_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
         }
     }

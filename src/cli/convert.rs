@@ -1,0 +1,100 @@
+//! `mcpgen convert`: a function list (with its bindings, or the forward-URL convention) as an
+//! OpenAPI 3.1 document.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::{InputArgs, StrictArg};
+use crate::error::{Error, Location, Result};
+use crate::pipeline;
+use crate::tools::{Forward, ForwardMode, Routing};
+
+pub const EXAMPLES: &str = "\
+Examples:
+  mcpgen convert functions.json --to openapi --forward-url https://tools.example.com -o tools.yaml
+                                          one operation per function: POST /{name}, the arguments as JSON body
+  mcpgen convert functions.json --to openapi --bindings bindings.yaml -o api.yaml
+                                          the REST calls a bindings file describes
+  mcpgen convert swagger.json --to openapi   any OpenAPI input, upgraded to 3.1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    /// OpenAPI 3.1 (YAML for .yaml/.yml outputs, JSON otherwise).
+    Openapi,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub warnings: StrictArg,
+
+    /// What to convert to.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Target::Openapi)]
+    pub to: Target,
+
+    /// Write to FILE instead of stdout (atomically).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(args: &ConvertArgs) -> Result<()> {
+    let spec = &args.input.spec;
+    let mut opts = args.input.pipeline_options(args.warnings.strict)?;
+    let mut p = pipeline::run(spec, &opts)?;
+    // A function list without a binding follows the forward-URL convention; no server is named.
+    if p.tools.config.tools.iter().any(|t| t.http.is_none()) {
+        eprintln!(
+            "note: no --forward-url or --bindings: each function becomes POST /{{name}}; add `servers` to the document"
+        );
+        opts.tools.routing = Routing::Forward(Forward { url: String::new(), mode: ForwardMode::PerTool });
+        p = pipeline::run(spec, &opts)?;
+    }
+    super::report_warnings(&p);
+    let config = p.tools.config;
+    let doc = crate::export::openapi::to_openapi(&config)
+        .map_err(|message| Error::Invalid { location: Location::doc(spec), message })?;
+    let doc = Ordered {
+        openapi: &doc["openapi"],
+        info: &doc["info"],
+        servers: doc.get("servers"),
+        paths: &doc["paths"],
+        components: doc.get("components"),
+    };
+    let yaml = args.output.as_ref().is_some_and(|p| super::config::is_yaml(p));
+    let text = if yaml {
+        serde_yaml::to_string(&doc)
+            .map_err(|e| Error::Invalid { location: Location::doc(spec), message: e.to_string() })?
+    } else {
+        let mut t = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        t.push('\n');
+        t
+    };
+    match &args.output {
+        Some(path) => {
+            super::config::write_atomically(path, text.as_bytes())?;
+            eprintln!("wrote {} (OpenAPI 3.1, {} operations)", path.display(), config.tools.len());
+        }
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| Error::Read { location: Location::doc("<stdout>"), message: format!("cannot write: {e}") })?,
+    }
+    Ok(())
+}
+
+/// The top-level keys in the conventional order (maps are sorted otherwise).
+#[derive(serde::Serialize)]
+struct Ordered<'a> {
+    openapi: &'a serde_json::Value,
+    info: &'a serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    servers: Option<&'a serde_json::Value>,
+    paths: &'a serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    components: Option<&'a serde_json::Value>,
+}

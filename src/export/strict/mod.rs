@@ -1,0 +1,256 @@
+//! OpenAI function-calling strict mode (Structured Outputs) for tool input schemas.
+//!
+//! [`strictify`] rewrites a JSON Schema 2020-12 input schema into the subset that `"strict": true` accepts and
+//! records every change, so exporters can tell users what the model can no longer send. [`violations`] is an
+//! independent checker of the published rules; it never calls the rewriter, so it can prove the rewrite's output.
+//! Rules: <https://platform.openai.com/docs/guides/structured-outputs#supported-schemas>.
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+mod check;
+mod rewrite;
+#[cfg(test)]
+mod tests;
+
+type Object = Map<String, Value>;
+
+const TYPES: [&str; 7] = ["string", "number", "boolean", "integer", "object", "array", "null"];
+const FORMATS: [&str; 9] = ["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+const OBJECT_KEYWORDS: [&str; 3] = ["properties", "required", "additionalProperties"];
+const ARRAY_KEYWORDS: [&str; 3] = ["items", "minItems", "maxItems"];
+const STRING_KEYWORDS: [&str; 2] = ["pattern", "format"];
+const NUMBER_KEYWORDS: [&str; 5] = ["multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"];
+/// Composition and conditionals other than `anyOf`, which strict mode does not accept.
+const COMPOSITION_KEYWORDS: [&str; 9] =
+    ["oneOf", "allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies"];
+/// Keywords that describe rather than constrain; they stay on an `anyOf` parent instead of moving into branches.
+const ANNOTATIONS: [&str; 13] = [
+    "description",
+    "title",
+    "default",
+    "examples",
+    "example",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "$schema",
+    "$id",
+    "$defs",
+    "definitions",
+];
+
+/// One rewrite made by [`strictify`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// JSON pointer (URI fragment form, RFC 6901 escaping) of the rewritten schema, e.g. `#/properties/limit`.
+    pub at: String,
+    /// What changed, for people.
+    pub what: String,
+    /// The new schema rejects values the original accepted (e.g. a free-form object that can now only be `{}`).
+    /// Dropping a constraint only loosens the schema and is not lossy.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
+}
+
+/// A strict-mode rule, as published by OpenAI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// The root is a plain `type: object` schema, not `anyOf` or a `$ref`.
+    RootObject,
+    /// Every object sets `additionalProperties: false`.
+    AdditionalPropertiesFalse,
+    /// Every property is listed in `required` (and nothing else is).
+    AllRequired,
+    /// Only the seven JSON types, every schema typed, arrays with `items`, composition only via `anyOf`.
+    SupportedType,
+    /// Only the supported keywords, `$defs` only at the root, nothing next to `$ref` or `anyOf`.
+    SupportedKeyword,
+    /// `format` is one of the supported formats.
+    SupportedFormat,
+    /// `$ref` points at `#` or an existing `#/$defs/<name>`.
+    RefTarget,
+    /// At most 10 levels of object nesting.
+    Nesting,
+    /// At most 5000 object properties in total.
+    PropertyCount,
+    /// At most 1000 enum values in total.
+    EnumCount,
+    /// An enum with more than 250 string values has at most 15,000 characters in total.
+    EnumSize,
+    /// Names, enum and const strings total at most 120,000 characters.
+    StringSize,
+}
+
+impl Rule {
+    /// Limits cannot be fixed by rewriting, so they are the only rules [`strictify`] leaves broken.
+    pub fn is_limit(self) -> bool {
+        matches!(self, Rule::Nesting | Rule::PropertyCount | Rule::EnumCount | Rule::EnumSize | Rule::StringSize)
+    }
+}
+
+/// One way a schema breaks the strict-mode rules.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub rule: Rule,
+    /// JSON pointer of the offending schema.
+    pub at: String,
+    pub message: String,
+}
+
+/// Result of [`strictify`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Strict {
+    pub schema: Value,
+    pub changes: Vec<Change>,
+    /// What still breaks the rules after conversion: only limits ([`Rule::is_limit`]).
+    pub violations: Vec<Violation>,
+}
+
+/// Rewrites `schema` for strict mode. Deterministic; `$defs` entries are rewritten once each and references are
+/// never inlined (except inside `allOf` and at the root, guarded against cycles), so recursive schemas terminate.
+pub fn strictify(schema: &Value) -> Strict {
+    let (schema, changes) = rewrite::rewrite(schema);
+    let violations = violations(&schema);
+    Strict { schema, changes, violations }
+}
+
+/// Every way `schema` breaks the strict-mode rules (empty = accepted).
+pub fn violations(schema: &Value) -> Vec<Violation> {
+    check::check(schema)
+}
+
+/// Appends `token` to the JSON pointer `at`, escaping `~` and `/` per RFC 6901.
+fn child(at: &str, token: &str) -> String {
+    format!("{at}/{}", token.replace('~', "~0").replace('/', "~1"))
+}
+
+fn decode(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+fn type_names(map: &Object) -> Vec<&str> {
+    match map.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a type-specific keyword applies to a schema with `types`.
+fn applies(key: &str, types: &[&str]) -> bool {
+    let has = |t: &str| types.contains(&t);
+    if OBJECT_KEYWORDS.contains(&key) {
+        has("object")
+    } else if ARRAY_KEYWORDS.contains(&key) {
+        has("array")
+    } else if STRING_KEYWORDS.contains(&key) {
+        has("string")
+    } else if NUMBER_KEYWORDS.contains(&key) {
+        has("number") || has("integer")
+    } else {
+        false
+    }
+}
+
+fn is_annotation(key: &str) -> bool {
+    ANNOTATIONS.contains(&key) || key.starts_with("x-")
+}
+
+fn strings(value: Option<&Value>) -> Vec<String> {
+    value.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(String::from).collect()
+}
+
+fn null_schema() -> Value {
+    json!({"type": "null"})
+}
+
+fn empty_object() -> Object {
+    let mut map = Object::new();
+    map.insert("type".into(), "object".into());
+    map.insert("properties".into(), Value::Object(Object::new()));
+    map.insert("additionalProperties".into(), false.into());
+    map
+}
+
+/// Merges `source` into `target`: `properties` and `required` are unioned, other keywords keep the first value.
+fn merge_into(target: &mut Object, source: Object) {
+    for (key, value) in source {
+        match (key.as_str(), target.get_mut(&key), value) {
+            ("properties", Some(Value::Object(existing)), Value::Object(more)) => {
+                for (name, schema) in more {
+                    existing.entry(name).or_insert(schema);
+                }
+            }
+            ("required", Some(Value::Array(existing)), Value::Array(more)) => {
+                for name in more {
+                    if !existing.contains(&name) {
+                        existing.push(name);
+                    }
+                }
+            }
+            (_, Some(_), _) => {}
+            (_, None, value) => {
+                target.insert(key, value);
+            }
+        }
+    }
+}
+
+/// Whether `null` validates against `schema` without resolving references.
+fn is_nullable(schema: &Value) -> bool {
+    let Some(map) = schema.as_object() else { return schema == &Value::Bool(true) };
+    if let Some(Value::Array(branches)) = map.get("anyOf") {
+        return branches.iter().any(is_nullable);
+    }
+    if map.contains_key("$ref") {
+        return false;
+    }
+    let type_ok = match map.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(list)) => list.iter().any(|t| t == "null"),
+        _ => true,
+    };
+    let enum_ok = map.get("enum").and_then(Value::as_array).is_none_or(|values| values.contains(&Value::Null));
+    type_ok && enum_ok && map.get("const").is_none_or(Value::is_null)
+}
+
+/// Lets `schema` also accept `null`, the strict-mode stand-in for an omitted optional property.
+/// Returns false when it already did.
+fn make_nullable(schema: &mut Value) -> bool {
+    if is_nullable(schema) {
+        return false;
+    }
+    let Value::Object(map) = schema else { return false };
+    if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+        branches.push(null_schema());
+        return true;
+    }
+    if map.contains_key("$ref") || map.contains_key("const") {
+        let mut outer = Object::new();
+        for key in ["description", "title"] {
+            if let Some(value) = map.remove(key) {
+                outer.insert(key.into(), value);
+            }
+        }
+        outer.insert("anyOf".into(), json!([Value::Object(std::mem::take(map)), null_schema()]));
+        *map = outer;
+        return true;
+    }
+    match map.get_mut("type") {
+        Some(Value::String(t)) if t != "null" => {
+            let t = std::mem::take(t);
+            map.insert("type".into(), json!([t, "null"]));
+        }
+        Some(Value::Array(list)) if !list.iter().any(|t| t == "null") => list.push("null".into()),
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+    true
+}

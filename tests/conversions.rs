@@ -1,0 +1,233 @@
+//! Export and convert: goldens for each conversion, round trips (OpenAPI → tool list → tools, and
+//! function list → OpenAPI → tools give the same tools), and OpenAI strict mode on every sample.
+
+use std::process::Command;
+
+use mcpgen::export::{self, Format, strict};
+use mcpgen::pipeline::{PipelineOptions, run, run_str};
+use mcpgen::runtime::model::{RuntimeConfig, Tool};
+use mcpgen::tools::{Bindings, Forward, ForwardMode, Routing};
+use serde_json::{Value, json};
+
+const OPENAPI_SAMPLES: &[&str] = &[
+    "bodies.yaml",
+    "file-uploads.json",
+    "form-data.json",
+    "hostile.yaml",
+    "multi-file/openapi.yaml",
+    "parameter-styles.json",
+    "petstore-oas30.json",
+    "petstore-oas31.yaml",
+    "petstore-swagger2.yaml",
+    "recursive-schemas.yaml",
+    "schema-circular.json",
+    "security-schemes.yaml",
+    "security.json",
+];
+
+const FUNCTION_SAMPLES: &[&str] = &[
+    "anthropic-tools.json",
+    "gemini-functions.json",
+    "mcp-tools-list.json",
+    "openai-chat-request.json",
+    "openai-functions.json",
+    "openai-tools.json",
+];
+
+const FORMATS: [(Format, &str); 5] = [
+    (Format::Openai, "openai"),
+    (Format::OpenaiLegacy, "openai-legacy"),
+    (Format::Anthropic, "anthropic"),
+    (Format::Gemini, "gemini"),
+    (Format::Mcp, "mcp"),
+];
+
+const BINDINGS: &str = "samples/bindings/openai-functions.bindings.yaml";
+
+fn tools(spec: &str, routing: Routing) -> RuntimeConfig {
+    let mut opts = PipelineOptions::default();
+    opts.tools.routing = routing;
+    run(spec, &opts).unwrap_or_else(|e| panic!("{spec}: {e}")).tools.config
+}
+
+fn reload(text: &str, origin: &str) -> RuntimeConfig {
+    let mut opts = PipelineOptions::default();
+    // Output schemas of function lists (MCP's) come back from the 2xx response schema.
+    opts.tools.output_schema = mcpgen::tools::OutputSchemaPolicy::Full;
+    run_str(text, origin, &opts).unwrap_or_else(|e| panic!("{origin}: {e}\n{text}")).tools.config
+}
+
+fn forward() -> Routing {
+    Routing::Forward(Forward::new("https://tools.example.com/call", ForwardMode::PerTool).unwrap())
+}
+
+fn mcpgen(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mcpgen")).args(args).output().unwrap()
+}
+
+/// `required` lists as sets: the loader lists path, query and header arguments first.
+fn sort_required(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            for (k, c) in o.iter_mut() {
+                match c {
+                    Value::Array(a) if k == "required" => a.sort_by_key(|x| x.to_string()),
+                    _ => sort_required(c),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(sort_required),
+        _ => {}
+    }
+}
+
+/// What a client sees of a tool (annotation titles aside: OpenAPI has no place for them).
+fn seen(t: &Tool) -> Value {
+    let mut v = json!({
+        "name": t.name, "title": t.title, "description": t.description, "input": t.input_schema,
+        "output": t.output_schema, "readOnly": t.annotations.read_only_hint,
+        "destructive": t.annotations.destructive_hint, "idempotent": t.annotations.idempotent_hint,
+        "openWorld": t.annotations.open_world_hint,
+    });
+    sort_required(&mut v);
+    v
+}
+
+#[test]
+fn export_goldens() {
+    for (_, name) in FORMATS {
+        let out = mcpgen(&["export", "samples/openai-functions.json", "--format", name]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        expectorate::assert_contents(
+            format!("tests/golden/export/openai-functions.{name}.json"),
+            &String::from_utf8_lossy(&out.stdout),
+        );
+    }
+    for (sample, golden) in [("petstore-oas30.json", "petstore-oas30"), ("openai-tools.json", "openai-tools")] {
+        let out = mcpgen(&["export", &format!("samples/{sample}"), "--format", "openai", "--strict"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        expectorate::assert_contents(
+            format!("tests/golden/export/{golden}.openai-strict.json"),
+            &String::from_utf8_lossy(&out.stdout),
+        );
+        expectorate::assert_contents(
+            format!("tests/golden/export/{golden}.openai-strict.stderr.txt"),
+            &String::from_utf8_lossy(&out.stderr),
+        );
+    }
+}
+
+#[test]
+fn convert_goldens() {
+    for (args, golden) in [
+        (vec!["samples/openai-functions.json", "--bindings", BINDINGS], "openai-functions.bindings.yaml"),
+        (
+            vec!["samples/openai-functions.json", "--forward-url", "https://tools.example.com"],
+            "openai-functions.forward.yaml",
+        ),
+        (
+            vec!["samples/openai-tools.json", "--forward-url", "https://shop.example.com/tools"],
+            "openai-tools.forward.yaml",
+        ),
+        (vec!["samples/mcp-tools-list.json"], "mcp-tools-list.yaml"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out.yaml");
+        let mut a = vec!["convert"];
+        a.extend(&args);
+        a.extend(["--to", "openapi", "-o", file.to_str().unwrap()]);
+        let out = mcpgen(&a);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        expectorate::assert_contents(
+            format!("tests/golden/convert/{golden}"),
+            &std::fs::read_to_string(&file).unwrap(),
+        );
+    }
+}
+
+/// OpenAPI → every export format → load: the same tool names and input schemas.
+#[test]
+fn openapi_to_tool_lists_and_back() {
+    for sample in OPENAPI_SAMPLES.iter().chain(FUNCTION_SAMPLES) {
+        let original = tools(&format!("samples/{sample}"), Routing::Unbound);
+        for (format, name) in FORMATS {
+            let list = export::export(&original, format, false).unwrap().value;
+            let back = reload(&list.to_string(), &format!("{sample}.{name}.json"));
+            let names = |c: &RuntimeConfig| c.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+            assert_eq!(names(&back), names(&original), "{sample} via {name}");
+            for (a, b) in original.tools.iter().zip(&back.tools) {
+                assert_eq!(a.input_schema, b.input_schema, "{sample} via {name}: {}", a.name);
+                assert_eq!(a.description, b.description, "{sample} via {name}: {}", a.name);
+            }
+        }
+    }
+}
+
+/// Function list (+ bindings, or the forward convention) → OpenAPI 3.1 → load: the same tools.
+#[test]
+fn function_lists_to_openapi_and_back() {
+    let bindings = || Routing::Bindings(Box::new(Bindings::read(BINDINGS).unwrap()));
+    let mut cases: Vec<(String, Routing)> =
+        FUNCTION_SAMPLES.iter().map(|s| (format!("samples/{s}"), forward())).collect();
+    cases.push(("samples/openai-functions.json".into(), bindings()));
+    for (spec, routing) in cases {
+        let original = tools(&spec, routing);
+        let doc = export::openapi::to_openapi(&original).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(doc["openapi"], "3.1.0");
+        let back = reload(&doc.to_string(), &format!("{spec}.openapi.json"));
+        assert_eq!(back.tools.len(), original.tools.len(), "{spec}");
+        for a in &original.tools {
+            let b = back.tools.iter().find(|b| b.name == a.name).unwrap_or_else(|| panic!("{spec}: {}", a.name));
+            assert_eq!(seen(a), seen(b), "{spec}: {}", a.name);
+            let (ha, hb) = (a.http.as_ref().unwrap(), b.http.as_ref().unwrap());
+            assert_eq!((&ha.method, &ha.path, &ha.security), (&hb.method, &hb.path, &hb.security), "{spec}");
+            assert_eq!(ha.params, hb.params, "{spec}: {} sends each argument to the same place", a.name);
+        }
+        assert_eq!(back.upstream.base_url, original.upstream.base_url, "{spec}");
+        assert_eq!(
+            back.security_schemes.keys().collect::<Vec<_>>(),
+            original.security_schemes.keys().collect::<Vec<_>>()
+        );
+    }
+}
+
+/// `--strict` output obeys every OpenAI strict-mode rule, for every sample, and says so per tool.
+#[test]
+fn strict_exports_follow_openai_rules() {
+    for sample in OPENAPI_SAMPLES.iter().chain(FUNCTION_SAMPLES) {
+        let config = tools(&format!("samples/{sample}"), Routing::Unbound);
+        let out = export::export(&config, Format::Openai, true).unwrap();
+        for item in out.value.as_array().unwrap() {
+            let f = &item["function"];
+            let problems = strict::violations(&f["parameters"]);
+            let name = f["name"].as_str().unwrap();
+            if f["strict"] == json!(true) {
+                assert!(problems.is_empty(), "{sample}: {name}: {problems:?}");
+            } else {
+                assert!(!problems.is_empty() && problems.iter().all(|v| v.rule.is_limit()), "{sample}: {name}");
+                assert!(out.not_strict.iter().any(|(t, _)| t == name));
+            }
+        }
+    }
+}
+
+#[test]
+fn strict_needs_the_openai_format() {
+    let out = mcpgen(&["export", "samples/openai-functions.json", "--format", "anthropic", "--strict"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--format openai"));
+}
+
+#[test]
+fn single_forward_mode_cannot_be_described_in_openapi() {
+    let out = mcpgen(&[
+        "convert",
+        "samples/openai-functions.json",
+        "--forward-url",
+        "http://localhost:9/x",
+        "--forward-mode",
+        "single",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("single"), "{}", String::from_utf8_lossy(&out.stderr));
+}
