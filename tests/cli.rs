@@ -132,3 +132,65 @@ fn help_matches_golden() {
         expectorate::assert_contents(format!("tests/golden/{golden}"), &String::from_utf8_lossy(&out.stdout));
     }
 }
+
+/// A bad entry of a function list fails it, pointing at the entry; `--lenient` skips it instead.
+#[test]
+fn lenient_skips_bad_functions() {
+    let path = "tests/fixtures/bad/functions-mixed.json";
+    let out = mcpgen(&["inspect", path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("at #/2: function without a `name`"), "{}", stderr(&out));
+    let out = mcpgen(&["inspect", "--lenient", "--json", path]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["get_weather", "get_date"]);
+    let warnings = report["diagnostics"].to_string();
+    for needle in ["#/1", "duplicate function name", "#/2", "#/3/parameters", "type: object"] {
+        assert!(warnings.contains(needle), "{needle} in {warnings}");
+    }
+}
+
+/// Mistakes in a bindings file name the file and the place in it.
+#[test]
+fn bad_bindings_fail_clearly() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("unknown-function.yaml", "#/functions/get_wether", "no function `get_wether` in the list"),
+        ("unknown-argument.yaml", "#/functions/get_current_time/args/tz", "has no argument `tz`"),
+        ("unfilled-path.yaml", "#/functions/get_current_time/path", "fills `{zone}`"),
+        ("unknown-scheme.yaml", "#/security", "unknown security scheme `api_key`"),
+        ("bad-method.yaml", "#/functions/get_current_time/method", "unknown HTTP method \"FETCH\""),
+        ("unknown-key.yaml", "#/functions/get_current_time/url", "unknown field `url`"),
+        ("missing-binding.yaml", "#/functions", "no binding for the function `get_current_weather`"),
+    ];
+    for (file, at, message) in cases {
+        let path = format!("tests/fixtures/bindings/{file}");
+        let mut args = vec!["config", "samples/openai-functions.json", "--bindings", &path];
+        if *file != "missing-binding.yaml" {
+            args.extend(["--include-op", "get_current_time"]);
+        }
+        let out = mcpgen(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{file}: {err}");
+        assert!(err.starts_with(&format!("error: {path} at {at}: ")), "{file}: {err}");
+        assert!(err.contains(message), "{file}: {err}");
+    }
+    // An optional argument that a binding puts into the path becomes required, with a note.
+    let out = mcpgen(&[
+        "config",
+        "samples/openai-functions.json",
+        "--bindings",
+        "tests/fixtures/bindings/optional-path-arg.yaml",
+        "--include-op",
+        "get_current_weather",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(config["tools"][0]["input_schema"]["required"], serde_json::json!(["location", "unit"]));
+    // Function-list flags on an OpenAPI document are refused.
+    let out = mcpgen(&["config", "samples/petstore-oas30.json", "--forward-url", "http://localhost:9"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("apply to function lists"), "{}", stderr(&out));
+    let out = mcpgen(&["config", "samples/openai-functions.json", "--forward-url", "ftp://x"]);
+    assert!(stderr(&out).contains("absolute http(s) URL"), "{}", stderr(&out));
+}

@@ -103,6 +103,22 @@ fn export_goldens() {
             &String::from_utf8_lossy(&out.stdout),
         );
     }
+    // Every function-list format into another one.
+    for (sample, format) in [
+        ("anthropic-tools.json", "openai"),
+        ("gemini-functions.json", "anthropic"),
+        ("mcp-tools-list.json", "gemini"),
+        ("openai-tools.json", "anthropic"),
+        ("openai-chat-request.json", "mcp"),
+    ] {
+        let out = mcpgen(&["export", &format!("samples/{sample}"), "--format", format]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stem = sample.trim_end_matches(".json");
+        expectorate::assert_contents(
+            format!("tests/golden/export/{stem}.{format}.json"),
+            &String::from_utf8_lossy(&out.stdout),
+        );
+    }
     for (sample, golden) in [("petstore-oas30.json", "petstore-oas30"), ("openai-tools.json", "openai-tools")] {
         let out = mcpgen(&["export", &format!("samples/{sample}"), "--format", "openai", "--strict"]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

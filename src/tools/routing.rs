@@ -152,12 +152,15 @@ impl Bindings {
             }
         })?;
         bindings.origin = path.to_string();
-        for (name, f) in &bindings.functions {
-            for scheme in f.security.as_ref().unwrap_or(&bindings.security) {
-                if !bindings.security_schemes.contains_key(scheme) {
-                    let at = child(&child("#/functions", name), "security");
-                    return Err(bindings.error(&at, format!("unknown security scheme `{scheme}`")));
-                }
+        let own = bindings
+            .functions
+            .iter()
+            .filter_map(|(n, f)| Some((child(&child("#/functions", n), "security"), f.security.as_ref()?)));
+        for (at, schemes) in std::iter::once(("#/security".to_string(), &bindings.security)).chain(own) {
+            if let Some(unknown) = schemes.iter().find(|s| !bindings.security_schemes.contains_key(*s)) {
+                return Err(
+                    bindings.error(&at, format!("unknown security scheme `{unknown}` (not in security_schemes)"))
+                );
             }
         }
         Ok(bindings)
