@@ -41,6 +41,12 @@ pub fn run(args: &ConfigArgs) -> Result<()> {
     let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     super::report_warnings(&p);
     let mut config = p.tools.config;
+    let unbound = config.tools.iter().filter(|t| t.http.is_none()).count();
+    if unbound > 0 {
+        eprintln!(
+            "note: {unbound} tools have no HTTP binding: `mcpgen serve` cannot call them; pass --forward-url URL or --bindings FILE"
+        );
+    }
     config.limits.timeout_secs = args.timeout;
     config.limits.max_response_bytes = args.max_response_bytes;
     match &args.output {

@@ -79,6 +79,13 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
             }
         }
     }
+    let handlers = config.tools.iter().filter(|t| t.http.is_none()).count();
+    if handlers > 0 && !handlers_kept {
+        eprintln!(
+            "\n{handlers} tools have no HTTP binding: write them in src/handlers.rs (each answers \"not implemented yet\" until then), \
+             or regenerate with --forward-url URL or --bindings FILE"
+        );
+    }
     let d = dir.display();
     eprintln!("\nnext:\n  cd {d} && cargo build --release\n  ./target/release/{package} --help");
     eprintln!("  connect a client: see {d}/README.md (Claude Desktop, Claude Code, Cursor, VS Code)");

@@ -199,6 +199,14 @@ impl Report {
             group_digits(t.tools_list_bytes),
             group_digits(t.estimated_tokens)
         );
+        let unbound = self.tools.iter().filter(|t| t.method.is_none()).count();
+        if unbound > 0 {
+            let _ = writeln!(
+                out,
+                "{unbound} tools have no HTTP binding: `serve` needs --forward-url URL or --bindings FILE; \
+                 `generate` gives them Rust handler stubs"
+            );
+        }
         if !self.credentials.is_empty() {
             let _ = writeln!(out, "\nCredentials (environment variables):");
             for c in &self.credentials {
