@@ -55,7 +55,8 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     match &args.output {
         Some(path) => {
             super::config::write_atomically(path, text.as_bytes())?;
-            eprintln!("wrote {} ({} tools, {:?} format)", path.display(), config.tools.len(), args.format);
+            let format = clap::ValueEnum::to_possible_value(&args.format).map(|v| v.get_name().to_string());
+            eprintln!("wrote {} ({} tools, {} format)", path.display(), config.tools.len(), format.unwrap_or_default());
         }
         None => std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| Error::Read {
             location: Location::doc(Path::new("<stdout>").display().to_string()),

@@ -49,7 +49,7 @@ pub fn export(config: &RuntimeConfig, format: Format, strict: bool) -> Result<Ex
     }
     if let Some(t) = config.tools.iter().find(|t| t.name.len() > format.max_name_len()) {
         return Err(format!(
-            "the tool name `{}` is longer than the {} characters {format:?} accepts: pass --max-name-len {}",
+            "the tool name `{}` is longer than the {} characters this format accepts: pass --max-name-len {}",
             t.name,
             format.max_name_len(),
             format.max_name_len()

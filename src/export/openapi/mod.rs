@@ -343,6 +343,9 @@ fn properties_body(
     if let Some(extra) = extra_arg {
         let extra = input.arg(extra)?;
         schema.insert("additionalProperties".into(), extra.get("additionalProperties").cloned().unwrap_or(json!(true)));
+    } else if input.schema.get("additionalProperties") == Some(&json!(false)) {
+        // Closed arguments come from a closed body (the loader closes them again).
+        schema.insert("additionalProperties".into(), json!(false));
     }
     Ok(BodyParts {
         schema: Value::Object(schema),
