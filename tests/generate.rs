@@ -171,6 +171,7 @@ async fn generated_crates_build_and_behave_like_serve() {
         (spec.to_str().unwrap().to_string(), "e2e-api-mcp".into()),
         ("samples/openai-functions.json".into(), "functions-mcp".into()),
         ("samples/openai-tools.json".into(), "shop-mcp".into()),
+        ("samples/hostile-functions.json".into(), "hostile-functions-mcp".into()),
         ("samples/petstore-swagger2.yaml".into(), "petstore-mcp".into()),
         ("samples/hostile.yaml".into(), "hostile-mcp".into()),
         ("samples/recursive-schemas.yaml".into(), "recursive-mcp".into()),

@@ -24,6 +24,7 @@ const SAMPLES: &[&str] = &[
     "anthropic-tools.json",
     "gemini-functions.json",
     "mcp-tools-list.json",
+    "hostile-functions.json",
 ];
 
 fn golden_name(sample: &str) -> String {

@@ -32,25 +32,38 @@ pub fn handlers(config: &RuntimeConfig) -> Vec<Handler<'_>> {
         .filter(|t| t.http.is_none())
         .map(|tool| {
             let snake = snake_case(&tool.name);
-            let function = unique(&mut used_fns, if is_keyword(&snake) { format!("{snake}_") } else { snake });
+            // Keywords, and the names handlers.rs imports, cannot be function names.
+            let taken = is_keyword(&snake) || RESERVED.contains(&snake.as_str());
+            let function = unique(&mut used_fns, if taken { format!("{snake}_") } else { snake });
             let args_type = unique(&mut used_types, format!("{}Args", pascal_case(&tool.name)));
+            // `ParseArgs2` must not be mistaken for a numbered `ParseArgs`: numbers go before `Args`.
+            let args_type = match args_type.strip_prefix(&format!("{}Args", pascal_case(&tool.name))) {
+                Some(n) if !n.is_empty() => format!("{}{n}Args", pascal_case(&tool.name)),
+                _ => args_type,
+            };
             Handler { tool, function, args_type }
         })
         .collect()
 }
 
+/// Names in scope in handlers.rs and tools.rs.
+const RESERVED: [&str; 4] = ["not_implemented", "parse", "handlers", "tools"];
+
+/// `name`, or `name_2`, `name_3`, ... (`Name2` for a PascalCase type name) when taken.
 fn unique(used: &mut BTreeSet<String>, name: String) -> String {
+    let pascal = name.starts_with(|c: char| c.is_ascii_uppercase());
+    let stem = name.trim_end_matches('_');
     let mut candidate = name.clone();
     let mut n = 2;
     while !used.insert(candidate.clone()) {
-        candidate = format!("{name}_{n}");
+        candidate = if pascal { format!("{stem}{n}") } else { format!("{stem}_{n}") };
         n += 1;
     }
     candidate
 }
 
-/// Splits on non-alphanumerics and camelCase humps.
-fn words(name: &str) -> Vec<String> {
+/// Splits on non-alphanumerics and camelCase humps; `fallback` leads when nothing (or a digit) does.
+fn words(name: &str, fallback: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     let mut current = String::new();
     let mut prev_lower = false;
@@ -72,17 +85,17 @@ fn words(name: &str) -> Vec<String> {
         words.push(current);
     }
     if words.first().is_none_or(|w| w.starts_with(|c: char| c.is_ascii_digit())) {
-        words.insert(0, "tool".into());
+        words.insert(0, fallback.into());
     }
     words
 }
 
 pub fn snake_case(name: &str) -> String {
-    words(name).join("_")
+    words(name, "tool").join("_")
 }
 
 pub fn pascal_case(name: &str) -> String {
-    words(name)
+    words(name, "tool")
         .iter()
         .map(|w| {
             let mut cs = w.chars();
@@ -95,9 +108,9 @@ fn is_keyword(s: &str) -> bool {
     syn::parse_str::<syn::Ident>(s).is_err() || s == "self" || s == "super" || s == "crate"
 }
 
-/// A field identifier for a property name; `None` when it cannot be made readable.
+/// A field identifier for a property name (the wire name is kept with `#[serde(rename)]`).
 fn field_ident(property: &str) -> String {
-    let snake = snake_case(property);
+    let snake = words(property, "field").join("_");
     if is_keyword(&snake) { format!("{snake}_") } else { snake }
 }
 
@@ -293,6 +306,8 @@ mod tests {
         assert_eq!(field_ident("type"), "type_");
         assert_eq!(field_ident("self"), "self_");
         assert_eq!(field_ident("userId"), "user_id");
+        assert_eq!(field_ident("名前"), "field");
+        assert_eq!(field_ident("1st"), "field_1st");
     }
 
     #[test]
