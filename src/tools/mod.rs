@@ -18,7 +18,7 @@ pub use filter::Filter;
 pub use inline::InlineLimits;
 pub use routing::{Bindings, Forward, ForwardMode, Routing};
 
-use crate::diag::{DiagKind, Diagnostic};
+use crate::diag::{DiagKind, Diagnostic, child};
 use crate::error::{Error, Result};
 use crate::ir::{ApiIr, Function, Method, Operation};
 use crate::runtime::model::{
@@ -241,6 +241,15 @@ fn function_tool(
         ));
     }
     let mut schema = inlined.schema;
+    if let Some(keys) = merge_root_combinators(&mut schema) {
+        diagnostics.push(Diagnostic::new(
+            DiagKind::Unsupported,
+            child(&f.pointer, "parameters"),
+            format!(
+                "{keys} at the root merged into one object (clients reject it there); its alternatives are not checked"
+            ),
+        ));
+    }
     inline::ensure_array_items(&mut schema);
     let output_schema = f.output_schema.as_ref().map(|s| {
         let mut out = inline::inline(s, &ir.schemas, opts.inline).schema;
@@ -261,6 +270,49 @@ fn function_tool(
         annotations: ann,
         http,
     })
+}
+
+/// Clients reject `allOf`/`anyOf`/`oneOf` at the root of an input schema. They are merged into the
+/// root object: every branch's properties, and the required names (all of `allOf`'s, those every
+/// `anyOf`/`oneOf` branch shares). Returns the keywords merged, if any.
+fn merge_root_combinators(schema: &mut Value) -> Option<String> {
+    let obj = schema.as_object_mut()?;
+    let mut merged = Vec::new();
+    for key in ["allOf", "anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = obj.remove(key) else { continue };
+        merged.push(key);
+        let mut shared: Option<Vec<Value>> = None;
+        for b in &branches {
+            if let Some(Value::Object(props)) = b.get("properties") {
+                let root_props = obj.entry("properties").or_insert_with(|| json!({}));
+                if let Value::Object(root_props) = root_props {
+                    for (k, v) in props {
+                        root_props.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+            }
+            let required = b.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+            shared = Some(match shared {
+                None => required,
+                Some(s) if key == "allOf" => s.into_iter().chain(required).collect(),
+                Some(s) => s.into_iter().filter(|r| required.contains(r)).collect(),
+            });
+        }
+        let root_required = obj.entry("required").or_insert_with(|| json!([]));
+        if let Value::Array(list) = root_required {
+            for r in shared.unwrap_or_default() {
+                if !list.contains(&r) {
+                    list.push(r);
+                }
+            }
+        }
+        if obj.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
+            obj.remove("required");
+        }
+    }
+    obj.insert("type".into(), json!("object"));
+    obj.entry("properties").or_insert_with(|| json!({}));
+    (!merged.is_empty()).then(|| merged.join(", "))
 }
 
 fn output_schema(op: &Operation, ir: &ApiIr, opts: &ToolOptions) -> Option<Value> {
@@ -346,6 +398,21 @@ mod tests {
         assert_eq!(describe(Some("List"), Some("All of them."), true, 100), "[Deprecated] List\n\nAll of them.");
         assert_eq!(cap("abcdef", 4), "abc…");
         assert_eq!(cap("ab", 4), "ab");
+    }
+
+    #[test]
+    fn root_combinators_merge() {
+        let mut s = json!({"type": "object", "properties": {"a": {"type": "string"}},
+            "anyOf": [{"required": ["a", "b"], "properties": {"b": {"type": "integer"}}}, {"required": ["a"]}],
+            "allOf": [{"required": ["c"], "properties": {"c": {"type": "boolean"}}}]});
+        assert_eq!(merge_root_combinators(&mut s).as_deref(), Some("allOf, anyOf"));
+        assert_eq!(
+            s,
+            json!({"type": "object", "required": ["c", "a"], "properties": {
+                "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "boolean"}}})
+        );
+        let mut plain = json!({"type": "object", "properties": {}});
+        assert_eq!(merge_root_combinators(&mut plain), None);
     }
 
     #[test]
