@@ -33,16 +33,17 @@ impl Pipeline {
 /// Loads `spec` (path, URL or `-`) and builds its tools.
 pub fn run(spec: &str, opts: &PipelineOptions) -> Result<Pipeline> {
     let doc = load::load(spec, &opts.load)?;
-    finish(spec, doc, opts)
+    run_loaded(spec, doc, opts)
 }
 
 /// Like [`run`] for a document already in memory.
 pub fn run_str(text: &str, origin: &str, opts: &PipelineOptions) -> Result<Pipeline> {
     let doc = load::load_str(text, origin)?;
-    finish(origin, doc, opts)
+    run_loaded(origin, doc, opts)
 }
 
-fn finish(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
+/// Like [`run`] for a document already loaded (for commands whose options depend on it).
+pub fn run_loaded(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
     let ir = normalize(doc, opts.lenient)?;
     let tools = tools::build(&ir, &opts.tools).map_err(|e| match e {
         Error::NoTools { reason, diagnostics, .. } => {

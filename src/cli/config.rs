@@ -1,11 +1,10 @@
 //! `mcpgen config`: writes the runtime config that `mcpgen serve` runs.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{InputArgs, StrictArg};
+use super::{InputArgs, StrictArg, output};
 use crate::error::{Error, Location, Result};
 use crate::pipeline;
 use crate::runtime::model::RuntimeConfig;
@@ -41,7 +40,7 @@ pub fn run(args: &ConfigArgs) -> Result<()> {
     let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     super::report_warnings(&p);
     let mut config = p.tools.config;
-    let unbound = config.tools.iter().filter(|t| t.http.is_none()).count();
+    let unbound = config.unbound_tools().count();
     if unbound > 0 {
         eprintln!(
             "note: {unbound} tools have no HTTP binding: `mcpgen serve` cannot call them; pass --forward-url URL or --bindings FILE"
@@ -49,56 +48,12 @@ pub fn run(args: &ConfigArgs) -> Result<()> {
     }
     config.limits.timeout_secs = args.timeout;
     config.limits.max_response_bytes = args.max_response_bytes;
-    match &args.output {
-        None => {
-            let text = to_json(&config);
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes()).map_err(|e| write_error(Path::new("<stdout>"), e))?;
-        }
-        Some(path) => {
-            let text = if is_yaml(path) {
-                serde_yaml::to_string(&config).map_err(|e| Error::Invalid {
-                    location: Location::doc(path.display().to_string()),
-                    message: e.to_string(),
-                })?
-            } else {
-                to_json(&config)
-            };
-            write_atomically(path, text.as_bytes())?;
-            eprintln!(
-                "wrote {} ({} tools); serve it with: mcpgen serve {}",
-                path.display(),
-                config.tools.len(),
-                path.display()
-            );
-        }
-    }
-    Ok(())
-}
-
-fn to_json(config: &RuntimeConfig) -> String {
-    let mut s = serde_json::to_string_pretty(config).unwrap_or_default();
-    s.push('\n');
-    s
-}
-
-pub(super) fn is_yaml(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
-}
-
-fn write_error(path: &Path, e: std::io::Error) -> Error {
-    Error::Read { location: Location::doc(path.display().to_string()), message: format!("cannot write: {e}") }
-}
-
-/// Writes to a temporary file beside `path`, then renames it: a failure leaves nothing half-written.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(write_error(path, e));
+    let path = args.output.as_deref();
+    let text = output::render(&config, path.is_some_and(output::is_yaml), &args.input.spec)?;
+    output::write(path, &text)?;
+    if let Some(path) = path {
+        let p = path.display();
+        eprintln!("wrote {p} ({} tools); serve it with: mcpgen serve {p}", config.tools.len());
     }
     Ok(())
 }

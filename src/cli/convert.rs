@@ -1,12 +1,11 @@
 //! `mcpgen convert`: a function list (with its bindings, or the forward-URL convention) as an
 //! OpenAPI 3.1 document.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{InputArgs, StrictArg};
+use super::{InputArgs, StrictArg, output};
 use crate::error::{Error, Location, Result};
 use crate::pipeline;
 use crate::tools::{Forward, ForwardMode, Routing};
@@ -45,15 +44,15 @@ pub struct ConvertArgs {
 pub fn run(args: &ConvertArgs) -> Result<()> {
     let spec = &args.input.spec;
     let mut opts = args.input.pipeline_options(args.warnings.strict)?;
-    let mut p = pipeline::run(spec, &opts)?;
+    let doc = crate::load::load(spec, &opts.load)?;
     // A function list without a binding follows the forward-URL convention; no server is named.
-    if p.tools.config.tools.iter().any(|t| t.http.is_none()) {
+    if !doc.dialect.is_openapi() && matches!(opts.tools.routing, Routing::Unbound) {
         eprintln!(
             "note: no --forward-url or --bindings: each function becomes POST /{{name}}; add `servers` to the document"
         );
         opts.tools.routing = Routing::Forward(Forward { url: String::new(), mode: ForwardMode::PerTool });
-        p = pipeline::run(spec, &opts)?;
     }
+    let p = pipeline::run_loaded(spec, doc, &opts)?;
     super::report_warnings(&p);
     let config = p.tools.config;
     let doc = crate::export::openapi::to_openapi(&config)
@@ -65,24 +64,10 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
         paths: &doc["paths"],
         components: doc.get("components"),
     };
-    let yaml = args.output.as_ref().is_some_and(|p| super::config::is_yaml(p));
-    let text = if yaml {
-        serde_yaml::to_string(&doc)
-            .map_err(|e| Error::Invalid { location: Location::doc(spec), message: e.to_string() })?
-    } else {
-        let mut t = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        t.push('\n');
-        t
-    };
-    match &args.output {
-        Some(path) => {
-            super::config::write_atomically(path, text.as_bytes())?;
-            eprintln!("wrote {} (OpenAPI 3.1, {} operations)", path.display(), config.tools.len());
-        }
-        None => std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .map_err(|e| Error::Read { location: Location::doc("<stdout>"), message: format!("cannot write: {e}") })?,
+    let path = args.output.as_deref();
+    output::write(path, &output::render(&doc, path.is_some_and(output::is_yaml), spec)?)?;
+    if let Some(path) = path {
+        eprintln!("wrote {} (OpenAPI 3.1, {} operations)", path.display(), config.tools.len());
     }
     Ok(())
 }

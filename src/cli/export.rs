@@ -1,11 +1,10 @@
 //! `mcpgen export`: any input as the tool list of an LLM API or of MCP.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
-use super::InputArgs;
+use super::{InputArgs, output};
 use crate::error::{Error, Location, Result};
 use crate::export::{self, Format};
 use crate::pipeline;
@@ -50,18 +49,12 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let out = export::export(&config, args.format, args.strict)
         .map_err(|message| Error::Invalid { location: Location::doc(spec), message })?;
     report_strict(&out);
-    let mut text = serde_json::to_string_pretty(&out.value).unwrap_or_default();
-    text.push('\n');
-    match &args.output {
-        Some(path) => {
-            super::config::write_atomically(path, text.as_bytes())?;
-            let format = clap::ValueEnum::to_possible_value(&args.format).map(|v| v.get_name().to_string());
-            eprintln!("wrote {} ({} tools, {} format)", path.display(), config.tools.len(), format.unwrap_or_default());
-        }
-        None => std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| Error::Read {
-            location: Location::doc(Path::new("<stdout>").display().to_string()),
-            message: format!("cannot write: {e}"),
-        })?,
+    // Tool lists are JSON whatever the file is called.
+    let path = args.output.as_deref();
+    output::write(path, &output::render(&out.value, false, spec)?)?;
+    if let Some(path) = path {
+        let format = clap::ValueEnum::to_possible_value(&args.format).map(|v| v.get_name().to_string());
+        eprintln!("wrote {} ({} tools, {} format)", path.display(), config.tools.len(), format.unwrap_or_default());
     }
     Ok(())
 }

@@ -79,7 +79,7 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
             }
         }
     }
-    let handlers = config.tools.iter().filter(|t| t.http.is_none()).count();
+    let handlers = config.unbound_tools().count();
     if handlers > 0 && !handlers_kept {
         eprintln!(
             "\n{handlers} tools have no HTTP binding: write them in src/handlers.rs (each answers \"not implemented yet\" until then), \

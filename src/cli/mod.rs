@@ -5,6 +5,7 @@ mod convert;
 mod export;
 mod generate;
 mod inspect;
+mod output;
 mod serve;
 
 pub use inspect::{Report as InspectReport, tools_list_bytes};

@@ -60,7 +60,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
 
 /// `serve` runs no Rust handlers: every tool needs an HTTP binding.
 fn check_bound(spec: &str, config: &RuntimeConfig) -> Result<()> {
-    let unbound: Vec<&str> = config.tools.iter().filter(|t| t.http.is_none()).map(|t| t.name.as_str()).collect();
+    let unbound: Vec<&str> = config.unbound_tools().map(|t| t.name.as_str()).collect();
     if unbound.is_empty() {
         return Ok(());
     }

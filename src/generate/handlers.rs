@@ -27,20 +27,14 @@ pub fn handlers(config: &RuntimeConfig) -> Vec<Handler<'_>> {
     let mut used_fns = BTreeSet::new();
     let mut used_types = BTreeSet::new();
     config
-        .tools
-        .iter()
-        .filter(|t| t.http.is_none())
+        .unbound_tools()
         .map(|tool| {
             let snake = snake_case(&tool.name);
             // Keywords, and the names handlers.rs imports, cannot be function names.
             let taken = is_keyword(&snake) || RESERVED.contains(&snake.as_str());
             let function = unique(&mut used_fns, if taken { format!("{snake}_") } else { snake });
-            let args_type = unique(&mut used_types, format!("{}Args", pascal_case(&tool.name)));
-            // `ParseArgs2` must not be mistaken for a numbered `ParseArgs`: numbers go before `Args`.
-            let args_type = match args_type.strip_prefix(&format!("{}Args", pascal_case(&tool.name))) {
-                Some(n) if !n.is_empty() => format!("{}{n}Args", pascal_case(&tool.name)),
-                _ => args_type,
-            };
+            // Unique before the suffix, so that a second `Parse` is `Parse2Args`.
+            let args_type = format!("{}Args", unique(&mut used_types, pascal_case(&tool.name)));
             Handler { tool, function, args_type }
         })
         .collect()

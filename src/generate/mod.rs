@@ -141,13 +141,13 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         api_version: &config.server.version,
         base_url: config.upstream.base_url.as_deref().unwrap_or("(set with --base-url)"),
         tool_count: config.tools.len(),
-        handler_count: config.tools.iter().filter(|t| t.http.is_none()).count(),
-        http_tool_count: config.tools.iter().filter(|t| t.http.is_some()).count(),
+        handler_count: config.unbound_tools().count(),
+        http_tool_count: config.tools.len() - config.unbound_tools().count(),
         env_vars: env_vars(config),
         dependencies: DEPENDENCIES,
         spec: c.spec,
     };
-    let with_handlers = config.tools.iter().any(|t| t.http.is_none());
+    let with_handlers = config.unbound_tools().next().is_some();
     let t = templates::Templates::new()?;
     let file = |path: &str, contents: String| GeneratedFile { path: path.to_string(), contents, user_owned: false };
     let mut catalogue = serde_json::to_string_pretty(config)

@@ -127,6 +127,13 @@ impl Default for Limits {
     }
 }
 
+impl RuntimeConfig {
+    /// The tools without an HTTP binding: function-calling tools that need a handler.
+    pub fn unbound_tools(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter().filter(|t| t.http.is_none())
+    }
+}
+
 impl Tool {
     /// The tool as MCP's `tools/list` shows it, borrowed (serialise it without copying schemas).
     pub fn mcp_view(&self) -> McpToolView<'_> {
@@ -252,7 +259,32 @@ pub enum ParamStyle {
     DeepObject,
 }
 
+impl ParamLocation {
+    /// The OpenAPI name (`in`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamLocation::Path => "path",
+            ParamLocation::Query => "query",
+            ParamLocation::Header => "header",
+            ParamLocation::Cookie => "cookie",
+        }
+    }
+}
+
 impl ParamStyle {
+    /// The OpenAPI name (`style`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamStyle::Simple => "simple",
+            ParamStyle::Label => "label",
+            ParamStyle::Matrix => "matrix",
+            ParamStyle::Form => "form",
+            ParamStyle::SpaceDelimited => "spaceDelimited",
+            ParamStyle::PipeDelimited => "pipeDelimited",
+            ParamStyle::DeepObject => "deepObject",
+        }
+    }
+
     /// The OpenAPI default style for a location.
     pub fn default_for(location: ParamLocation) -> Self {
         match location {

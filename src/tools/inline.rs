@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::normalize::DEFS_PREFIX;
 
 /// Keywords whose values are data, never schemas: a `$ref` inside them is not a reference.
-const DATA_KEYWORDS: [&str; 6] = ["enum", "const", "default", "examples", "required", "dependentRequired"];
+pub const DATA_KEYWORDS: [&str; 6] = ["enum", "const", "default", "examples", "required", "dependentRequired"];
 
 #[derive(Debug, Clone, Copy)]
 pub struct InlineLimits {

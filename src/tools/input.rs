@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::inline::{InlineLimits, Inlined, ensure_array_items, inline, strip_flagged_properties};
 use super::naming::arg_name;
 use crate::diag::{DiagKind, Diagnostic};
-use crate::ir::{MediaType, Operation, ParamLocation, RequestBody};
+use crate::ir::{MediaType, Operation, RequestBody};
 use crate::normalize::DEFS_PREFIX;
 use crate::runtime::model::{BodyBinding, BodyContent, BodyField, ParamBinding};
 
@@ -55,7 +55,7 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
     let mut required: Vec<Value> = Vec::new();
     let mut params = Vec::new();
     for p in &op.parameters {
-        let location = location_word(p.location);
+        let location = p.location.as_str();
         let arg = names.claim(p.argument.as_deref().unwrap_or(&p.name), location, &op.pointer, &mut diagnostics);
         let mut schema = p.schema.clone();
         // `readOnly` describes response fields; on a parameter it would only tell the model not to send it.
@@ -116,15 +116,6 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
     Input { schema, params, body, truncated: truncated.into_iter().collect(), diagnostics }
 }
 
-fn location_word(l: ParamLocation) -> &'static str {
-    match l {
-        ParamLocation::Path => "path",
-        ParamLocation::Query => "query",
-        ParamLocation::Header => "header",
-        ParamLocation::Cookie => "cookie",
-    }
-}
-
 fn annotate(schema: &mut Value, description: Option<&str>, deprecated: bool) {
     let Value::Object(obj) = schema else { return };
     if let Some(d) = description
@@ -156,8 +147,10 @@ pub fn preferred_media(content: &[MediaType]) -> Option<&MediaType> {
     content.iter().enumerate().min_by_key(|(i, m)| (rank(m), *i)).map(|(_, m)| m)
 }
 
-#[derive(PartialEq, Eq, Clone, Copy)]
-enum BodyKind {
+/// How a body is sent, by media type: the loader keeps the schemas of JSON, form and multipart
+/// bodies; text and binary bodies are one string argument.
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+pub enum BodyKind {
     Json,
     Form,
     Multipart,
@@ -165,7 +158,7 @@ enum BodyKind {
     Binary,
 }
 
-fn body_kind(media: &str) -> BodyKind {
+pub fn body_kind(media: &str) -> BodyKind {
     let t = media.to_ascii_lowercase();
     if crate::runtime::request::is_json_media(&t) || t.starts_with("*/*") {
         BodyKind::Json
@@ -329,13 +322,16 @@ fn is_binary(schema: &Value, registry: &BTreeMap<String, Value>) -> bool {
     binary(s) || s.get("items").map(|i| binary(resolve(i, registry))).unwrap_or(false)
 }
 
+/// What the description of a multipart file argument ends with.
+pub const FILE_NOTE: &str = "(file content: base64-encoded, or plain text)";
+
 /// A multipart file field in the input: base64 content, or plain text for text files.
 fn file_schema(schema: &Value, registry: &BTreeMap<String, Value>) -> Value {
     let s = resolve(schema, registry);
     let description = s.get("description").and_then(Value::as_str).map(|d| format!("{d} ")).unwrap_or_default();
     let one = json!({
         "type": "string",
-        "description": format!("{description}(file content: base64-encoded, or plain text)"),
+        "description": format!("{description}{FILE_NOTE}"),
     });
     if s.get("type") == Some(&json!("array")) { json!({"type": "array", "items": one}) } else { one }
 }
@@ -343,6 +339,7 @@ fn file_schema(schema: &Value, registry: &BTreeMap<String, Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::ParamLocation;
     use crate::ir::{Method, Parameter};
     use crate::runtime::model::ParamStyle;
 

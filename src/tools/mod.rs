@@ -4,7 +4,7 @@
 //! output-schema policy all happen here.
 
 mod filter;
-mod inline;
+pub(crate) mod inline;
 pub mod input;
 pub mod naming;
 pub mod routing;

@@ -4,13 +4,12 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::tools::inline::DATA_KEYWORDS;
+
 const SCHEMAS_PREFIX: &str = "#/components/schemas/";
 
 /// Keywords that may stand beside a `$ref` without changing what it validates.
 const ANNOTATIONS: [&str; 7] = ["title", "description", "default", "examples", "readOnly", "writeOnly", "deprecated"];
-
-/// Keywords whose values are data, never schemas: a `$ref` inside them is not a reference.
-const DATA_KEYWORDS: [&str; 6] = ["enum", "const", "default", "examples", "required", "dependentRequired"];
 
 /// Keywords whose values map names to schemas.
 const NAME_MAPS: [&str; 5] = ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
@@ -219,34 +218,15 @@ fn rewritten_ref(r: &str, locals: &BTreeMap<&str, &str>, root: Option<&str>) -> 
             Some((token, tail)) => (token, format!("/{tail}")),
             None => (rest, String::new()),
         };
-        let name = percent_decode(token).replace("~1", "/").replace("~0", "~");
+        // A `$ref` is a URI: its fragment may be percent-encoded.
+        let name =
+            percent_encoding::percent_decode_str(token).decode_utf8_lossy().replace("~1", "/").replace("~0", "~");
         return locals.get(name.as_str()).map(|c| format!("{SCHEMAS_PREFIX}{c}{tail}"));
     }
     if pointer.is_empty() || pointer.starts_with('/') {
         return root.map(|c| format!("{SCHEMAS_PREFIX}{c}{pointer}"));
     }
     None
-}
-
-/// Decodes `%XX` escapes (a `$ref` is a URI; its fragment may be percent-encoded).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Replaces, below the root, every subschema that is a target (perhaps with extra annotations)

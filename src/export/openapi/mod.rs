@@ -13,6 +13,10 @@ use serde_json::{Map, Value, json};
 
 use components::Schemas;
 
+use crate::ir::{McpExtension, Method};
+use crate::tools::input::{BodyKind, FILE_NOTE, body_kind};
+use crate::tools::{ToolOptions, annotations};
+
 use crate::runtime::model::{
     ApiKeyLocation, BodyBinding, BodyContent, BodyField, HttpBinding, ParamBinding, ParamLocation, ParamStyle,
     RuntimeConfig, SecurityScheme, Tool,
@@ -22,29 +26,9 @@ use crate::runtime::model::{
 const CALL_MODE: &str = "--forward-mode single sends every tool to one URL, which one OpenAPI path per tool cannot \
                          describe; use the default forward mode or a bindings file";
 
-/// What the loader appends to the description of a multipart file argument.
-const FILE_NOTE: &str = "(file content: base64-encoded, or plain text)";
-
-/// Descriptions longer than this are cut by the loader (its default `max_description_len`);
-/// they go verbatim into `x-mcp.description`, which it does not cut.
-const LOADER_DESCRIPTION_CAP: usize = 1024;
-
-/// Methods OpenAPI has operations for, with the hints mcpgen derives from each
-/// (read-only, destructive, idempotent); see `annotations()` in `tools/mod.rs`.
-const METHODS: [(&str, [bool; 3]); 8] = [
-    ("get", [true, false, true]),
-    ("head", [true, false, true]),
-    ("options", [true, false, true]),
-    ("trace", [true, false, true]),
-    ("put", [false, true, true]),
-    ("delete", [false, true, true]),
-    ("post", [false, false, false]),
-    ("patch", [false, true, false]),
-];
-
 /// An OpenAPI 3.1 document describing the tools' HTTP bindings.
 pub fn to_openapi(config: &RuntimeConfig) -> Result<Value, String> {
-    let unbound: Vec<&str> = config.tools.iter().filter(|t| t.http.is_none()).map(|t| t.name.as_str()).collect();
+    let unbound: Vec<&str> = config.unbound_tools().map(|t| t.name.as_str()).collect();
     if !unbound.is_empty() {
         return Err(format!(
             "no HTTP binding for {}; pass --forward-url URL or --bindings FILE",
@@ -61,9 +45,10 @@ pub fn to_openapi(config: &RuntimeConfig) -> Result<Value, String> {
     let mut taken: BTreeMap<(&str, &str), &str> = BTreeMap::new();
     for tool in &config.tools {
         let Some(http) = &tool.http else { continue };
-        let Some((key, hints)) = METHODS.iter().find(|(m, _)| m.eq_ignore_ascii_case(&http.method)) else {
+        let Some(method) = Method::parse(&http.method) else {
             return Err(format!("tool `{}`: OpenAPI has no operations for the method {}", tool.name, http.method));
         };
+        let key = method.key();
         if !http.path.starts_with('/') {
             return Err(format!("tool `{}`: the path {:?} does not start with `/`", tool.name, http.path));
         }
@@ -75,10 +60,10 @@ pub fn to_openapi(config: &RuntimeConfig) -> Result<Value, String> {
                 http.path
             ));
         }
-        let op = operation(tool, http, *hints, config, &mut schemas)?;
+        let op = operation(tool, http, method, config, &mut schemas)?;
         let item = paths.entry(http.path.clone()).or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(item) = item {
-            item.insert((*key).to_string(), op);
+            item.insert(key.to_string(), op);
         }
     }
     Ok(document(config, paths, schemas))
@@ -118,7 +103,7 @@ fn document(config: &RuntimeConfig, paths: Map<String, Value>, schemas: Schemas)
 fn operation(
     tool: &Tool,
     http: &HttpBinding,
-    hints: [bool; 3],
+    method: Method,
     config: &RuntimeConfig,
     schemas: &mut Schemas,
 ) -> Result<Value, String> {
@@ -128,7 +113,7 @@ fn operation(
     if !tool.description.trim().is_empty() {
         op.insert("description".into(), json!(tool.description));
     }
-    if let Some(ext) = mcp_extension(tool, hints) {
+    if let Some(ext) = mcp_extension(tool, method) {
         op.insert("x-mcp".into(), ext);
     }
     if let Some(url) = &http.base_url {
@@ -157,21 +142,23 @@ fn operation(
 
 /// `x-mcp`: the title, the description when the loader would not keep it as it is, and the
 /// annotation hints that differ from what the loader derives from the method.
-fn mcp_extension(tool: &Tool, hints: [bool; 3]) -> Option<Value> {
+fn mcp_extension(tool: &Tool, method: Method) -> Option<Value> {
     let mut ext = Map::new();
     if let Some(title) = &tool.title {
         ext.insert("title".into(), json!(title));
     }
     let d = &tool.description;
-    if d.trim() != d || d.chars().count() > LOADER_DESCRIPTION_CAP {
+    // The loader trims descriptions and cuts them at its default length, but not `x-mcp`'s.
+    if d.trim() != d || d.chars().count() > ToolOptions::default().max_description_len {
         ext.insert("description".into(), json!(d));
     }
     let a = &tool.annotations;
+    let derived = annotations(method, &McpExtension::default());
     let differing: Map<String, Value> = [
-        ("readOnlyHint", a.read_only_hint, hints[0]),
-        ("destructiveHint", a.destructive_hint, hints[1]),
-        ("idempotentHint", a.idempotent_hint, hints[2]),
-        ("openWorldHint", a.open_world_hint, true),
+        ("readOnlyHint", a.read_only_hint, derived.read_only_hint),
+        ("destructiveHint", a.destructive_hint, derived.destructive_hint),
+        ("idempotentHint", a.idempotent_hint, derived.idempotent_hint),
+        ("openWorldHint", a.open_world_hint, derived.open_world_hint),
     ]
     .into_iter()
     .filter(|(_, value, default)| value != default)
@@ -207,7 +194,7 @@ fn parameter(p: &ParamBinding, input: &Input<'_>) -> Result<Value, String> {
     let mut schema = input.arg(&p.arg)?;
     let mut out = Map::new();
     out.insert("name".into(), json!(p.name));
-    out.insert("in".into(), json!(location_key(p.location)));
+    out.insert("in".into(), json!(p.location.as_str()));
     if crate::tools::naming::arg_name(&p.name) != p.arg {
         out.insert("x-mcp-argument".into(), json!(p.arg));
     }
@@ -224,7 +211,7 @@ fn parameter(p: &ParamBinding, input: &Input<'_>) -> Result<Value, String> {
         }
         None => {
             if p.style != ParamStyle::default_for(p.location) {
-                out.insert("style".into(), json!(style_key(p.style)));
+                out.insert("style".into(), json!(p.style.as_str()));
             }
             // OpenAPI's default: explode for `form`, not for the other styles.
             if p.explode != (p.style == ParamStyle::Form) {
@@ -250,27 +237,6 @@ fn take_description(schema: &mut Value) -> Option<String> {
         return None;
     }
     obj.remove("description").and_then(|d| d.as_str().map(str::to_string))
-}
-
-fn location_key(l: ParamLocation) -> &'static str {
-    match l {
-        ParamLocation::Path => "path",
-        ParamLocation::Query => "query",
-        ParamLocation::Header => "header",
-        ParamLocation::Cookie => "cookie",
-    }
-}
-
-fn style_key(s: ParamStyle) -> &'static str {
-    match s {
-        ParamStyle::Simple => "simple",
-        ParamStyle::Label => "label",
-        ParamStyle::Matrix => "matrix",
-        ParamStyle::Form => "form",
-        ParamStyle::SpaceDelimited => "spaceDelimited",
-        ParamStyle::PipeDelimited => "pipeDelimited",
-        ParamStyle::DeepObject => "deepObject",
-    }
 }
 
 /// The parts of a request body before they are assembled.
@@ -388,28 +354,12 @@ fn whole_body(body: &BodyBinding, arg: &str, input: &Input<'_>) -> Result<BodyPa
     let media = body.media_type.to_ascii_lowercase();
     let required = body.required || input.required(arg);
     let description = || schema.get("description").and_then(Value::as_str).map(str::to_string);
-    let (schema, description) = if is_structured(&media) {
-        (schema.clone(), None)
-    } else if is_text(&media) {
-        (json!({"type": "string"}), description())
-    } else {
-        (json!({"type": "string", "format": "binary"}), description())
+    let (schema, description) = match body_kind(&media) {
+        BodyKind::Json | BodyKind::Form | BodyKind::Multipart => (schema.clone(), None),
+        BodyKind::Text => (json!({"type": "string"}), description()),
+        BodyKind::Binary => (json!({"type": "string", "format": "binary"}), description()),
     };
     Ok(BodyParts { schema, encoding: Map::new(), description, required })
-}
-
-/// JSON, form and multipart bodies: the loader keeps their schemas (`body_kind` in input.rs).
-fn is_structured(media: &str) -> bool {
-    media.starts_with("application/json")
-        || media.contains("+json")
-        || media.starts_with("*/*")
-        || media.starts_with("application/x-www-form-urlencoded")
-        || media.starts_with("multipart/")
-}
-
-/// Text bodies, as the engine tells them apart (`is_text_media`).
-fn is_text(media: &str) -> bool {
-    ["xml", "yaml", "csv", "graphql", "javascript"].iter().any(|t| media.contains(t)) || media.starts_with("text/")
 }
 
 /// The binding's alternatives of scheme sets as an OpenAPI `security` array.
