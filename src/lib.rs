@@ -14,6 +14,7 @@ pub mod mem;
 pub mod normalize;
 pub mod pipeline;
 pub mod runtime;
+pub mod tokens;
 pub mod tools;
 
 pub use error::{Error, Result};

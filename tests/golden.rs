@@ -48,7 +48,7 @@ fn samples_match_goldens() {
         let name = golden_name(sample);
         expectorate::assert_contents(format!("tests/golden/{name}.ir.json"), &pretty(&p.ir));
         expectorate::assert_contents(format!("tests/golden/{name}.tools.json"), &pretty(&p.tools.config));
-        let report = mcpgen::cli::InspectReport::new(&p);
+        let report = mcpgen::cli::InspectReport::new(&p).expect("report");
         expectorate::assert_contents(format!("tests/golden/{name}.inspect.txt"), &report.render());
     }
 }

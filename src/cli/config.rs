@@ -13,7 +13,8 @@ pub const EXAMPLES: &str = "\
 Examples:
   mcpgen config openapi.yaml -o petstore.mcp.json       then: mcpgen serve petstore.mcp.json
   mcpgen config openapi.yaml -o petstore.mcp.yaml       YAML, by extension
-  mcpgen config https://example.com/openapi.json --include-tag pets > pets.json";
+  mcpgen config https://example.com/openapi.json --include-tag pets > pets.json
+  mcpgen config github.json --tool-mode discovery --pin-tool 'repos_get' -o github.mcp.json";
 
 #[derive(Debug, Args)]
 pub struct ConfigArgs {
@@ -34,6 +35,9 @@ pub struct ConfigArgs {
     /// Response size cap to record in the config.
     #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
     pub max_response_bytes: u64,
+
+    #[command(flatten)]
+    pub context: crate::runtime::cli::ContextArgs,
 }
 
 pub fn run(args: &ConfigArgs) -> Result<()> {
@@ -48,6 +52,8 @@ pub fn run(args: &ConfigArgs) -> Result<()> {
     }
     config.limits.timeout_secs = args.timeout;
     config.limits.max_response_bytes = args.max_response_bytes;
+    args.context.apply(&mut config.context);
+    crate::tokens::measure(&mut config);
     let path = args.output.as_deref();
     let text = output::render(&config, path.is_some_and(output::is_yaml), &args.input.spec)?;
     output::write(path, &text)?;

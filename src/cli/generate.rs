@@ -33,6 +33,9 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 
+    #[command(flatten)]
+    pub context: crate::runtime::cli::ContextArgs,
+
     /// Regenerate into a non-empty directory: generated files are replaced, src/hooks.rs and files
     /// whose @generated line was removed are kept.
     #[arg(long)]
@@ -44,8 +47,10 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     let spec = &args.input.spec;
     let p = pipeline::run(spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     super::report_warnings(&p);
-    let config = p.tools.config;
+    let mut config = p.tools.config;
     crate::mem::drop_in_background(p.ir);
+    args.context.apply(&mut config.context);
+    crate::tokens::measure(&mut config);
     let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
     let package = args.name.clone().unwrap_or_else(|| generate::default_package_name(&title));
     generate::check_package_name(&package).map_err(|m| Error::Invalid { location: Location::doc(spec), message: m })?;

@@ -8,15 +8,19 @@ use serde_json::Value;
 
 use super::{InputArgs, StrictArg};
 use crate::diag::Diagnostic;
-use crate::error::Result;
+use crate::error::{Error, Location, Result};
 use crate::pipeline::{self, Pipeline};
-use crate::runtime::model::{Annotations, SecurityScheme, Tool};
+use crate::runtime::cli::ContextArgs;
+use crate::runtime::discovery;
+use crate::runtime::model::{Annotations, ListTokens, SecurityScheme, Tool};
+use crate::tokens::{self, Cost, ModeCosts};
 
 pub const EXAMPLES: &str = "\
 Examples:
   mcpgen inspect samples/petstore-oas30.json
   mcpgen inspect api.yaml --include-tag pets --method GET
-  mcpgen inspect api.yaml --json | jq '.totals'";
+  mcpgen inspect api.yaml --json | jq '.totals'
+  mcpgen inspect github.json --tool-mode all --schema-detail compact   the cost of a mode";
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
@@ -26,14 +30,18 @@ pub struct InspectArgs {
     #[command(flatten)]
     pub warnings: StrictArg,
 
+    #[command(flatten)]
+    pub context: ContextArgs,
+
     /// Print a JSON report instead of a table.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: &InspectArgs) -> Result<()> {
-    let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
-    let report = Report::new(&p);
+    let mut p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
+    args.context.apply(&mut p.tools.config.context);
+    let report = Report::new(&p).map_err(|message| Error::Invalid { location: Location::doc(&p.origin), message })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
     } else {
@@ -67,6 +75,8 @@ pub struct ToolRow {
     pub path: Option<String>,
     pub params: usize,
     pub schema_bytes: usize,
+    /// Tokens of the tool's definition as `tools/list` shows it with full schemas.
+    pub tokens: usize,
     pub annotations: Annotations,
     pub source: String,
 }
@@ -75,10 +85,22 @@ pub struct ToolRow {
 pub struct Totals {
     pub operations: usize,
     pub tools: usize,
-    /// Compact JSON size of the `tools/list` result.
+    /// Compact JSON size of the `tools/list` result listing every tool with full schemas.
     pub tools_list_bytes: usize,
-    /// Estimated tokens of context for the tool list (bytes / 4).
-    pub estimated_tokens: usize,
+    /// Its tokens ([`tokens::TOKENIZER`]).
+    pub tools_list_tokens: usize,
+    pub tokenizer: &'static str,
+    /// `tools/list` in each mode.
+    pub modes: ModeCosts,
+    /// The mode `serve` would choose with these flags, and why.
+    pub chosen: Chosen,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Chosen {
+    pub discovery: bool,
+    pub compact: bool,
+    pub reason: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -89,23 +111,33 @@ pub struct Credential {
 }
 
 impl Report {
-    pub fn new(p: &Pipeline) -> Self {
+    /// The report; `Err` for a context policy that cannot apply (a bad pin glob).
+    pub fn new(p: &Pipeline) -> std::result::Result<Self, String> {
         let config = &p.tools.config;
+        let full = tokens::entries(&config.tools, false);
         let tools: Vec<ToolRow> = config
             .tools
             .iter()
+            .zip(&full)
             .zip(&p.tools.sources)
-            .map(|(t, src)| ToolRow {
+            .map(|((t, entry), src)| ToolRow {
                 name: t.name.clone(),
                 method: t.http.as_ref().map(|h| h.method.clone()),
                 path: t.http.as_ref().map(|h| h.path.clone()),
                 params: param_count(t),
                 schema_bytes: serde_json::to_vec(&t.input_schema).map(|v| v.len()).unwrap_or(0),
+                tokens: tokens::count(&serde_json::to_string(&entry.mcp).unwrap_or_default()),
                 annotations: t.annotations.clone(),
                 source: src.pointer.clone(),
             })
             .collect();
-        let bytes = tools_list_bytes(&config.tools);
+        drop(full);
+        let mut context = config.context.clone();
+        let first = tokens::mode_costs(&config.tools, &context, false)?;
+        context.tools_list_tokens = Some(ListTokens { full: first.all_full.tokens, compact: first.all_compact.tokens });
+        let exposure = discovery::resolve(&context, &config.tools);
+        // Pinned tools are shown with the schema detail the chosen mode uses.
+        let modes = if exposure.compact { tokens::mode_costs(&config.tools, &context, true)? } else { first };
         let credentials = config
             .security_schemes
             .iter()
@@ -124,7 +156,7 @@ impl Report {
                 Credential { scheme: name.clone(), kind, env }
             })
             .collect();
-        Report {
+        Ok(Report {
             api: ApiSummary {
                 title: p.ir.info.title.clone(),
                 version: p.ir.info.version.clone(),
@@ -135,13 +167,16 @@ impl Report {
             totals: Totals {
                 operations: p.tools.operations,
                 tools: tools.len(),
-                tools_list_bytes: bytes,
-                estimated_tokens: bytes.div_ceil(4),
+                tools_list_bytes: modes.all_full.bytes,
+                tools_list_tokens: modes.all_full.tokens,
+                tokenizer: tokens::TOKENIZER,
+                modes,
+                chosen: Chosen { discovery: exposure.discovery, compact: exposure.compact, reason: exposure.reason },
             },
             tools,
             credentials,
             diagnostics: p.diagnostics().cloned().collect(),
-        }
+        })
     }
 
     pub fn render(&self) -> String {
@@ -152,8 +187,8 @@ impl Report {
             let _ = writeln!(out, "base URL: {url}");
         }
         out.push('\n');
-        let headers = ["TOOL", "METHOD", "PATH", "PARAMS", "SCHEMA", "ANNOTATIONS"];
-        let rows: Vec<[String; 6]> = self
+        let headers = ["TOOL", "METHOD", "PATH", "PARAMS", "SCHEMA", "TOKENS", "ANNOTATIONS"];
+        let rows: Vec<[String; 7]> = self
             .tools
             .iter()
             .map(|t| {
@@ -163,6 +198,7 @@ impl Report {
                     t.path.clone().unwrap_or_else(|| "-".into()),
                     t.params.to_string(),
                     human_bytes(t.schema_bytes),
+                    group_digits(t.tokens),
                     annotation_words(&t.annotations),
                 ]
             })
@@ -173,12 +209,12 @@ impl Report {
                 *w = (*w).max(cell.chars().count());
             }
         }
-        let line = |cells: [&str; 6]| {
+        let line = |cells: [&str; 7]| {
             let mut l = String::new();
             for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
-                if i == 5 {
+                if i == 6 {
                     l.push_str(c);
-                } else if i == 3 || i == 4 {
+                } else if (3..=5).contains(&i) {
                     let _ = write!(l, "{c:>w$}  ");
                 } else {
                     let _ = write!(l, "{c:<w$}  ");
@@ -188,17 +224,19 @@ impl Report {
         };
         let _ = writeln!(out, "{}", line(headers));
         for r in &rows {
-            let _ = writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]));
+            let _ = writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[6]]));
         }
         let t = &self.totals;
-        let _ = writeln!(
-            out,
-            "\n{} operations -> {} tools; tools/list is {} bytes, about {} tokens of context",
-            t.operations,
-            t.tools,
-            group_digits(t.tools_list_bytes),
-            group_digits(t.estimated_tokens)
-        );
+        let _ = writeln!(out, "\n{} operations -> {} tools", t.operations, t.tools);
+        let _ = writeln!(out, "tools/list by mode (tokens: {}):", t.tokenizer);
+        let mode = |out: &mut String, label: &str, c: &Cost| {
+            let _ =
+                writeln!(out, "  {label:<28} {:>11} bytes {:>9} tokens", group_digits(c.bytes), group_digits(c.tokens));
+        };
+        mode(&mut out, "all tools, full schemas", &t.modes.all_full);
+        mode(&mut out, "all tools, compact schemas", &t.modes.all_compact);
+        mode(&mut out, "discovery", &t.modes.discovery);
+        let _ = writeln!(out, "serve would use {}", t.chosen.reason);
         let unbound = self.tools.iter().filter(|t| t.method.is_none()).count();
         if unbound > 0 {
             let _ = writeln!(
@@ -229,25 +267,6 @@ impl Report {
         }
         out
     }
-}
-
-/// Compact JSON size of `{"tools":[...]}`, measured without building it.
-pub fn tools_list_bytes(tools: &[Tool]) -> usize {
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(r#"{"tools":[]}"#.len() + tools.len().saturating_sub(1));
-    for t in tools {
-        let _ = serde_json::to_writer(&mut counter, &t.mcp_view());
-    }
-    counter.0
 }
 
 fn param_count(t: &Tool) -> usize {

@@ -6,9 +6,10 @@ mod export;
 mod generate;
 mod inspect;
 mod output;
+mod search;
 mod serve;
 
-pub use inspect::{Report as InspectReport, tools_list_bytes};
+pub use inspect::Report as InspectReport;
 
 use std::process::ExitCode;
 
@@ -23,6 +24,7 @@ const EXAMPLES: &str = "\
 Examples:
   mcpgen openapi.yaml                          a Rust MCP server crate for the API (`mcpgen generate`)
   mcpgen inspect openapi.yaml                  what tools an API yields, and their cost in tokens
+  mcpgen search openapi.yaml \"refund a payment\"  the tools discovery mode finds for a request
   mcpgen serve openapi.yaml                    a live MCP proxy over stdio (or --transport http)
   mcpgen config openapi.yaml -o api.mcp.json   a runtime config to edit, then `mcpgen serve api.mcp.json`
   mcpgen inspect openai-tools.json             function-calling lists work too
@@ -57,6 +59,9 @@ pub enum Command {
     /// Write an OpenAPI 3.1 document for a function list and its bindings (or any input).
     #[command(after_help = convert::EXAMPLES)]
     Convert(convert::ConvertArgs),
+    /// Search an API's tools as discovery mode's search_tools does: how findable is each operation?
+    #[command(after_help = search::EXAMPLES)]
+    Search(search::SearchArgs),
 }
 
 /// The input and how it becomes tools: shared by every command.
@@ -197,7 +202,7 @@ pub(crate) fn report_warnings(p: &crate::pipeline::Pipeline) {
 /// `mcpgen SPEC ...` is `mcpgen generate SPEC ...`: a first argument that is neither a command
 /// nor a flag is taken as the input.
 fn with_default_command(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    let commands = ["inspect", "serve", "generate", "config", "export", "convert", "help"];
+    let commands = ["inspect", "serve", "generate", "config", "export", "convert", "search", "help"];
     match args.get(1).and_then(|a| a.to_str()) {
         Some(first) if !first.starts_with('-') && !commands.contains(&first) => {
             let mut out = args.clone();
@@ -218,6 +223,7 @@ pub fn main() -> ExitCode {
         Command::Generate(args) => generate::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Search(args) => search::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

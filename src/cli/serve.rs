@@ -48,8 +48,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         None => {
             let p = pipeline::run(spec, &args.input.pipeline_options(args.warnings.strict)?)?;
             super::report_warnings(&p);
-            let config = p.tools.config;
+            let mut config = p.tools.config;
             crate::mem::drop_in_background(p.ir);
+            crate::tokens::measure(&mut config);
             config
         }
     };

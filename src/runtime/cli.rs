@@ -7,13 +7,105 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::hooks::Extensions;
-use super::model::RuntimeConfig;
+use super::model::{Context, RuntimeConfig, SchemaDetail, ToolMode};
 use super::{Engine, EngineOptions, McpServer, UpstreamPolicy, transport};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Transport {
     Stdio,
     Http,
+}
+
+/// `--tool-mode`: which tools `tools/list` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolModeArg {
+    /// All tools for a small API (see --auto-max-tools, --auto-max-tokens), discovery otherwise.
+    Auto,
+    /// Every tool.
+    All,
+    /// Three tools: search_tools, describe_tools, call_tool (and pinned tools).
+    Discovery,
+}
+
+impl From<ToolModeArg> for ToolMode {
+    fn from(a: ToolModeArg) -> Self {
+        match a {
+            ToolModeArg::Auto => ToolMode::Auto,
+            ToolModeArg::All => ToolMode::All,
+            ToolModeArg::Discovery => ToolMode::Discovery,
+        }
+    }
+}
+
+/// `--schema-detail`: how much of each schema clients are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaDetailArg {
+    /// Compact when listing every tool in full would cost more than --auto-max-tokens.
+    Auto,
+    Full,
+    /// Nested descriptions cut to a sentence; examples, externalDocs, x-* and redundant titles dropped.
+    Compact,
+}
+
+impl From<SchemaDetailArg> for SchemaDetail {
+    fn from(a: SchemaDetailArg) -> Self {
+        match a {
+            SchemaDetailArg::Auto => SchemaDetail::Auto,
+            SchemaDetailArg::Full => SchemaDetail::Full,
+            SchemaDetailArg::Compact => SchemaDetail::Compact,
+        }
+    }
+}
+
+/// How tools are shown to clients; each flag overrides the runtime config's `context`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ContextArgs {
+    /// Which tools tools/list shows [default: auto, or the config's].
+    #[arg(long, value_enum, value_name = "MODE", help_heading = "Context")]
+    pub tool_mode: Option<ToolModeArg>,
+
+    /// How much of each tool's schema clients see; calls are always checked against the full one [default: auto].
+    #[arg(long, value_enum, value_name = "DETAIL", help_heading = "Context")]
+    pub schema_detail: Option<SchemaDetailArg>,
+
+    /// `auto` lists every tool up to this many tools [default: 40].
+    #[arg(long, value_name = "N", help_heading = "Context")]
+    pub auto_max_tools: Option<usize>,
+
+    /// ... and up to this many tokens for the whole tools/list [default: 20000].
+    #[arg(long, value_name = "TOKENS", help_heading = "Context")]
+    pub auto_max_tokens: Option<usize>,
+
+    /// In discovery mode, list the tools matching this glob directly too (repeatable), e.g. 'repos_get*'.
+    #[arg(long, value_name = "GLOB", value_parser = parse_glob, help_heading = "Context")]
+    pub pin_tool: Vec<String>,
+}
+
+impl ContextArgs {
+    /// Applies the flags given to a config's context.
+    pub fn apply(&self, ctx: &mut Context) {
+        if let Some(m) = self.tool_mode {
+            ctx.tool_mode = m.into();
+        }
+        if let Some(d) = self.schema_detail {
+            ctx.schema_detail = d.into();
+        }
+        if let Some(n) = self.auto_max_tools {
+            ctx.auto_max_tools = n;
+        }
+        if let Some(n) = self.auto_max_tokens {
+            ctx.auto_max_tokens = n;
+        }
+        for g in &self.pin_tool {
+            if !ctx.pin_tools.contains(g) {
+                ctx.pin_tools.push(g.clone());
+            }
+        }
+    }
+}
+
+fn parse_glob(s: &str) -> Result<String, String> {
+    glob::Pattern::new(s).map(|_| s.to_string()).map_err(|e| format!("invalid glob {s:?}: {e}"))
 }
 
 /// Flags of a running server.
@@ -66,6 +158,9 @@ pub struct ServerArgs {
     /// Upstream requests per second at most (no limit by default).
     #[arg(long, value_name = "RPS", help_heading = "Upstream")]
     pub rate_limit: Option<f64>,
+
+    #[command(flatten)]
+    pub context: ContextArgs,
 }
 
 pub fn parse_header(s: &str) -> Result<(String, String), String> {
@@ -91,7 +186,13 @@ pub fn init_logging(default_filter: &str) {
 }
 
 /// Serves `config` until the client goes away (stdio) or a shutdown signal (HTTP).
-pub fn run(config: RuntimeConfig, base_url: Option<String>, args: &ServerArgs, ext: Extensions) -> Result<(), String> {
+pub fn run(
+    mut config: RuntimeConfig,
+    base_url: Option<String>,
+    args: &ServerArgs,
+    ext: Extensions,
+) -> Result<(), String> {
+    args.context.apply(&mut config.context);
     let timeout = args.timeout.unwrap_or(config.limits.timeout_secs);
     if !(timeout > 0.0 && timeout.is_finite()) {
         return Err(format!("--timeout must be a positive number of seconds, got {timeout}"));
@@ -113,6 +214,7 @@ pub fn run(config: RuntimeConfig, base_url: Option<String>, args: &ServerArgs, e
     runtime.block_on(async move {
         let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
         let engine = Engine::with_extensions(config, opts, ext)?;
+        tracing::info!("{}", engine.exposure().reason);
         let count = engine.tool_count();
         let server = McpServer::new(engine);
         match args.transport {

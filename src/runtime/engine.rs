@@ -9,10 +9,12 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations
 use serde_json::{Map, Value};
 
 use super::auth::{Credential, Credentials};
+use super::discovery::{self, Exposure};
 use super::hooks::Extensions;
 use super::model::{HttpBinding, RuntimeConfig, Tool};
 use super::request::{self, PreparedRequest};
 use super::response::{self, CallContext};
+use super::search::{SearchDoc, SearchIndex};
 use super::upstream::{Upstream, UpstreamPolicy};
 
 /// What the operator chooses at start-up (command-line flags of `serve` and of generated crates).
@@ -25,17 +27,84 @@ pub struct EngineOptions {
     pub policy: UpstreamPolicy,
 }
 
+/// One tool as the engine holds it: what clients are shown, and what calls are checked against.
 pub struct ToolEntry {
+    /// The definition as advertised (with compact schemas in compact mode).
     pub mcp: McpTool,
+    /// The full input schema: arguments are validated against it in every mode.
+    pub input_schema: Arc<Map<String, Value>>,
+    pub output_schema: Option<Arc<Map<String, Value>>>,
     pub http: Option<HttpBinding>,
+    pub operation_id: Option<String>,
+    pub tags: Vec<String>,
     input_validator: OnceLock<Option<jsonschema::Validator>>,
     output_validator: OnceLock<Option<jsonschema::Validator>>,
+}
+
+impl ToolEntry {
+    /// A catalogue tool; `compact` shrinks what is advertised (see [`super::compact`]).
+    pub fn new(t: Tool, compact: bool) -> ToolEntry {
+        let as_object = |v: Value| match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        let input_schema = Arc::new(as_object(t.input_schema));
+        let output_schema = t.output_schema.map(|s| Arc::new(as_object(s)));
+        let advertised = |full: &Arc<Map<String, Value>>| {
+            if compact { Arc::new(super::compact::compact_schema(full)) } else { full.clone() }
+        };
+        let mut mcp = McpTool::new_with_raw(
+            t.name,
+            (!t.description.is_empty()).then(|| t.description.into()),
+            advertised(&input_schema),
+        );
+        mcp.title = t.title;
+        mcp.output_schema = output_schema.as_ref().map(advertised);
+        let a = t.annotations;
+        let mut ann = ToolAnnotations::new()
+            .read_only(a.read_only_hint)
+            .destructive(a.destructive_hint)
+            .idempotent(a.idempotent_hint)
+            .open_world(a.open_world_hint);
+        ann.title = a.title;
+        mcp.annotations = Some(ann);
+        ToolEntry {
+            mcp,
+            input_schema,
+            output_schema,
+            http: t.http,
+            operation_id: t.operation_id,
+            tags: t.tags,
+            input_validator: OnceLock::new(),
+            output_validator: OnceLock::new(),
+        }
+    }
+
+    /// What the search index reads of this tool.
+    pub fn search_doc(&self) -> SearchDoc<'_> {
+        SearchDoc {
+            name: &self.mcp.name,
+            operation_id: self.operation_id.as_deref(),
+            title: self.mcp.title.as_deref(),
+            description: self.mcp.description.as_deref().unwrap_or(""),
+            method: self.http.as_ref().map(|h| h.method.as_str()),
+            path: self.http.as_ref().map(|h| h.path.as_str()),
+            tags: &self.tags,
+            input_schema: &self.input_schema,
+        }
+    }
 }
 
 pub struct Engine {
     pub info: super::model::ServerInfo,
     tools: Vec<ToolEntry>,
     index: HashMap<String, usize>,
+    /// All tools, or discovery; compact schemas or full.
+    exposure: Exposure,
+    /// What `tools/list` shows, in order.
+    listed: Vec<McpTool>,
+    /// Built on first use (in the background at start in discovery mode).
+    search: OnceLock<SearchIndex>,
     base_url: Option<String>,
     static_headers: HeaderMap,
     upstream: Upstream,
@@ -95,6 +164,7 @@ impl Engine {
         }
         let credentials = Credentials::from_env(&config.security_schemes, env);
         let upstream = Upstream::new(opts.policy.clone())?;
+        let exposure = discovery::resolve(&config.context, &config.tools);
         let mut index = HashMap::with_capacity(config.tools.len());
         let tools: Vec<ToolEntry> = config
             .tools
@@ -102,21 +172,82 @@ impl Engine {
             .enumerate()
             .map(|(i, t)| {
                 index.insert(t.name.clone(), i);
-                to_entry(t)
+                ToolEntry::new(t, exposure.compact)
             })
             .collect();
-        Ok(Arc::new(Engine { info: config.server, tools, index, base_url, static_headers, upstream, credentials, ext }))
+        let listed = match exposure.discovery {
+            false => tools.iter().map(|t| t.mcp.clone()).collect(),
+            true => {
+                let pinned = discovery::pinned(&config.context.pin_tools, &tools)?;
+                discovery::meta_tools().into_iter().chain(pinned.into_iter().map(|i| tools[i].mcp.clone())).collect()
+            }
+        };
+        let mut info = config.server;
+        if exposure.discovery {
+            info.instructions = Some(discovery::instructions(info.instructions.as_deref(), &tools));
+        }
+        let engine = Arc::new(Engine {
+            info,
+            tools,
+            index,
+            exposure,
+            listed,
+            search: OnceLock::new(),
+            base_url,
+            static_headers,
+            upstream,
+            credentials,
+            ext,
+        });
+        if engine.exposure.discovery {
+            // A large catalogue (Microsoft Graph: 22,000 tools) takes a moment to index: off the
+            // start-up path. A search arriving before it is done waits for it.
+            let e = engine.clone();
+            std::thread::spawn(move || {
+                e.search_index();
+            });
+        }
+        Ok(engine)
     }
 
-    /// Up to `size` tools from `start`, and where the next page starts.
+    /// Up to `size` listed tools from `start`, and where the next page starts.
     pub fn mcp_tools_page(&self, start: usize, size: usize) -> (Vec<McpTool>, Option<usize>) {
-        let end = start.saturating_add(size).min(self.tools.len());
-        let page = self.tools.get(start..end).unwrap_or_default().iter().map(|t| t.mcp.clone()).collect();
-        (page, (end < self.tools.len()).then_some(end))
+        let end = start.saturating_add(size).min(self.listed.len());
+        let page = self.listed.get(start..end).unwrap_or_default().to_vec();
+        (page, (end < self.listed.len()).then_some(end))
     }
 
+    /// The tools of the catalogue (all of them, whatever `tools/list` shows).
     pub fn tool_count(&self) -> usize {
         self.tools.len()
+    }
+
+    /// The tools `tools/list` shows.
+    pub fn listed_count(&self) -> usize {
+        self.listed.len()
+    }
+
+    pub fn exposure(&self) -> &Exposure {
+        &self.exposure
+    }
+
+    pub fn tools(&self) -> &[ToolEntry] {
+        &self.tools
+    }
+
+    /// The search index over every tool, built on first use.
+    pub fn search_index(&self) -> &SearchIndex {
+        self.search.get_or_init(|| SearchIndex::build(self.tools.iter().map(ToolEntry::search_doc)))
+    }
+
+    /// A `tools/call` from a client: the discovery tools in discovery mode, else the API's tool.
+    pub async fn call_from_client(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult, UnknownTool> {
+        if self.exposure.discovery
+            && let Some(result) = discovery::call_meta(self, name, &args).await
+        {
+            return Ok(result);
+        }
+        self.call(name, args).await
     }
 
     pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
@@ -128,7 +259,7 @@ impl Engine {
     pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult, UnknownTool> {
         let tool = self.tool(name).ok_or_else(|| UnknownTool(name.to_string()))?;
         let args_value = Value::Object(args);
-        if let Some(problems) = validate(&tool.input_validator, &tool.mcp.input_schema, &args_value) {
+        if let Some(problems) = validate(&tool.input_validator, &tool.input_schema, &args_value) {
             return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));
         }
         let Value::Object(args) = args_value else { return Ok(tool_error("arguments must be an object".into())) };
@@ -155,7 +286,7 @@ impl Engine {
                     other => other.to_string(),
                 };
                 let result = response::json_result(value, text);
-                let check = tool.mcp.output_schema.as_ref().zip(result.structured_content.as_ref());
+                let check = tool.output_schema.as_ref().zip(result.structured_content.as_ref());
                 if let Some((schema, structured)) = check
                     && let Some(problems) = validate(&tool.output_validator, schema, structured)
                 {
@@ -202,7 +333,7 @@ impl Engine {
         }
         match outcome {
             Ok(resp) => {
-                let output_check = |v: &Value| match tool.mcp.output_schema.as_ref() {
+                let output_check = |v: &Value| match tool.output_schema.as_ref() {
                     Some(schema) => match validate(&tool.output_validator, schema, v) {
                         Some(p) => Err(p),
                         None => Ok(()),
@@ -215,7 +346,6 @@ impl Engine {
                     tool: &tool.mcp.name,
                     auth_hint: self.credentials.hint(&http.security),
                     validate_output: tool
-                        .mcp
                         .output_schema
                         .is_some()
                         .then_some(&output_check as &dyn Fn(&Value) -> Result<(), String>),
@@ -266,7 +396,7 @@ impl Engine {
     }
 }
 
-fn tool_error(text: String) -> CallToolResult {
+pub(super) fn tool_error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
@@ -294,27 +424,4 @@ fn validate(
         })
         .collect();
     (!problems.is_empty()).then(|| problems.join("; "))
-}
-
-fn to_entry(t: Tool) -> ToolEntry {
-    let as_object = |v: Value| match v {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
-    let mut mcp = McpTool::new_with_raw(
-        t.name,
-        (!t.description.is_empty()).then(|| t.description.into()),
-        Arc::new(as_object(t.input_schema)),
-    );
-    mcp.title = t.title;
-    mcp.output_schema = t.output_schema.map(|s| Arc::new(as_object(s)));
-    let a = t.annotations;
-    let mut ann = ToolAnnotations::new()
-        .read_only(a.read_only_hint)
-        .destructive(a.destructive_hint)
-        .idempotent(a.idempotent_hint)
-        .open_world(a.open_world_hint);
-    ann.title = a.title;
-    mcp.annotations = Some(ann);
-    ToolEntry { mcp, http: t.http, input_validator: OnceLock::new(), output_validator: OnceLock::new() }
 }

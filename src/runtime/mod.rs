@@ -4,12 +4,15 @@
 
 pub mod auth;
 pub mod cli;
+pub mod compact;
+pub mod discovery;
 pub mod encode;
 pub mod engine;
 pub mod hooks;
 pub mod model;
 pub mod request;
 pub mod response;
+pub mod search;
 pub mod server;
 pub mod transport;
 pub mod upstream;

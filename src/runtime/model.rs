@@ -23,6 +23,9 @@ pub struct RuntimeConfig {
     pub security_schemes: BTreeMap<String, SecurityScheme>,
     #[serde(default)]
     pub limits: Limits,
+    /// How tools are shown to clients (every tool, or search-describe-call discovery).
+    #[serde(default)]
+    pub context: Context,
     pub tools: Vec<Tool>,
 }
 
@@ -127,6 +130,91 @@ impl Default for Limits {
     }
 }
 
+/// How the tools are shown to clients. Every tool definition costs the model context on every
+/// turn, so a large API is better served through three discovery tools (search, describe, call).
+/// Only what is advertised changes: calls are validated against the full schemas in every mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Context {
+    #[serde(default)]
+    pub tool_mode: ToolMode,
+    #[serde(default)]
+    pub schema_detail: SchemaDetail,
+    /// `auto` lists every tool when there are at most this many...
+    #[serde(default = "Context::default_max_tools")]
+    pub auto_max_tools: usize,
+    /// ... and their `tools/list` costs at most this many tokens.
+    #[serde(default = "Context::default_max_tokens")]
+    pub auto_max_tokens: usize,
+    /// Globs of tool names listed directly in discovery mode too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pin_tools: Vec<String>,
+    /// The cost of listing every tool, measured by mcpgen with OpenAI's o200k_base tokenizer.
+    /// Absent (or stale after hand edits), the engine estimates it from the size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_list_tokens: Option<ListTokens>,
+}
+
+impl Context {
+    pub const DEFAULT_MAX_TOOLS: usize = 40;
+    pub const DEFAULT_MAX_TOKENS: usize = 20_000;
+
+    fn default_max_tools() -> usize {
+        Self::DEFAULT_MAX_TOOLS
+    }
+
+    fn default_max_tokens() -> usize {
+        Self::DEFAULT_MAX_TOKENS
+    }
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context {
+            tool_mode: ToolMode::default(),
+            schema_detail: SchemaDetail::default(),
+            auto_max_tools: Self::DEFAULT_MAX_TOOLS,
+            auto_max_tokens: Self::DEFAULT_MAX_TOKENS,
+            pin_tools: Vec::new(),
+            tools_list_tokens: None,
+        }
+    }
+}
+
+/// Which tools `tools/list` shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolMode {
+    /// Every tool when the API is small (see `auto_max_tools`, `auto_max_tokens`), discovery otherwise.
+    #[default]
+    Auto,
+    /// Every tool.
+    All,
+    /// `search_tools`, `describe_tools` and `call_tool` (and pinned tools).
+    Discovery,
+}
+
+/// How much of each tool's schema is advertised.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemaDetail {
+    /// Compact when listing every tool in full would cost more than `auto_max_tokens`.
+    #[default]
+    Auto,
+    Full,
+    /// Nested descriptions cut to their first sentence; examples, `externalDocs`, `x-*` and
+    /// titles that repeat the property name dropped.
+    Compact,
+}
+
+/// Tokens of the all-tools `tools/list`, with full and with compact schemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListTokens {
+    pub full: usize,
+    pub compact: usize,
+}
+
 impl RuntimeConfig {
     /// The tools without an HTTP binding: function-calling tools that need a handler.
     pub fn unbound_tools(&self) -> impl Iterator<Item = &Tool> {
@@ -146,6 +234,30 @@ impl Tool {
             annotations: &self.annotations,
         }
     }
+}
+
+/// Compact JSON size of `{"tools":[...]}` for these tools, measured without building it.
+/// Counting stops once it passes `limit` (pass `usize::MAX` for the exact size).
+pub fn tools_list_bytes<'a>(tools: impl IntoIterator<Item = McpToolView<'a>>, limit: usize) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(r#"{"tools":[]}"#.len());
+    for (i, t) in tools.into_iter().enumerate() {
+        counter.0 += usize::from(i > 0);
+        let _ = serde_json::to_writer(&mut counter, &t);
+        if counter.0 > limit {
+            break;
+        }
+    }
+    counter.0
 }
 
 /// A tool in MCP's wire shape.
@@ -170,6 +282,12 @@ pub struct Tool {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The OpenAPI operationId, when it differs from the name (search finds tools by it too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    /// The operation's tags (search and the discovery map group tools by them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     #[serde(default)]
     pub description: String,
     pub input_schema: Value,

@@ -71,7 +71,7 @@ impl ServerHandler for McpServer {
         let started = std::time::Instant::now();
         let name = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
-        match self.engine.call(&name, args).await {
+        match self.engine.call_from_client(&name, args).await {
             Ok(result) => {
                 tracing::debug!(tool = %name, error = result.is_error.unwrap_or(false), ms = started.elapsed().as_millis() as u64, "tools/call");
                 Ok(result.into())

@@ -173,6 +173,7 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
         upstream: Upstream { base_url, headers },
         security_schemes,
         limits: Limits::default(),
+        context: Default::default(),
         tools,
     };
     Ok(ToolSet { config, sources, operations, diagnostics })
@@ -206,6 +207,8 @@ fn operation_tool(
     };
     let title = op.mcp.title.clone().or_else(|| op.summary.clone()).map(|t| cap(&t, 120));
     Tool {
+        operation_id: op.operation_id.clone().filter(|id| *id != name),
+        tags: op.tags.clone(),
         name,
         title,
         description: op.mcp.description.clone().unwrap_or_else(|| {
@@ -264,6 +267,8 @@ fn function_tool(
     Ok(Tool {
         name,
         title: f.title.clone(),
+        operation_id: None,
+        tags: Vec::new(),
         description: f.description.as_deref().map(|d| cap(d, opts.max_description_len)).unwrap_or_default(),
         input_schema: schema,
         output_schema,

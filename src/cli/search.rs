@@ -1,0 +1,62 @@
+//! `mcpgen search`: the discovery mode's search from the command line, to see how findable each
+//! operation is before a model has to find it.
+
+use clap::Args;
+
+use super::{InputArgs, StrictArg};
+use crate::error::{Error, Location, Result};
+use crate::pipeline;
+use crate::runtime::discovery::{self, MAX_LIMIT};
+use crate::runtime::search::SearchIndex;
+use crate::tokens;
+
+pub const EXAMPLES: &str = "\
+Examples:
+  mcpgen search github.json \"who starred my repository\"
+  mcpgen search github.json \"create a release\" --limit 3 --json | jq '.tools[].name'
+  mcpgen search api.yaml \"delete\" --method DELETE          the same filters as every command";
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub warnings: StrictArg,
+
+    /// What to look for, in plain words (or a tool name / operationId).
+    #[arg(value_name = "QUERY")]
+    pub query: String,
+
+    /// How many tools to show (1 to 50).
+    #[arg(long, value_name = "N", default_value_t = discovery::DEFAULT_LIMIT, value_parser = clap::value_parser!(u64).range(1..=MAX_LIMIT))]
+    pub limit: u64,
+
+    /// Print what `search_tools` returns as structured content (JSON) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &SearchArgs) -> Result<()> {
+    let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
+    let origin = p.origin.clone();
+    let entries = tokens::entries(&p.tools.config.tools, false);
+    crate::mem::drop_in_background(p);
+    let index = SearchIndex::build(entries.iter().map(|e| e.search_doc()));
+    let result = discovery::search_result(&entries, &index, &args.query, args.limit as usize);
+    if args.json {
+        let structured = result.structured_content.unwrap_or_default();
+        let text = serde_json::to_string_pretty(&structured).map_err(|e| Error::Invalid {
+            location: Location::doc(&origin),
+            message: format!("cannot print the result: {e}"),
+        })?;
+        println!("{text}");
+    } else {
+        for block in &result.content {
+            if let Some(t) = block.as_text() {
+                println!("{}", t.text);
+            }
+        }
+    }
+    Ok(())
+}

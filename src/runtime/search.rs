@@ -1,0 +1,571 @@
+//! Tool search: BM25F over one field-weighted document per tool (name words, title, description,
+//! path segments, tags, parameter names and descriptions, and the verbs its method stands for),
+//! with English stemming. An exact tool name or operationId ranks first. Ties keep catalogue
+//! order, so results are deterministic.
+
+use std::collections::HashMap;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use serde_json::{Map, Value};
+
+use super::compact::first_sentence;
+
+/// What the index reads of one tool.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchDoc<'a> {
+    pub name: &'a str,
+    pub operation_id: Option<&'a str>,
+    pub title: Option<&'a str>,
+    pub description: &'a str,
+    pub method: Option<&'a str>,
+    pub path: Option<&'a str>,
+    pub tags: &'a [String],
+    pub input_schema: &'a Map<String, Value>,
+}
+
+/// A field's weight, and how much its length normalises (BM25's `b`).
+#[derive(Clone, Copy)]
+struct FieldSpec {
+    weight: f32,
+    b: f32,
+}
+
+const NAME: usize = 0;
+const TITLE: usize = 1;
+const DESCRIPTION: usize = 2;
+const PATH: usize = 3;
+const RESOURCE: usize = 4;
+const TAGS: usize = 5;
+const PARAMS: usize = 6;
+const VERBS: usize = 7;
+const FIELD_COUNT: usize = 8;
+const FIELDS: [FieldSpec; FIELD_COUNT] = [
+    FieldSpec { weight: 3.0, b: 0.5 },  // name (and operationId)
+    FieldSpec { weight: 2.0, b: 0.5 },  // title
+    FieldSpec { weight: 1.0, b: 0.75 }, // description
+    FieldSpec { weight: 1.0, b: 0.5 },  // path segments
+    FieldSpec { weight: 1.5, b: 0.0 },  // the last static path segment: what the operation acts on
+    FieldSpec { weight: 1.5, b: 0.3 },  // tags
+    FieldSpec { weight: 0.5, b: 0.75 }, // parameter names and first sentences
+    FieldSpec { weight: 1.0, b: 0.0 },  // what the method means, in words a user says
+];
+const K1: f32 = 3.0;
+/// A related word found through [`SYNONYMS`] counts this much of the word itself.
+const SYNONYM_WEIGHT: f32 = 0.5;
+/// Documents whose method does what the query's verb asks get this factor.
+const INTENT_BOOST: f32 = 1.3;
+
+/// The words a user says for what a method does (the method itself is no evidence of intent
+/// beyond these).
+fn verbs(method: &str) -> &'static str {
+    match method.to_ascii_uppercase().as_str() {
+        "GET" | "HEAD" => "get list show read fetch retrieve find view look see check",
+        "POST" => "create add new make send post submit start run trigger",
+        "PUT" => "update replace set put edit change",
+        "PATCH" => "update edit change modify patch set rename",
+        "DELETE" => "delete remove destroy cancel revoke unset drop",
+        _ => "",
+    }
+}
+
+/// Words that users and API descriptions use for the same thing. A query word also looks for the
+/// other words of its groups, at [`SYNONYM_WEIGHT`].
+const SYNONYMS: &[&[&str]] = &[
+    &["delete", "remove", "destroy", "erase", "purge", "discard"],
+    &["create", "add", "new", "make", "open"],
+    &["update", "edit", "modify", "change", "fix", "rename"],
+    &["get", "fetch", "retrieve", "show", "view", "read", "display", "details", "info"],
+    &["list", "all", "enumerate", "browse"],
+    &["cancel", "stop", "abort", "terminate", "halt"],
+    &["copy", "fork", "clone", "duplicate"],
+    &["assign", "assignee", "owner", "owns", "responsible"],
+    &["review", "reviewer", "approve", "approval"],
+    &["comment", "reply", "respond", "note"],
+    &["notification", "inbox", "alerts", "unread"],
+    &["release", "version", "shipped", "published"],
+    &["compare", "diff", "difference", "between"],
+    &["collaborator", "access", "permission", "invite"],
+    &["vulnerability", "vulnerable", "advisory", "security", "cve"],
+    &["limit", "quota", "remaining", "left", "rate"],
+    &["star", "stargazer", "starred", "favorite"],
+    &["message", "chat", "post", "say", "tell"],
+    &["leave", "quit", "exit", "depart"],
+    &["presence", "online", "offline", "away", "active"],
+    &["status", "profile", "emoji"],
+    &["upload", "attach", "file", "document", "pdf"],
+    &["reaction", "react", "emoji"],
+    &["snooze", "mute", "dnd", "disturb", "quiet"],
+    &["search", "find", "look", "query", "talked", "mentioned"],
+    &["refund", "reimburse", "money back", "return"],
+    &["subscription", "plan", "billing", "recurring", "subscribe"],
+    &["product", "catalog", "item", "goods"],
+    &["price", "cost", "pricing", "amount", "charge"],
+    &["payout", "withdrawal", "withdraw", "bank"],
+    &["balance", "funds", "available"],
+    &["dispute", "chargeback", "contest"],
+    &["transfer", "send", "pay", "move"],
+    &["member", "user", "people", "person", "who"],
+    &["team", "group", "usergroup", "handle"],
+    &["organization", "org", "company"],
+    &["repository", "repo", "project"],
+    &["issue", "bug", "ticket"],
+    &["pull", "pr", "merge"],
+    &["secret", "credential", "token"],
+    &["workflow", "pipeline", "ci", "build", "deploy"],
+    &["run", "execution", "job"],
+    &["webhook", "hook", "callback", "endpoint"],
+    &["lock", "freeze", "heated"],
+    &["follow", "watch", "subscribe"],
+    &["schedule", "scheduled", "later", "tomorrow", "remind", "reminder"],
+    &["channel", "conversation", "room"],
+    &["history", "messages", "recent", "last"],
+    &["kick", "remove"],
+    &["archive", "close"],
+    &["label", "tag"],
+    &["link", "permalink", "url", "shareable"],
+    &["card", "payment method", "source"],
+    &["capture", "collect", "authorized"],
+    &["invoice", "bill"],
+    &["contents", "file", "content"],
+    &["commit", "change", "changed"],
+];
+
+/// Query verbs that say which kind of method answers: (verbs, methods).
+const INTENTS: &[(&[&str], &[&str])] = &[
+    (
+        &["delete", "remove", "destroy", "erase", "purge", "drop", "rid", "revoke", "unstar", "unfollow", "kick"],
+        &["DELETE"],
+    ),
+    (
+        &[
+            "create", "add", "new", "make", "open", "file", "post", "send", "start", "submit", "invite", "upload",
+            "register",
+        ],
+        &["POST", "PUT"],
+    ),
+    (&["update", "change", "edit", "modify", "rename", "set", "fix", "replace"], &["PATCH", "PUT", "POST"]),
+    (
+        &[
+            "list", "show", "get", "what", "which", "who", "find", "view", "read", "see", "fetch", "look", "many",
+            "check", "display",
+        ],
+        &["GET", "HEAD"],
+    ),
+];
+
+/// Words that carry no meaning in a search.
+const STOP_WORDS: [&str; 48] = [
+    "a", "an", "the", "of", "for", "to", "in", "on", "my", "me", "i", "and", "or", "with", "by", "from", "at", "as",
+    "is", "are", "be", "it", "its", "this", "that", "these", "those", "into", "can", "you", "your", "we", "our",
+    "please", "what", "which", "who", "how", "do", "does", "all", "some", "any", "there", "their", "them", "will",
+    "would",
+];
+
+/// A built index. Postings hold each document's finished BM25F term weight, so a query only adds.
+pub struct SearchIndex {
+    terms: HashMap<String, u32>,
+    /// Per term: related terms (through [`SYNONYMS`]).
+    related: HashMap<String, Vec<String>>,
+    /// Per document: its method, for the query's intent.
+    methods: Vec<Option<String>>,
+    /// Stemmed intent verbs, and the methods they ask for.
+    intents: Vec<(Vec<String>, &'static [&'static str])>,
+    /// Per term: (document, saturated weighted term frequency).
+    postings: Vec<Vec<(u32, f32)>>,
+    idf: Vec<f32>,
+    /// Lower-cased tool names and operationIds.
+    exact: HashMap<String, Vec<u32>>,
+    docs: usize,
+    analyzer: Analyzer,
+}
+
+/// Text to terms: words split at non-alphanumerics and case changes, lower-cased, stop words
+/// dropped, stemmed (Snowball English).
+pub struct Analyzer {
+    stemmer: Stemmer,
+}
+
+impl Default for Analyzer {
+    fn default() -> Self {
+        Analyzer { stemmer: Stemmer::create(Algorithm::English) }
+    }
+}
+
+impl Analyzer {
+    /// Appends the terms of `text` to `out`.
+    pub fn terms(&self, text: &str, out: &mut Vec<String>) {
+        for word in split_words(text) {
+            let lower = word.to_lowercase();
+            if lower.len() < 2 && !lower.chars().all(|c| c.is_ascii_digit()) || STOP_WORDS.contains(&lower.as_str()) {
+                continue;
+            }
+            out.push(self.stemmer.stem(&lower).into_owned());
+        }
+    }
+}
+
+/// Words of a text: runs of letters and digits, split again where lower case turns upper
+/// (`getPetById`) and where an upper-case run turns into a word (`HTMLParser` -> HTML Parser).
+fn split_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).flat_map(split_case)
+}
+
+fn split_case(word: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (at, c) = chars[i];
+        let prev = chars[i - 1].1;
+        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+        let boundary = (c.is_uppercase() && prev.is_lowercase())
+            || (c.is_uppercase() && prev.is_uppercase() && next_lower)
+            || (c.is_alphabetic() && prev.is_ascii_digit() && c.is_uppercase());
+        if boundary {
+            parts.push(&word[start..at]);
+            start = at;
+        }
+    }
+    parts.push(&word[start..]);
+    parts
+}
+
+impl SearchIndex {
+    pub fn build<'a>(docs: impl IntoIterator<Item = SearchDoc<'a>>) -> SearchIndex {
+        let analyzer = Analyzer::default();
+        let mut terms: HashMap<String, u32> = HashMap::new();
+        let mut exact: HashMap<String, Vec<u32>> = HashMap::new();
+        // Pass 1: each document's fields as term ids; field lengths for the averages.
+        let mut fielded: Vec<[Vec<u32>; FIELD_COUNT]> = Vec::new();
+        let mut methods = Vec::new();
+        let mut buf = Vec::new();
+        for (i, doc) in docs.into_iter().enumerate() {
+            methods.push(doc.method.map(str::to_ascii_uppercase));
+            let id = i as u32;
+            exact.entry(doc.name.to_lowercase()).or_default().push(id);
+            if let Some(op) = doc.operation_id.filter(|op| !op.eq_ignore_ascii_case(doc.name)) {
+                exact.entry(op.to_lowercase()).or_default().push(id);
+            }
+            let mut fields: [Vec<u32>; FIELD_COUNT] = Default::default();
+            for (field, text) in field_texts(&doc) {
+                buf.clear();
+                analyzer.terms(&text, &mut buf);
+                for t in buf.drain(..) {
+                    let next = terms.len() as u32;
+                    fields[field].push(*terms.entry(t).or_insert(next));
+                }
+            }
+            fielded.push(fields);
+        }
+        let n = fielded.len().max(1) as f32;
+        let mut avg = [0f32; FIELD_COUNT];
+        for f in &fielded {
+            for (a, terms) in avg.iter_mut().zip(f) {
+                *a += terms.len() as f32;
+            }
+        }
+        avg.iter_mut().for_each(|a| *a = (*a / n).max(1.0));
+        // Pass 2: per document and term, the length-normalised weighted frequency, saturated.
+        let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); terms.len()];
+        let mut tf: HashMap<u32, f32> = HashMap::new();
+        for (doc, fields) in fielded.iter().enumerate() {
+            tf.clear();
+            for (f, ids) in fields.iter().enumerate() {
+                let spec = FIELDS[f];
+                let norm = 1.0 - spec.b + spec.b * ids.len() as f32 / avg[f];
+                for id in ids {
+                    *tf.entry(*id).or_insert(0.0) += spec.weight / norm;
+                }
+            }
+            let mut entries: Vec<(u32, f32)> = tf.iter().map(|(t, w)| (*t, *w)).collect();
+            entries.sort_unstable_by_key(|(t, _)| *t);
+            for (t, w) in entries {
+                postings[t as usize].push((doc as u32, w * (K1 + 1.0) / (w + K1)));
+            }
+        }
+        let idf = postings
+            .iter()
+            .map(|p| {
+                let df = p.len() as f32;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        let stem_all = |words: &[&str]| {
+            let mut out = Vec::new();
+            for w in words {
+                analyzer.terms(w, &mut out);
+            }
+            out
+        };
+        let mut related: HashMap<String, Vec<String>> = HashMap::new();
+        for group in SYNONYMS {
+            let stems = stem_all(group);
+            for a in &stems {
+                let list = related.entry(a.clone()).or_default();
+                for b in stems.iter().filter(|b| *b != a) {
+                    if !list.contains(b) {
+                        list.push(b.clone());
+                    }
+                }
+            }
+        }
+        let intents = INTENTS.iter().map(|(verbs, methods)| (stem_all(verbs), *methods)).collect();
+        SearchIndex { terms, related, methods, intents, postings, idf, exact, docs: fielded.len(), analyzer }
+    }
+
+    pub fn len(&self) -> usize {
+        self.docs
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs == 0
+    }
+
+    /// The best `limit` documents for `query`, best first, as (document index, score). Exact
+    /// name or operationId matches come first (score `f32::INFINITY`).
+    pub fn search(&self, query: &str, limit: usize) -> Vec<(usize, f32)> {
+        let mut first: Vec<u32> = Vec::new();
+        let whole = query.trim().to_lowercase();
+        for key in std::iter::once(whole.as_str()).chain(whole.split_whitespace()) {
+            for &d in self.exact.get(key).into_iter().flatten() {
+                if !first.contains(&d) {
+                    first.push(d);
+                }
+            }
+        }
+        let mut query_terms = Vec::new();
+        self.analyzer.terms(&without_values(query), &mut query_terms);
+        // Each query term, then its related terms at a discount; a term counts once, at its best.
+        let mut weighted: Vec<(u32, f32)> = Vec::new();
+        let mut add = |term: &str, weight: f32| {
+            let Some(&id) = self.terms.get(term) else { return };
+            match weighted.iter_mut().find(|(t, _)| *t == id) {
+                Some(entry) => entry.1 = entry.1.max(weight),
+                None => weighted.push((id, weight)),
+            }
+        };
+        for t in &query_terms {
+            add(t, 1.0);
+        }
+        for t in &query_terms {
+            for r in self.related.get(t).into_iter().flatten() {
+                add(r, SYNONYM_WEIGHT);
+            }
+        }
+        let mut scores = vec![0f32; self.docs];
+        for (id, weight) in weighted {
+            let idf = self.idf[id as usize] * weight;
+            for &(doc, w) in &self.postings[id as usize] {
+                scores[doc as usize] += idf * w;
+            }
+        }
+        // The first verb that says what kind of call is wanted favours methods that do it.
+        let intent = query_terms.iter().find_map(|t| self.intents.iter().find(|(verbs, _)| verbs.contains(t)));
+        if let Some((_, methods)) = intent {
+            for (score, method) in scores.iter_mut().zip(&self.methods) {
+                if method.as_deref().is_some_and(|m| methods.contains(&m)) {
+                    *score *= INTENT_BOOST;
+                }
+            }
+        }
+        let mut hits: Vec<(usize, f32)> = first.iter().map(|&d| (d as usize, f32::INFINITY)).collect();
+        let mut ranked: Vec<(usize, f32)> = scores
+            .iter()
+            .enumerate()
+            .filter(|(d, s)| **s > 0.0 && !first.contains(&(*d as u32)))
+            .map(|(d, s)| (d, *s))
+            .collect();
+        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let want = limit.saturating_sub(hits.len());
+        if want > 0 && ranked.len() > want {
+            ranked.select_nth_unstable_by(want - 1, order);
+            ranked.truncate(want);
+        }
+        ranked.sort_unstable_by(order);
+        hits.extend(ranked);
+        hits.truncate(limit);
+        hits
+    }
+}
+
+/// The texts of a document's fields.
+fn field_texts(doc: &SearchDoc<'_>) -> Vec<(usize, String)> {
+    let mut out = vec![(NAME, doc.name.to_string())];
+    if let Some(op) = doc.operation_id {
+        out.push((NAME, op.to_string()));
+    }
+    if let Some(t) = doc.title {
+        out.push((TITLE, strip_markup(t)));
+    }
+    out.push((DESCRIPTION, strip_markup(doc.description)));
+    if let Some(p) = doc.path {
+        // Path variables are parameters: indexed as such, not as what the path is about.
+        let statics: Vec<&str> = p.split('/').filter(|s| !s.is_empty() && !s.starts_with('{')).collect();
+        out.push((PATH, statics.join(" ")));
+        if let Some(last) = statics.last() {
+            out.push((RESOURCE, last.to_string()));
+        }
+    }
+    out.push((TAGS, doc.tags.join(" ")));
+    if let Some(Value::Object(props)) = doc.input_schema.get("properties") {
+        for (name, schema) in props {
+            out.push((PARAMS, name.clone()));
+            if let Some(d) = schema.get("description").and_then(Value::as_str) {
+                out.push((PARAMS, first_sentence(&strip_markup(d), 200)));
+            }
+        }
+    }
+    if let Some(m) = doc.method {
+        out.push((VERBS, verbs(m).to_string()));
+    }
+    out
+}
+
+/// A query without the values it carries (quoted text, `owner/repo` slugs, ids with digits,
+/// emails, @mentions, #channels, numbers): they are arguments for the call, not what it does.
+fn without_values(query: &str) -> String {
+    let mut out = String::with_capacity(query.len());
+    let mut quote: Option<char> = None;
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let w = word.trim_matches(|c: char| matches!(c, ',' | '.' | '?' | '!' | ';' | ':' | '(' | ')'));
+        let is_value = w.contains('/')
+            || w.contains('@')
+            || w.starts_with('#')
+            || w.chars().any(|c| c.is_ascii_digit())
+            || (w.contains('_') && w.chars().any(|c| c.is_ascii_uppercase()));
+        if !is_value {
+            out.push_str(w);
+            out.push(' ');
+        }
+        word.clear();
+    };
+    for c in query.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            // An apostrophe inside a word (`don't`, `Sam's`) opens no quote.
+            None if (c == '"' || c == '\'' || c == '‘' || c == '“') && word.is_empty() => {
+                quote = Some(match c {
+                    '‘' => '’',
+                    '“' => '”',
+                    other => other,
+                })
+            }
+            None if c.is_whitespace() => flush(&mut word, &mut out),
+            None => word.push(c),
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// Text without HTML tags (`<p>`, `<a href="...">`): their names and attributes are not content.
+fn strip_markup(text: &str) -> String {
+    if !text.contains('<') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn doc<'a>(
+        name: &'a str,
+        desc: &'a str,
+        method: &'a str,
+        path: &'a str,
+        schema: &'a Map<String, Value>,
+    ) -> SearchDoc<'a> {
+        SearchDoc {
+            name,
+            operation_id: None,
+            title: None,
+            description: desc,
+            method: Some(method),
+            path: Some(path),
+            tags: &[],
+            input_schema: schema,
+        }
+    }
+
+    fn index(schema: &Map<String, Value>) -> SearchIndex {
+        SearchIndex::build([
+            doc("listPets", "List all pets in the store.", "GET", "/pets", schema),
+            doc("createPet", "Add a new pet to the store.", "POST", "/pets", schema),
+            doc("deletePet", "Deletes a pet.", "DELETE", "/pets/{petId}", schema),
+            doc("getOrder", "Find a purchase order by ID.", "GET", "/store/order/{orderId}", schema),
+        ])
+    }
+
+    #[test]
+    fn words_split_at_case_and_punctuation() {
+        let words: Vec<&str> = split_words("getPetById HTMLParser repos/list-for_org v2Beta").collect();
+        assert_eq!(words, ["get", "Pet", "By", "Id", "HTML", "Parser", "repos", "list", "for", "org", "v2", "Beta"]);
+    }
+
+    #[test]
+    fn terms_are_stemmed_and_stop_words_dropped() {
+        let mut out = Vec::new();
+        Analyzer::default().terms("Listing the Repositories of my organizations", &mut out);
+        assert_eq!(out, ["list", "repositori", "organ"]);
+    }
+
+    #[test]
+    fn ranks_by_meaning() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        assert_eq!(idx.search("remove a pet", 2)[0].0, 2, "remove is what DELETE does");
+        assert_eq!(idx.search("purchase orders", 2)[0].0, 3);
+        assert_eq!(idx.search("add pets", 1)[0].0, 1);
+    }
+
+    #[test]
+    fn exact_names_come_first() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        let hits = idx.search("getorder", 3);
+        assert_eq!(hits[0], (3, f32::INFINITY));
+    }
+
+    #[test]
+    fn no_match_is_empty_and_ties_keep_catalogue_order() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        assert!(idx.search("zebra quantum", 5).is_empty());
+        let hits = idx.search("store", 4);
+        assert!(hits.len() >= 2);
+        let again = idx.search("store", 4);
+        assert_eq!(hits, again);
+    }
+
+    #[test]
+    fn parameters_are_searchable() {
+        let with =
+            json!({"properties": {"customerEmail": {"type": "string", "description": "Billing address. Ignored."}}});
+        let with = with.as_object().unwrap();
+        let none = Map::new();
+        let idx = SearchIndex::build([
+            doc("a", "Something.", "GET", "/a", &none),
+            doc("b", "Something else.", "GET", "/b", with),
+        ]);
+        assert_eq!(idx.search("billing email", 1)[0].0, 1);
+    }
+}

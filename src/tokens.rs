@@ -1,0 +1,102 @@
+//! What tool lists cost a model, in tokens of OpenAI's o200k_base BPE (GPT-4o and later), counted
+//! with `tiktoken-rs`. Other models' tokenizers differ by a few percent on JSON; the ranking of
+//! modes does not.
+
+use std::sync::OnceLock;
+
+use rmcp::model::Tool as McpTool;
+use serde::Serialize;
+
+use crate::runtime::discovery;
+use crate::runtime::engine::ToolEntry;
+use crate::runtime::model::{Context, ListTokens, RuntimeConfig, Tool, tools_list_bytes};
+
+/// Named in reports, so that readers know what was counted.
+pub const TOKENIZER: &str = "o200k_base (tiktoken-rs)";
+
+/// Lists larger than this are not measured when a config is written: past it the cost is far
+/// over any sensible limit, and the engine's estimate from the size suffices.
+const MEASURE_MAX_BYTES: usize = 4 * 1024 * 1024;
+
+fn bpe() -> Option<&'static tiktoken_rs::CoreBPE> {
+    static BPE: OnceLock<Option<tiktoken_rs::CoreBPE>> = OnceLock::new();
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().ok()).as_ref()
+}
+
+/// Tokens of `text` (an estimate from its size should the tokenizer's built-in table not load).
+pub fn count(text: &str) -> usize {
+    match bpe() {
+        Some(bpe) => bpe.encode_ordinary(text).len(),
+        None => text.len().div_ceil(discovery::BYTES_PER_TOKEN_ESTIMATE),
+    }
+}
+
+/// The size of one list: bytes of compact JSON and tokens.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Cost {
+    pub bytes: usize,
+    pub tokens: usize,
+}
+
+/// `{"tools": [...]}` as the server sends it.
+pub fn list_cost<'a>(tools: impl IntoIterator<Item = &'a McpTool>) -> Cost {
+    #[derive(Serialize)]
+    struct List<'a> {
+        tools: Vec<&'a McpTool>,
+    }
+    let text = serde_json::to_string(&List { tools: tools.into_iter().collect() }).unwrap_or_default();
+    Cost { bytes: text.len(), tokens: count(&text) }
+}
+
+/// The engine's view of every tool, with full or compact schemas.
+pub fn entries(tools: &[Tool], compact: bool) -> Vec<ToolEntry> {
+    tools.iter().map(|t| ToolEntry::new(t.clone(), compact)).collect()
+}
+
+/// Records in the config what listing every tool costs, with full and with compact schemas, so
+/// that `auto` decides on real counts wherever the config is served (a generated crate too).
+pub fn measure(config: &mut RuntimeConfig) {
+    if tools_list_bytes(config.tools.iter().map(Tool::mcp_view), MEASURE_MAX_BYTES) > MEASURE_MAX_BYTES {
+        config.context.tools_list_tokens = None;
+        return;
+    }
+    let full = list_cost(entries(&config.tools, false).iter().map(|e| &e.mcp)).tokens;
+    let compact = list_cost(entries(&config.tools, true).iter().map(|e| &e.mcp)).tokens;
+    config.context.tools_list_tokens = Some(ListTokens { full, compact });
+}
+
+/// What `tools/list` costs in each mode.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeCosts {
+    pub all_full: Cost,
+    pub all_compact: Cost,
+    /// The three discovery tools and the pinned ones.
+    pub discovery: Cost,
+}
+
+/// The cost of each mode for a catalogue and its context policy (pins, schema detail).
+pub fn mode_costs(tools: &[Tool], ctx: &Context, compact_pins: bool) -> Result<ModeCosts, String> {
+    let full = entries(tools, false);
+    let compact = entries(tools, true);
+    let pinned_from = if compact_pins { &compact } else { &full };
+    let pins = discovery::pinned(&ctx.pin_tools, pinned_from)?;
+    let meta = discovery::meta_tools();
+    Ok(ModeCosts {
+        all_full: list_cost(full.iter().map(|e| &e.mcp)),
+        all_compact: list_cost(compact.iter().map(|e| &e.mcp)),
+        discovery: list_cost(meta.iter().chain(pins.iter().map(|&i| &pinned_from[i].mcp))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_with_o200k() {
+        // Reference values from OpenAI's tokenizer for o200k_base.
+        assert_eq!(count("hello world"), 2);
+        assert_eq!(count(""), 0);
+        assert!(count(r#"{"type":"object","properties":{"petId":{"type":"integer"}}}"#) > 10);
+    }
+}

@@ -1,0 +1,97 @@
+//! Search quality on a hand-written set of requests (tests/search/README.md says how it was
+//! written): discovery mode's search must put the gold operation in its top 5 for at least 80 %
+//! of them. Run with `--nocapture` for recall@1/@5/@10 per API. Needs the corpus
+//! (../shared/corpus/fetch.sh); skipped with a message without it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use mcpgen::pipeline::{self, PipelineOptions};
+use mcpgen::runtime::engine::ToolEntry;
+use mcpgen::runtime::search::SearchIndex;
+use serde_json::Value;
+
+fn corpus() -> PathBuf {
+    std::env::var_os("MCPGEN_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus"))
+        .join("node_modules")
+}
+
+/// Ranks (1-based) of each query's gold operation, `None` when not in the top 10, per API.
+fn ranks(file: &str) -> Option<BTreeMap<String, Vec<(String, Option<usize>)>>> {
+    let set: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let mut out = BTreeMap::new();
+    for (api, path) in set["apis"].as_object().unwrap() {
+        let doc = corpus().join(path.as_str().unwrap());
+        if !doc.exists() {
+            eprintln!("skipped: {} not found (run ../shared/corpus/fetch.sh)", doc.display());
+            return None;
+        }
+        let p = pipeline::run(doc.to_str().unwrap(), &PipelineOptions::default()).unwrap();
+        let entries: Vec<ToolEntry> = p.tools.config.tools.into_iter().map(|t| ToolEntry::new(t, false)).collect();
+        let index = SearchIndex::build(entries.iter().map(ToolEntry::search_doc));
+        let mut ranks = Vec::new();
+        for q in set["queries"].as_array().unwrap().iter().filter(|q| q["api"] == **api) {
+            let (query, gold) = (q["query"].as_str().unwrap(), q["gold"].as_str().unwrap());
+            let (method, path) = gold.split_once(' ').unwrap();
+            let gold_index = entries
+                .iter()
+                .position(|e| e.http.as_ref().is_some_and(|h| h.method == method && h.path == path))
+                .unwrap_or_else(|| panic!("{api}: gold {gold} is not a tool"));
+            let hits = index.search(query, 10);
+            let rank = hits.iter().position(|(i, _)| *i == gold_index).map(|r| r + 1);
+            ranks.push((query.to_string(), rank));
+        }
+        out.insert(api.clone(), ranks);
+    }
+    Some(out)
+}
+
+fn recall(ranks: &[&Option<usize>], k: usize) -> f64 {
+    ranks.iter().filter(|r| r.is_some_and(|r| r <= k)).count() as f64 / ranks.len() as f64
+}
+
+/// Recall@1/@5/@10 of a set, printed per API; returns all ranks.
+fn evaluate(file: &str) -> Option<Vec<Option<usize>>> {
+    let per_api = ranks(file)?;
+    eprintln!("{file}");
+    let mut all = Vec::new();
+    for (api, ranks) in &per_api {
+        let r: Vec<&Option<usize>> = ranks.iter().map(|(_, r)| r).collect();
+        eprintln!(
+            "{api:<8} {:>3} queries  recall@1 {:.2}  @5 {:.2}  @10 {:.2}",
+            r.len(),
+            recall(&r, 1),
+            recall(&r, 5),
+            recall(&r, 10)
+        );
+        for (q, rank) in ranks.iter().filter(|(_, rank)| rank.is_none_or(|r| r > 5)) {
+            eprintln!("    {} {q}", rank.map_or("miss".to_string(), |r| format!("#{r}")));
+        }
+        all.extend(r.into_iter().copied());
+    }
+    let refs: Vec<&Option<usize>> = all.iter().collect();
+    let (r1, r5, r10) = (recall(&refs, 1), recall(&refs, 5), recall(&refs, 10));
+    eprintln!("all      {:>3} queries  recall@1 {r1:.2}  @5 {r5:.2}  @10 {r10:.2}", all.len());
+    Some(all)
+}
+
+/// The set the engine was tuned on (tests/search/queries.json).
+#[test]
+fn recall_at_5_is_at_least_0_8() {
+    let Some(all) = evaluate("tests/search/queries.json") else { return };
+    let r5 = recall(&all.iter().collect::<Vec<_>>(), 5);
+    assert!(all.len() >= 60, "the set has at least 60 queries");
+    assert!(r5 >= 0.8, "recall@5 is {r5:.2}, below 0.8");
+}
+
+/// A set written afterwards, by someone who saw neither the engine nor the first set, and never
+/// tuned on (tests/search/heldout.json): the honest figure.
+#[test]
+fn held_out_recall_at_5_is_at_least_0_8() {
+    let Some(all) = evaluate("tests/search/heldout.json") else { return };
+    let r5 = recall(&all.iter().collect::<Vec<_>>(), 5);
+    assert!(all.len() >= 60, "the set has at least 60 queries");
+    assert!(r5 >= 0.8, "recall@5 is {r5:.2}, below 0.8");
+}
