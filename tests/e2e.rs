@@ -27,4 +27,6 @@ e2e! {
     upstream_faults_leave_the_server_serving => faults,
     unknown_tools_are_protocol_errors_and_lists_are_stable => lists,
     redirects_stay_on_the_same_origin => redirects,
+    discovery_search_describe_call => discovery,
+    auto_mode_switches_at_its_limits => discovery_threshold,
 }

@@ -18,8 +18,10 @@ fn corpus() -> PathBuf {
         .join("node_modules")
 }
 
-/// Ranks (1-based) of each query's gold operation, `None` when not in the top 10, per API.
-fn ranks(file: &str) -> Option<BTreeMap<String, Vec<(String, Option<usize>)>>> {
+/// Per API, each query with the rank (1-based) of its gold operation, `None` past the top 10.
+type Ranks = BTreeMap<String, Vec<(String, Option<usize>)>>;
+
+fn ranks(file: &str) -> Option<Ranks> {
     let set: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let mut out = BTreeMap::new();
     for (api, path) in set["apis"].as_object().unwrap() {

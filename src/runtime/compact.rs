@@ -84,6 +84,20 @@ fn same_words(a: &str, b: &str) -> bool {
     norm(a) == norm(b)
 }
 
+/// A tool's description, compact: without a leading copy of its title (clients show the title
+/// anyway), then its first sentence.
+pub fn compact_description(description: &str, title: Option<&str>) -> String {
+    let text = description.trim();
+    let rest = match title.map(str::trim).filter(|t| !t.is_empty()) {
+        Some(t) => text.strip_prefix(t).map(|r| r.trim_start_matches(['.', ':']).trim()).unwrap_or(text),
+        None => text,
+    };
+    let rest = if rest.is_empty() { text } else { rest };
+    let deprecated = rest.starts_with("[Deprecated]") || text.starts_with("[Deprecated]");
+    let sentence = first_sentence(rest.trim_start_matches("[Deprecated]"), SENTENCE_MAX);
+    if deprecated { format!("[Deprecated] {sentence}") } else { sentence }
+}
+
 /// Abbreviations whose period does not end a sentence.
 const ABBREVIATIONS: [&str; 10] = ["e.g", "i.e", "etc", "vs", "approx", "incl", "no", "eg", "ie", "cf"];
 
@@ -135,6 +149,17 @@ mod tests {
         assert_eq!(first_sentence("No period\nbut lines\n\nand a paragraph", 200), "No period but lines");
         assert_eq!(first_sentence("abcdef", 4), "abc…");
         assert_eq!(first_sentence("  ", 10), "");
+    }
+
+    #[test]
+    fn tool_descriptions_lose_the_repeated_title() {
+        assert_eq!(
+            compact_description("Get a repository\n\nThe parent is shown. More.", Some("Get a repository")),
+            "The parent is shown."
+        );
+        assert_eq!(compact_description("Get a repository", Some("Get a repository")), "Get a repository");
+        assert_eq!(compact_description("[Deprecated] List\n\nAll of them. Really.", None), "[Deprecated] List");
+        assert_eq!(compact_description("Lists pets. Paged.", Some("Other")), "Lists pets.");
     }
 
     #[test]

@@ -53,9 +53,13 @@ impl ToolEntry {
         let advertised = |full: &Arc<Map<String, Value>>| {
             if compact { Arc::new(super::compact::compact_schema(full)) } else { full.clone() }
         };
+        let description = match compact {
+            true => super::compact::compact_description(&t.description, t.title.as_deref()),
+            false => t.description,
+        };
         let mut mcp = McpTool::new_with_raw(
             t.name,
-            (!t.description.is_empty()).then(|| t.description.into()),
+            (!description.is_empty()).then(|| description.into()),
             advertised(&input_schema),
         );
         mcp.title = t.title;

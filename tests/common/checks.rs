@@ -58,6 +58,8 @@ pub async fn all(subject: &Subject, mock: &Mock) {
     faults(subject, mock).await;
     lists(subject, mock).await;
     redirects(subject, mock).await;
+    discovery(subject, mock).await;
+    discovery_threshold(subject, mock).await;
 }
 
 pub fn ok(r: &rmcp::model::CallToolResult) {
@@ -340,4 +342,97 @@ pub async fn redirects(subject: &Subject, mock: &Mock) {
     assert!(text(&r).starts_with("HTTP 302 Found"), "{}", text(&r));
     assert!(other.requests().is_empty(), "credentials never go to another origin");
     c.client.cancel().await.unwrap();
+}
+
+fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
+    tools.iter().map(|t| t.name.to_string()).collect()
+}
+
+/// What the upstream saw of a request, for comparing two calls.
+fn seen(r: &Recorded) -> (String, String, Option<String>, Option<String>, Vec<u8>) {
+    (r.method.clone(), r.path.clone(), r.query.clone(), r.header("content-type").map(str::to_string), r.body.to_vec())
+}
+
+/// Discovery mode: three tools (and the pinned ones); search -> describe -> call_tool reaches the
+/// upstream with exactly the request of a direct call, and gives the same result and errors.
+pub async fn discovery(subject: &Subject, mock: &Mock) {
+    let cmd = subject.command(&format!("{}/api", mock.url()), &["--tool-mode", "discovery", "--pin-tool", "authB*"]);
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+        let listed = c.client.list_all_tools().await.unwrap();
+        assert_eq!(
+            names(&listed),
+            ["search_tools", "describe_tools", "call_tool", "authBasic", "authBearer"],
+            "{transport:?}"
+        );
+        let search = &listed[0];
+        let ann = search.annotations.as_ref().unwrap();
+        assert_eq!((ann.read_only_hint, ann.open_world_hint), (Some(true), Some(false)));
+        let call = listed[2].annotations.as_ref().unwrap();
+        assert_eq!(
+            (call.read_only_hint, call.destructive_hint, call.open_world_hint),
+            (Some(false), Some(true), Some(true))
+        );
+        let info = c.client.peer_info().unwrap();
+        let instructions = info.instructions.as_deref().unwrap_or("");
+        assert!(instructions.contains("search_tools finds tools"), "{instructions}");
+
+        let r = c.call("search_tools", json!({"query": "upload a file", "limit": 3})).await;
+        ok(&r);
+        let hits = &r.structured_content.as_ref().unwrap()["tools"];
+        assert_eq!(hits[0]["name"], "uploadFile", "{hits}");
+        assert_eq!((hits[0]["method"].as_str(), hits[0]["path"].as_str()), (Some("POST"), Some("/upload")));
+        assert!(hits.as_array().unwrap().len() <= 3);
+        assert!(text(&r).starts_with("uploadFile  POST /upload"), "{}", text(&r));
+
+        let r = c.call("describe_tools", json!({"names": ["postForm", "nope"]})).await;
+        ok(&r);
+        let described = &r.structured_content.as_ref().unwrap();
+        assert_eq!(described["tools"][0]["name"], "postForm");
+        let props = described["tools"][0]["inputSchema"]["properties"].as_object().unwrap();
+        assert!(props.contains_key("colors") && props.contains_key("count"), "{described}");
+        assert_eq!(described["unknown"][0]["name"], "nope");
+
+        let args = json!({"name": "A B&C", "count": 3, "colors": ["r", "g"]});
+        let via = c.call("call_tool", json!({"name": "postForm", "arguments": args})).await;
+        ok(&via);
+        let through = seen(&mock.last());
+        let direct = c.call("postForm", args).await;
+        assert_eq!(seen(&mock.last()), through, "call_tool sends exactly the direct call's request");
+        assert_eq!((via.content.clone(), via.structured_content.clone()), (direct.content, direct.structured_content));
+
+        let before = mock.requests().len();
+        let bad = json!({"count": "three"});
+        let via = c.call("call_tool", json!({"name": "postForm", "arguments": bad})).await;
+        let direct = c.call("postForm", bad).await;
+        assert_eq!(via.is_error, Some(true));
+        assert_eq!(text(&via), text(&direct), "the same validation error");
+        assert_eq!(mock.requests().len(), before, "invalid arguments never reach the upstream");
+
+        let r = c.call("call_tool", json!({"name": "postFrom", "arguments": {}})).await;
+        assert_eq!(r.is_error, Some(true));
+        assert!(text(&r).contains("Unknown tool `postFrom`") && text(&r).contains("postForm"), "{}", text(&r));
+        let r = c.call("search_tools", json!({"query": "zzyzx quux"})).await;
+        ok(&r);
+        assert!(text(&r).starts_with("No tool matches"), "{}", text(&r));
+        c.client.cancel().await.unwrap();
+    }
+}
+
+/// `auto` lists every tool up to the limits and switches to discovery past either of them.
+pub async fn discovery_threshold(subject: &Subject, mock: &Mock) {
+    let base = format!("{}/api", mock.url());
+    let listed = |extra: &'static [&'static str]| {
+        let cmd = subject.command(&base, extra);
+        async move {
+            let c = connect(&cmd, Transport::Stdio).await;
+            let tools = c.client.list_all_tools().await.unwrap();
+            c.client.cancel().await.unwrap();
+            names(&tools)
+        }
+    };
+    assert_eq!(listed(&["--auto-max-tools", "19"]).await.len(), 19, "19 tools: every tool");
+    assert_eq!(listed(&["--auto-max-tools", "18"]).await, ["search_tools", "describe_tools", "call_tool"]);
+    assert_eq!(listed(&["--auto-max-tokens", "100000"]).await.len(), 19);
+    assert_eq!(listed(&["--auto-max-tokens", "100"]).await.len(), 3, "past the token limit");
 }
