@@ -74,7 +74,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["delete", "remove", "destroy", "erase", "purge", "discard"],
     &["create", "add", "new", "make", "open"],
     &["update", "edit", "modify", "change", "fix", "rename"],
-    &["get", "fetch", "retrieve", "show", "view", "read", "display", "details", "info"],
+    &["get", "fetch", "retrieve", "show", "view", "read", "display"],
     &["list", "all", "enumerate", "browse"],
     &["cancel", "stop", "abort", "terminate", "halt"],
     &["copy", "fork", "clone", "duplicate"],
@@ -88,7 +88,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["vulnerability", "vulnerable", "advisory", "security", "cve"],
     &["limit", "quota", "remaining", "left", "rate"],
     &["star", "stargazer", "starred", "favorite"],
-    &["message", "chat", "post", "say", "tell"],
+    &["message", "chat", "post", "send", "say", "tell"],
     &["leave", "quit", "exit", "depart"],
     &["presence", "online", "offline", "away", "active"],
     &["status", "profile", "emoji"],
@@ -104,7 +104,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["balance", "funds", "available"],
     &["dispute", "chargeback", "contest"],
     &["transfer", "send", "pay", "move"],
-    &["member", "user", "people", "person", "who"],
+    &["member", "user", "people", "person", "profile"],
     &["team", "group", "usergroup", "handle"],
     &["organization", "org", "company"],
     &["repository", "repo", "project"],
@@ -130,6 +130,46 @@ const SYNONYMS: &[&[&str]] = &[
     &["commit", "change", "changed"],
 ];
 
+/// Short forms and what they stand for: the same word to a user, at full weight.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("pr", "pull request"),
+    ("repo", "repository"),
+    ("org", "organization"),
+    ("dm", "direct message"),
+    ("info", "information"),
+    ("config", "configuration"),
+    ("env", "environment"),
+    ("auth", "authentication"),
+    ("app", "application"),
+    ("msg", "message"),
+    ("admin", "administrator"),
+];
+
+/// Multi-word expressions of requests, and the word an API uses for them.
+const PHRASES: &[(&str, &str)] = &[
+    ("get rid of", "delete"),
+    ("take down", "delete"),
+    ("call off", "cancel"),
+    ("kick off", "start"),
+    ("look up", "find"),
+    ("look over", "review"),
+    ("turn on", "enable"),
+    ("turn off", "disable"),
+    ("switch on", "enable"),
+    ("switch off", "disable"),
+    ("set up", "create"),
+    ("sign up", "register"),
+    ("money back", "refund"),
+    ("get out of", "leave"),
+    // Question words that ask for a kind of thing.
+    ("who", "user"),
+    ("who's", "user"),
+    ("whom", "user"),
+    ("how many", "count"),
+    // "The card on file" is a stored one, not a file.
+    ("on file", "saved"),
+];
+
 /// Query verbs that say which kind of method answers: (verbs, methods).
 const INTENTS: &[(&[&str], &[&str])] = &[
     (
@@ -153,19 +193,23 @@ const INTENTS: &[(&[&str], &[&str])] = &[
     ),
 ];
 
-/// Words that carry no meaning in a search.
-const STOP_WORDS: [&str; 48] = [
+/// Words that carry no meaning in a search: function words, and the fillers of requests ("I want
+/// details about ...", "can you just ...").
+const STOP_WORDS: &[&str] = &[
     "a", "an", "the", "of", "for", "to", "in", "on", "my", "me", "i", "and", "or", "with", "by", "from", "at", "as",
     "is", "are", "be", "it", "its", "this", "that", "these", "those", "into", "can", "you", "your", "we", "our",
     "please", "what", "which", "who", "how", "do", "does", "all", "some", "any", "there", "their", "them", "will",
-    "would",
+    "would", "was", "were", "been", "being", "did", "has", "have", "had", "could", "should", "may", "might", "must",
+    "shall", "he", "she", "his", "her", "him", "they", "us", "if", "then", "than", "so", "but", "just", "also", "too",
+    "really", "right", "now", "want", "need", "like", "let", "about", "details", "detail", "else", "still", "already",
+    "whose", "where", "when",
 ];
 
 /// A built index. Postings hold each document's finished BM25F term weight, so a query only adds.
 pub struct SearchIndex {
     terms: HashMap<String, u32>,
-    /// Per term: related terms (through [`SYNONYMS`]).
-    related: HashMap<String, Vec<String>>,
+    /// Per term: related terms (through [`SYNONYMS`] and [`ABBREVIATIONS`]), with their weights.
+    related: HashMap<String, Vec<(String, f32)>>,
     /// Per document: its method, for the query's intent.
     methods: Vec<Option<String>>,
     /// Stemmed intent verbs, and the methods they ask for.
@@ -202,6 +246,44 @@ impl Analyzer {
             out.push(self.stemmer.stem(&lower).into_owned());
         }
     }
+
+    fn all_terms(&self, words: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
+        for w in words {
+            self.terms(w, &mut out);
+        }
+        out
+    }
+}
+
+/// Per term, the terms a query for it also looks for, and at what weight.
+fn related_terms(analyzer: &Analyzer) -> HashMap<String, Vec<(String, f32)>> {
+    let mut related: HashMap<String, Vec<(String, f32)>> = HashMap::new();
+    let mut relate = |a: &str, b: &str, weight: f32| {
+        let list = related.entry(a.to_string()).or_default();
+        if a != b && !list.iter().any(|(t, _)| t == b) {
+            list.push((b.to_string(), weight));
+        }
+    };
+    for (short, long) in ABBREVIATIONS {
+        let (short, long) = (analyzer.all_terms(&[short]), analyzer.all_terms(&[long]));
+        for l in &long {
+            relate(&short[0], l, 1.0);
+        }
+        // A single word stands for the abbreviation as well; one of several words does not.
+        if let [l] = long.as_slice() {
+            relate(l, &short[0], 1.0);
+        }
+    }
+    for group in SYNONYMS {
+        let stems = analyzer.all_terms(group);
+        for a in &stems {
+            for b in &stems {
+                relate(a, b, SYNONYM_WEIGHT);
+            }
+        }
+    }
+    related
 }
 
 /// Words of a text: runs of letters and digits, split again where lower case turns upper
@@ -290,26 +372,8 @@ impl SearchIndex {
                 (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
             })
             .collect();
-        let stem_all = |words: &[&str]| {
-            let mut out = Vec::new();
-            for w in words {
-                analyzer.terms(w, &mut out);
-            }
-            out
-        };
-        let mut related: HashMap<String, Vec<String>> = HashMap::new();
-        for group in SYNONYMS {
-            let stems = stem_all(group);
-            for a in &stems {
-                let list = related.entry(a.clone()).or_default();
-                for b in stems.iter().filter(|b| *b != a) {
-                    if !list.contains(b) {
-                        list.push(b.clone());
-                    }
-                }
-            }
-        }
-        let intents = INTENTS.iter().map(|(verbs, methods)| (stem_all(verbs), *methods)).collect();
+        let intents = INTENTS.iter().map(|(verbs, methods)| (analyzer.all_terms(verbs), *methods)).collect();
+        let related = related_terms(&analyzer);
         SearchIndex { terms, related, methods, intents, postings, idf, exact, docs: fielded.len(), analyzer }
     }
 
@@ -334,7 +398,7 @@ impl SearchIndex {
             }
         }
         let mut query_terms = Vec::new();
-        self.analyzer.terms(&without_values(query), &mut query_terms);
+        self.analyzer.terms(&rewrite_phrases(&without_values(query)), &mut query_terms);
         // Each query term, then its related terms at a discount; a term counts once, at its best.
         let mut weighted: Vec<(u32, f32)> = Vec::new();
         let mut add = |term: &str, weight: f32| {
@@ -348,8 +412,8 @@ impl SearchIndex {
             add(t, 1.0);
         }
         for t in &query_terms {
-            for r in self.related.get(t).into_iter().flatten() {
-                add(r, SYNONYM_WEIGHT);
+            for (r, weight) in self.related.get(t).into_iter().flatten() {
+                add(r, *weight);
             }
         }
         let mut scores = vec![0f32; self.docs];
@@ -397,7 +461,7 @@ fn field_texts(doc: &SearchDoc<'_>) -> Vec<(usize, String)> {
     if let Some(t) = doc.title {
         out.push((TITLE, strip_markup(t)));
     }
-    out.push((DESCRIPTION, strip_markup(doc.description)));
+    out.push((DESCRIPTION, lead(&strip_markup(doc.description), doc.title)));
     if let Some(p) = doc.path {
         // Path variables are parameters: indexed as such, not as what the path is about.
         let statics: Vec<&str> = p.split('/').filter(|s| !s.is_empty() && !s.starts_with('{')).collect();
@@ -433,9 +497,13 @@ fn without_values(query: &str) -> String {
             || w.contains('@')
             || w.starts_with('#')
             || w.chars().any(|c| c.is_ascii_digit())
-            || (w.contains('_') && w.chars().any(|c| c.is_ascii_uppercase()));
+            || (w.contains('_') && w.chars().any(|c| c.is_ascii_uppercase()))
+            || value_kind(w).is_some();
         if !is_value {
             out.push_str(w);
+            out.push(' ');
+        } else if let Some(kind) = value_kind(w) {
+            out.push_str(kind);
             out.push(' ');
         }
         word.clear();
@@ -458,6 +526,47 @@ fn without_values(query: &str) -> String {
     }
     flush(&mut word, &mut out);
     out
+}
+
+/// The first paragraph of a description: what the operation does. Later paragraphs are mostly
+/// about tokens, scopes and edge cases, and their words would match almost any query.
+/// A first paragraph that only repeats the title is skipped.
+fn lead(text: &str, title: Option<&str>) -> String {
+    let mut paragraphs = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
+    let first = paragraphs.next().unwrap_or("");
+    if title.is_some_and(|t| same_text(t, first)) {
+        return format!("{first} {}", paragraphs.next().unwrap_or(""));
+    }
+    first.to_string()
+}
+
+fn same_text(a: &str, b: &str) -> bool {
+    a.trim().trim_end_matches('.').eq_ignore_ascii_case(b.trim().trim_end_matches('.'))
+}
+
+/// What kind of value a query word is, when its form says so: the parameter it fills is a clue to
+/// the operation (an email address to look a user up by, a URL to send events to, a file path).
+fn value_kind(value: &str) -> Option<&'static str> {
+    if value.starts_with("http://") || value.starts_with("https://") {
+        return Some("url");
+    }
+    if let Some((user, domain)) = value.split_once('@') {
+        return (!user.is_empty() && domain.contains('.')).then_some("email");
+    }
+    let (name, ext) = value.rsplit_once('.')?;
+    let is_ext = name.len() > 1 && (1..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase());
+    is_ext.then_some("file")
+}
+
+/// A query with [`PHRASES`] replaced by their single words.
+fn rewrite_phrases(query: &str) -> String {
+    let mut text = format!(" {} ", query.to_lowercase());
+    for (phrase, word) in PHRASES {
+        if text.contains(phrase) {
+            text = text.replace(&format!(" {phrase} "), &format!(" {word} "));
+        }
+    }
+    text
 }
 
 /// Text without HTML tags (`<p>`, `<a href="...">`): their names and attributes are not content.
