@@ -461,7 +461,7 @@ fn field_texts(doc: &SearchDoc<'_>) -> Vec<(usize, String)> {
     if let Some(t) = doc.title {
         out.push((TITLE, strip_markup(t)));
     }
-    out.push((DESCRIPTION, lead(&strip_markup(doc.description), doc.title)));
+    out.push((DESCRIPTION, strip_markup(doc.description)));
     if let Some(p) = doc.path {
         // Path variables are parameters: indexed as such, not as what the path is about.
         let statics: Vec<&str> = p.split('/').filter(|s| !s.is_empty() && !s.starts_with('{')).collect();
@@ -526,22 +526,6 @@ fn without_values(query: &str) -> String {
     }
     flush(&mut word, &mut out);
     out
-}
-
-/// The first paragraph of a description: what the operation does. Later paragraphs are mostly
-/// about tokens, scopes and edge cases, and their words would match almost any query.
-/// A first paragraph that only repeats the title is skipped.
-fn lead(text: &str, title: Option<&str>) -> String {
-    let mut paragraphs = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
-    let first = paragraphs.next().unwrap_or("");
-    if title.is_some_and(|t| same_text(t, first)) {
-        return format!("{first} {}", paragraphs.next().unwrap_or(""));
-    }
-    first.to_string()
-}
-
-fn same_text(a: &str, b: &str) -> bool {
-    a.trim().trim_end_matches('.').eq_ignore_ascii_case(b.trim().trim_end_matches('.'))
 }
 
 /// What kind of value a query word is, when its form says so: the parameter it fills is a clue to
