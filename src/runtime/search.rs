@@ -52,6 +52,9 @@ const FIELDS: [FieldSpec; FIELD_COUNT] = [
 const K1: f32 = 3.0;
 /// A related word found through [`SYNONYMS`] counts this much of the word itself.
 const SYNONYM_WEIGHT: f32 = 0.5;
+/// A document matching none of the query's concepts but one keeps this much of its score; one
+/// matching all keeps all.
+const COORD_FLOOR: f32 = 0.2;
 /// Documents whose method does what the query's verb asks get this factor.
 const INTENT_BOOST: f32 = 1.3;
 
@@ -204,6 +207,22 @@ const STOP_WORDS: &[&str] = &[
     "really", "right", "now", "want", "need", "like", "let", "about", "details", "detail", "else", "still", "already",
     "whose", "where", "when",
 ];
+
+/// A term a query looks for: its id, weight, and the query's concepts (bits) it stands for.
+struct QueryTerm {
+    id: u32,
+    weight: f32,
+    concepts: u64,
+}
+
+/// The positions of the bits set in `bits`.
+fn set_bits(mut bits: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let at = bits.trailing_zeros() as usize;
+        bits &= bits.wrapping_sub(1);
+        (at < 64).then_some(at)
+    })
+}
 
 /// A built index. Postings hold each document's finished BM25F term weight, so a query only adds.
 pub struct SearchIndex {
@@ -385,6 +404,59 @@ impl SearchIndex {
         self.docs == 0
     }
 
+    /// Each query term (a concept, one bit) and its related terms at their weights; a term counts
+    /// once, at its best.
+    fn weighted_terms(&self, query_terms: &[String]) -> Vec<QueryTerm> {
+        let mut weighted: Vec<QueryTerm> = Vec::new();
+        let mut add = |term: &str, weight: f32, concept: usize| {
+            let Some(&id) = self.terms.get(term) else { return };
+            let bit = if concept < 64 { 1u64 << concept } else { 0 };
+            match weighted.iter_mut().find(|q| q.id == id) {
+                Some(q) => {
+                    q.weight = q.weight.max(weight);
+                    q.concepts |= bit;
+                }
+                None => weighted.push(QueryTerm { id, weight, concepts: bit }),
+            }
+        };
+        for (c, t) in query_terms.iter().enumerate() {
+            let c = query_terms.iter().position(|o| o == t).unwrap_or(c);
+            add(t, 1.0, c);
+            for (r, weight) in self.related.get(t).into_iter().flatten() {
+                add(r, *weight, c);
+            }
+        }
+        weighted
+    }
+
+    /// BM25F scores of all documents, scaled by how much of the query (its concepts, by idf) each
+    /// one covers: a document that matches every part of a request beats one that matches a
+    /// single rare word many times.
+    fn scores(&self, query_terms: &[String]) -> Vec<f32> {
+        let weighted = self.weighted_terms(query_terms);
+        let mut scores = vec![0f32; self.docs];
+        let mut covered = vec![0u64; self.docs];
+        let mut mass = [0f32; 64];
+        for q in &weighted {
+            let idf = self.idf[q.id as usize] * q.weight;
+            for c in set_bits(q.concepts) {
+                mass[c] = mass[c].max(idf);
+            }
+            for &(doc, w) in &self.postings[q.id as usize] {
+                scores[doc as usize] += idf * w;
+                covered[doc as usize] |= q.concepts;
+            }
+        }
+        let total: f32 = mass.iter().sum();
+        if total > 0.0 {
+            for (score, &bits) in scores.iter_mut().zip(&covered).filter(|(s, _)| **s > 0.0) {
+                let have: f32 = set_bits(bits).map(|c| mass[c]).sum();
+                *score *= COORD_FLOOR + (1.0 - COORD_FLOOR) * have / total;
+            }
+        }
+        scores
+    }
+
     /// The best `limit` documents for `query`, best first, as (document index, score). Exact
     /// name or operationId matches come first (score `f32::INFINITY`).
     pub fn search(&self, query: &str, limit: usize) -> Vec<(usize, f32)> {
@@ -399,30 +471,7 @@ impl SearchIndex {
         }
         let mut query_terms = Vec::new();
         self.analyzer.terms(&rewrite_phrases(&without_values(query)), &mut query_terms);
-        // Each query term, then its related terms at a discount; a term counts once, at its best.
-        let mut weighted: Vec<(u32, f32)> = Vec::new();
-        let mut add = |term: &str, weight: f32| {
-            let Some(&id) = self.terms.get(term) else { return };
-            match weighted.iter_mut().find(|(t, _)| *t == id) {
-                Some(entry) => entry.1 = entry.1.max(weight),
-                None => weighted.push((id, weight)),
-            }
-        };
-        for t in &query_terms {
-            add(t, 1.0);
-        }
-        for t in &query_terms {
-            for (r, weight) in self.related.get(t).into_iter().flatten() {
-                add(r, *weight);
-            }
-        }
-        let mut scores = vec![0f32; self.docs];
-        for (id, weight) in weighted {
-            let idf = self.idf[id as usize] * weight;
-            for &(doc, w) in &self.postings[id as usize] {
-                scores[doc as usize] += idf * w;
-            }
-        }
+        let mut scores = self.scores(&query_terms);
         // The first verb that says what kind of call is wanted favours methods that do it.
         let intent = query_terms.iter().find_map(|t| self.intents.iter().find(|(verbs, _)| verbs.contains(t)));
         if let Some((_, methods)) = intent {
