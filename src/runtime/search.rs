@@ -79,7 +79,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["update", "edit", "modify", "change", "fix", "rename"],
     &["get", "fetch", "retrieve", "show", "view", "read", "display"],
     &["list", "all", "enumerate", "browse"],
-    &["cancel", "stop", "abort", "terminate", "halt"],
+    &["cancel", "stop", "abort", "terminate", "halt", "void"],
     &["copy", "fork", "clone", "duplicate"],
     &["assign", "assignee", "owner", "owns", "responsible"],
     &["review", "reviewer", "approve", "approval"],
@@ -104,7 +104,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["product", "catalog", "item", "goods"],
     &["price", "cost", "pricing", "amount", "charge"],
     &["payout", "withdrawal", "withdraw", "bank"],
-    &["balance", "funds", "available"],
+    &["balance", "funds", "available", "money"],
     &["dispute", "chargeback", "contest"],
     &["transfer", "send", "pay", "move"],
     &["member", "user", "people", "person", "profile"],
@@ -171,6 +171,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("how many", "count"),
     // "The card on file" is a stored one, not a file.
     ("on file", "saved"),
+    ("one-on-one", "direct"),
 ];
 
 /// Query verbs that say which kind of method answers: (verbs, methods).
@@ -182,7 +183,7 @@ const INTENTS: &[(&[&str], &[&str])] = &[
     (
         &[
             "create", "add", "new", "make", "open", "file", "post", "send", "start", "submit", "invite", "upload",
-            "register",
+            "register", "give", "grant",
         ],
         &["POST", "PUT"],
     ),
@@ -592,15 +593,23 @@ fn value_kind(value: &str) -> Option<&'static str> {
 }
 
 /// A query with [`PHRASES`] replaced by their single words.
+/// A phrasal verb also matches with a pronoun after its verb ("take it down", "get me out of").
 fn rewrite_phrases(query: &str) -> String {
     let mut text = format!(" {} ", query.to_lowercase());
     for (phrase, word) in PHRASES {
-        if text.contains(phrase) {
-            text = text.replace(&format!(" {phrase} "), &format!(" {word} "));
+        let (verb, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
+        if !text.contains(&format!(" {verb} ")) {
+            continue;
+        }
+        text = text.replace(&format!(" {phrase} "), &format!(" {word} "));
+        for pronoun in PRONOUNS.iter().filter(|_| !rest.is_empty()) {
+            text = text.replace(&format!(" {verb} {pronoun} {rest} "), &format!(" {word} "));
         }
     }
     text
 }
+
+const PRONOUNS: [&str; 8] = ["me", "us", "it", "them", "him", "her", "this", "that"];
 
 /// Text without HTML tags (`<p>`, `<a href="...">`): their names and attributes are not content.
 fn strip_markup(text: &str) -> String {
