@@ -165,9 +165,9 @@ const PHRASES: &[(&str, &str)] = &[
     ("money back", "refund"),
     ("get out of", "leave"),
     // Question words that ask for a kind of thing.
-    ("who", "user"),
-    ("who's", "user"),
-    ("whom", "user"),
+    ("who", "user member"),
+    ("who's", "user member"),
+    ("whom", "user member"),
     ("how many", "count"),
     // "The card on file" is a stored one, not a file.
     ("on file", "saved"),
@@ -209,10 +209,10 @@ const STOP_WORDS: &[&str] = &[
     "whose", "where", "when",
 ];
 
-/// A term a query looks for: its id, weight, and the query's concepts (bits) it stands for.
+/// A term a query looks for: its id, weighted idf, and the query's concepts (bits) it stands for.
 struct QueryTerm {
     id: u32,
-    weight: f32,
+    idf: f32,
     concepts: u64,
 }
 
@@ -409,22 +409,27 @@ impl SearchIndex {
     /// once, at its best.
     fn weighted_terms(&self, query_terms: &[String]) -> Vec<QueryTerm> {
         let mut weighted: Vec<QueryTerm> = Vec::new();
-        let mut add = |term: &str, weight: f32, concept: usize| {
+        let mut add = |term: &str, idf: f32, concept: usize| {
             let Some(&id) = self.terms.get(term) else { return };
             let bit = if concept < 64 { 1u64 << concept } else { 0 };
             match weighted.iter_mut().find(|q| q.id == id) {
                 Some(q) => {
-                    q.weight = q.weight.max(weight);
+                    q.idf = q.idf.max(idf);
                     q.concepts |= bit;
                 }
-                None => weighted.push(QueryTerm { id, weight, concepts: bit }),
+                None => weighted.push(QueryTerm { id, idf, concepts: bit }),
             }
         };
         for (c, t) in query_terms.iter().enumerate() {
             let c = query_terms.iter().position(|o| o == t).unwrap_or(c);
-            add(t, 1.0, c);
+            let own = self.terms.get(t).map(|&id| self.idf[id as usize]);
+            add(t, own.unwrap_or(0.0), c);
+            // A related word is never worth more than the word the user said: a rarer synonym
+            // would otherwise outrank the documents that use the user's own word.
             for (r, weight) in self.related.get(t).into_iter().flatten() {
-                add(r, *weight, c);
+                let Some(&rid) = self.terms.get(r) else { continue };
+                let idf = self.idf[rid as usize];
+                add(r, own.map_or(idf, |own| own.min(idf)) * weight, c);
             }
         }
         weighted
@@ -439,7 +444,7 @@ impl SearchIndex {
         let mut covered = vec![0u64; self.docs];
         let mut mass = [0f32; 64];
         for q in &weighted {
-            let idf = self.idf[q.id as usize] * q.weight;
+            let idf = q.idf;
             for c in set_bits(q.concepts) {
                 mass[c] = mass[c].max(idf);
             }
