@@ -18,8 +18,11 @@ fn corpus() -> PathBuf {
         .join("node_modules")
 }
 
-/// Ranks (1-based) of each query's gold operation, `None` when not in the top 10, per API.
-fn ranks(file: &str) -> Option<BTreeMap<String, Vec<(String, Option<usize>)>>> {
+/// Each query and the rank (1-based) of its gold operation, `None` when not in the top 10.
+type Ranks = Vec<(String, Option<usize>)>;
+
+/// Ranks of each query's gold operation, per API.
+fn ranks(file: &str) -> Option<BTreeMap<String, Ranks>> {
     let set: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let mut out = BTreeMap::new();
     for (api, path) in set["apis"].as_object().unwrap() {

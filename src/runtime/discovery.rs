@@ -279,7 +279,7 @@ pub fn search_result(
     for (i, _) in hits {
         let t = &tools[i];
         let summary = summary(t);
-        text.push_str(&format!("{}", summary.line()));
+        text.push_str(&summary.line());
         text.push('\n');
         found.push(summary.json());
     }
