@@ -52,6 +52,9 @@ const FIELDS: [FieldSpec; FIELD_COUNT] = [
 const K1: f32 = 3.0;
 /// A related word found through [`SYNONYMS`] counts this much of the word itself.
 const SYNONYM_WEIGHT: f32 = 0.5;
+/// A document matching none of the query's concepts but one keeps this much of its score; one
+/// matching all keeps all.
+const COORD_FLOOR: f32 = 0.2;
 /// Documents whose method does what the query's verb asks get this factor.
 const INTENT_BOOST: f32 = 1.3;
 
@@ -74,9 +77,9 @@ const SYNONYMS: &[&[&str]] = &[
     &["delete", "remove", "destroy", "erase", "purge", "discard"],
     &["create", "add", "new", "make", "open"],
     &["update", "edit", "modify", "change", "fix", "rename"],
-    &["get", "fetch", "retrieve", "show", "view", "read", "display", "details", "info"],
+    &["get", "fetch", "retrieve", "show", "view", "read", "display"],
     &["list", "all", "enumerate", "browse"],
-    &["cancel", "stop", "abort", "terminate", "halt"],
+    &["cancel", "stop", "abort", "terminate", "halt", "void"],
     &["copy", "fork", "clone", "duplicate"],
     &["assign", "assignee", "owner", "owns", "responsible"],
     &["review", "reviewer", "approve", "approval"],
@@ -88,7 +91,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["vulnerability", "vulnerable", "advisory", "security", "cve"],
     &["limit", "quota", "remaining", "left", "rate"],
     &["star", "stargazer", "starred", "favorite"],
-    &["message", "chat", "post", "say", "tell"],
+    &["message", "chat", "post", "send", "say", "tell"],
     &["leave", "quit", "exit", "depart"],
     &["presence", "online", "offline", "away", "active"],
     &["status", "profile", "emoji"],
@@ -101,10 +104,10 @@ const SYNONYMS: &[&[&str]] = &[
     &["product", "catalog", "item", "goods"],
     &["price", "cost", "pricing", "amount", "charge"],
     &["payout", "withdrawal", "withdraw", "bank"],
-    &["balance", "funds", "available"],
+    &["balance", "funds", "available", "money"],
     &["dispute", "chargeback", "contest"],
     &["transfer", "send", "pay", "move"],
-    &["member", "user", "people", "person", "who"],
+    &["member", "user", "people", "person", "profile"],
     &["team", "group", "usergroup", "handle"],
     &["organization", "org", "company"],
     &["repository", "repo", "project"],
@@ -130,6 +133,47 @@ const SYNONYMS: &[&[&str]] = &[
     &["commit", "change", "changed"],
 ];
 
+/// Short forms and what they stand for: the same word to a user, at full weight.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("pr", "pull request"),
+    ("repo", "repository"),
+    ("org", "organization"),
+    ("dm", "direct message"),
+    ("info", "information"),
+    ("config", "configuration"),
+    ("env", "environment"),
+    ("auth", "authentication"),
+    ("app", "application"),
+    ("msg", "message"),
+    ("admin", "administrator"),
+];
+
+/// Multi-word expressions of requests, and the word an API uses for them.
+const PHRASES: &[(&str, &str)] = &[
+    ("get rid of", "delete"),
+    ("take down", "delete"),
+    ("call off", "cancel"),
+    ("kick off", "start"),
+    ("look up", "find"),
+    ("look over", "review"),
+    ("turn on", "enable"),
+    ("turn off", "disable"),
+    ("switch on", "enable"),
+    ("switch off", "disable"),
+    ("set up", "create"),
+    ("sign up", "register"),
+    ("money back", "refund"),
+    ("get out of", "leave"),
+    // Question words that ask for a kind of thing.
+    ("who", "user member"),
+    ("who's", "user member"),
+    ("whom", "user member"),
+    ("how many", "count"),
+    // "The card on file" is a stored one, not a file.
+    ("on file", "saved"),
+    ("one-on-one", "direct"),
+];
+
 /// Query verbs that say which kind of method answers: (verbs, methods).
 const INTENTS: &[(&[&str], &[&str])] = &[
     (
@@ -139,7 +183,7 @@ const INTENTS: &[(&[&str], &[&str])] = &[
     (
         &[
             "create", "add", "new", "make", "open", "file", "post", "send", "start", "submit", "invite", "upload",
-            "register",
+            "register", "give", "grant",
         ],
         &["POST", "PUT"],
     ),
@@ -153,19 +197,39 @@ const INTENTS: &[(&[&str], &[&str])] = &[
     ),
 ];
 
-/// Words that carry no meaning in a search.
-const STOP_WORDS: [&str; 48] = [
+/// Words that carry no meaning in a search: function words, and the fillers of requests ("I want
+/// details about ...", "can you just ...").
+const STOP_WORDS: &[&str] = &[
     "a", "an", "the", "of", "for", "to", "in", "on", "my", "me", "i", "and", "or", "with", "by", "from", "at", "as",
     "is", "are", "be", "it", "its", "this", "that", "these", "those", "into", "can", "you", "your", "we", "our",
     "please", "what", "which", "who", "how", "do", "does", "all", "some", "any", "there", "their", "them", "will",
-    "would",
+    "would", "was", "were", "been", "being", "did", "has", "have", "had", "could", "should", "may", "might", "must",
+    "shall", "he", "she", "his", "her", "him", "they", "us", "if", "then", "than", "so", "but", "just", "also", "too",
+    "really", "right", "now", "want", "need", "like", "let", "about", "details", "detail", "else", "still", "already",
+    "whose", "where", "when",
 ];
+
+/// A term a query looks for: its id, weighted idf, and the query's concepts (bits) it stands for.
+struct QueryTerm {
+    id: u32,
+    idf: f32,
+    concepts: u64,
+}
+
+/// The positions of the bits set in `bits`.
+fn set_bits(mut bits: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let at = bits.trailing_zeros() as usize;
+        bits &= bits.wrapping_sub(1);
+        (at < 64).then_some(at)
+    })
+}
 
 /// A built index. Postings hold each document's finished BM25F term weight, so a query only adds.
 pub struct SearchIndex {
     terms: HashMap<String, u32>,
-    /// Per term: related terms (through [`SYNONYMS`]).
-    related: HashMap<String, Vec<String>>,
+    /// Per term: related terms (through [`SYNONYMS`] and [`ABBREVIATIONS`]), with their weights.
+    related: HashMap<String, Vec<(String, f32)>>,
     /// Per document: its method, for the query's intent.
     methods: Vec<Option<String>>,
     /// Stemmed intent verbs, and the methods they ask for.
@@ -202,6 +266,44 @@ impl Analyzer {
             out.push(self.stemmer.stem(&lower).into_owned());
         }
     }
+
+    fn all_terms(&self, words: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
+        for w in words {
+            self.terms(w, &mut out);
+        }
+        out
+    }
+}
+
+/// Per term, the terms a query for it also looks for, and at what weight.
+fn related_terms(analyzer: &Analyzer) -> HashMap<String, Vec<(String, f32)>> {
+    let mut related: HashMap<String, Vec<(String, f32)>> = HashMap::new();
+    let mut relate = |a: &str, b: &str, weight: f32| {
+        let list = related.entry(a.to_string()).or_default();
+        if a != b && !list.iter().any(|(t, _)| t == b) {
+            list.push((b.to_string(), weight));
+        }
+    };
+    for (short, long) in ABBREVIATIONS {
+        let (short, long) = (analyzer.all_terms(&[short]), analyzer.all_terms(&[long]));
+        for l in &long {
+            relate(&short[0], l, 1.0);
+        }
+        // A single word stands for the abbreviation as well; one of several words does not.
+        if let [l] = long.as_slice() {
+            relate(l, &short[0], 1.0);
+        }
+    }
+    for group in SYNONYMS {
+        let stems = analyzer.all_terms(group);
+        for a in &stems {
+            for b in &stems {
+                relate(a, b, SYNONYM_WEIGHT);
+            }
+        }
+    }
+    related
 }
 
 /// Words of a text: runs of letters and digits, split again where lower case turns upper
@@ -290,26 +392,8 @@ impl SearchIndex {
                 (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
             })
             .collect();
-        let stem_all = |words: &[&str]| {
-            let mut out = Vec::new();
-            for w in words {
-                analyzer.terms(w, &mut out);
-            }
-            out
-        };
-        let mut related: HashMap<String, Vec<String>> = HashMap::new();
-        for group in SYNONYMS {
-            let stems = stem_all(group);
-            for a in &stems {
-                let list = related.entry(a.clone()).or_default();
-                for b in stems.iter().filter(|b| *b != a) {
-                    if !list.contains(b) {
-                        list.push(b.clone());
-                    }
-                }
-            }
-        }
-        let intents = INTENTS.iter().map(|(verbs, methods)| (stem_all(verbs), *methods)).collect();
+        let intents = INTENTS.iter().map(|(verbs, methods)| (analyzer.all_terms(verbs), *methods)).collect();
+        let related = related_terms(&analyzer);
         SearchIndex { terms, related, methods, intents, postings, idf, exact, docs: fielded.len(), analyzer }
     }
 
@@ -319,6 +403,64 @@ impl SearchIndex {
 
     pub fn is_empty(&self) -> bool {
         self.docs == 0
+    }
+
+    /// Each query term (a concept, one bit) and its related terms at their weights; a term counts
+    /// once, at its best.
+    fn weighted_terms(&self, query_terms: &[String]) -> Vec<QueryTerm> {
+        let mut weighted: Vec<QueryTerm> = Vec::new();
+        let mut add = |term: &str, idf: f32, concept: usize| {
+            let Some(&id) = self.terms.get(term) else { return };
+            let bit = if concept < 64 { 1u64 << concept } else { 0 };
+            match weighted.iter_mut().find(|q| q.id == id) {
+                Some(q) => {
+                    q.idf = q.idf.max(idf);
+                    q.concepts |= bit;
+                }
+                None => weighted.push(QueryTerm { id, idf, concepts: bit }),
+            }
+        };
+        for (c, t) in query_terms.iter().enumerate() {
+            let c = query_terms.iter().position(|o| o == t).unwrap_or(c);
+            let own = self.terms.get(t).map(|&id| self.idf[id as usize]);
+            add(t, own.unwrap_or(0.0), c);
+            // A related word is never worth more than the word the user said: a rarer synonym
+            // would otherwise outrank the documents that use the user's own word.
+            for (r, weight) in self.related.get(t).into_iter().flatten() {
+                let Some(&rid) = self.terms.get(r) else { continue };
+                let idf = self.idf[rid as usize];
+                add(r, own.map_or(idf, |own| own.min(idf)) * weight, c);
+            }
+        }
+        weighted
+    }
+
+    /// BM25F scores of all documents, scaled by how much of the query (its concepts, by idf) each
+    /// one covers: a document that matches every part of a request beats one that matches a
+    /// single rare word many times.
+    fn scores(&self, query_terms: &[String]) -> Vec<f32> {
+        let weighted = self.weighted_terms(query_terms);
+        let mut scores = vec![0f32; self.docs];
+        let mut covered = vec![0u64; self.docs];
+        let mut mass = [0f32; 64];
+        for q in &weighted {
+            let idf = q.idf;
+            for c in set_bits(q.concepts) {
+                mass[c] = mass[c].max(idf);
+            }
+            for &(doc, w) in &self.postings[q.id as usize] {
+                scores[doc as usize] += idf * w;
+                covered[doc as usize] |= q.concepts;
+            }
+        }
+        let total: f32 = mass.iter().sum();
+        if total > 0.0 {
+            for (score, &bits) in scores.iter_mut().zip(&covered).filter(|(s, _)| **s > 0.0) {
+                let have: f32 = set_bits(bits).map(|c| mass[c]).sum();
+                *score *= COORD_FLOOR + (1.0 - COORD_FLOOR) * have / total;
+            }
+        }
+        scores
     }
 
     /// The best `limit` documents for `query`, best first, as (document index, score). Exact
@@ -334,31 +476,8 @@ impl SearchIndex {
             }
         }
         let mut query_terms = Vec::new();
-        self.analyzer.terms(&without_values(query), &mut query_terms);
-        // Each query term, then its related terms at a discount; a term counts once, at its best.
-        let mut weighted: Vec<(u32, f32)> = Vec::new();
-        let mut add = |term: &str, weight: f32| {
-            let Some(&id) = self.terms.get(term) else { return };
-            match weighted.iter_mut().find(|(t, _)| *t == id) {
-                Some(entry) => entry.1 = entry.1.max(weight),
-                None => weighted.push((id, weight)),
-            }
-        };
-        for t in &query_terms {
-            add(t, 1.0);
-        }
-        for t in &query_terms {
-            for r in self.related.get(t).into_iter().flatten() {
-                add(r, SYNONYM_WEIGHT);
-            }
-        }
-        let mut scores = vec![0f32; self.docs];
-        for (id, weight) in weighted {
-            let idf = self.idf[id as usize] * weight;
-            for &(doc, w) in &self.postings[id as usize] {
-                scores[doc as usize] += idf * w;
-            }
-        }
+        self.analyzer.terms(&rewrite_phrases(&without_values(query)), &mut query_terms);
+        let mut scores = self.scores(&query_terms);
         // The first verb that says what kind of call is wanted favours methods that do it.
         let intent = query_terms.iter().find_map(|t| self.intents.iter().find(|(verbs, _)| verbs.contains(t)));
         if let Some((_, methods)) = intent {
@@ -433,9 +552,13 @@ fn without_values(query: &str) -> String {
             || w.contains('@')
             || w.starts_with('#')
             || w.chars().any(|c| c.is_ascii_digit())
-            || (w.contains('_') && w.chars().any(|c| c.is_ascii_uppercase()));
+            || (w.contains('_') && w.chars().any(|c| c.is_ascii_uppercase()))
+            || value_kind(w).is_some();
         if !is_value {
             out.push_str(w);
+            out.push(' ');
+        } else if let Some(kind) = value_kind(w) {
+            out.push_str(kind);
             out.push(' ');
         }
         word.clear();
@@ -459,6 +582,39 @@ fn without_values(query: &str) -> String {
     flush(&mut word, &mut out);
     out
 }
+
+/// What kind of value a query word is, when its form says so: the parameter it fills is a clue to
+/// the operation (an email address to look a user up by, a URL to send events to, a file path).
+fn value_kind(value: &str) -> Option<&'static str> {
+    if value.starts_with("http://") || value.starts_with("https://") {
+        return Some("url");
+    }
+    if let Some((user, domain)) = value.split_once('@') {
+        return (!user.is_empty() && domain.contains('.')).then_some("email");
+    }
+    let (name, ext) = value.rsplit_once('.')?;
+    let is_ext = name.len() > 1 && (1..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase());
+    is_ext.then_some("file")
+}
+
+/// A query with [`PHRASES`] replaced by their single words.
+/// A phrasal verb also matches with a pronoun after its verb ("take it down", "get me out of").
+fn rewrite_phrases(query: &str) -> String {
+    let mut text = format!(" {} ", query.to_lowercase());
+    for (phrase, word) in PHRASES {
+        let (verb, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
+        if !text.contains(&format!(" {verb} ")) {
+            continue;
+        }
+        text = text.replace(&format!(" {phrase} "), &format!(" {word} "));
+        for pronoun in PRONOUNS.iter().filter(|_| !rest.is_empty()) {
+            text = text.replace(&format!(" {verb} {pronoun} {rest} "), &format!(" {word} "));
+        }
+    }
+    text
+}
+
+const PRONOUNS: [&str; 8] = ["me", "us", "it", "them", "him", "her", "this", "that"];
 
 /// Text without HTML tags (`<p>`, `<a href="...">`): their names and attributes are not content.
 fn strip_markup(text: &str) -> String {
