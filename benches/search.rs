@@ -21,12 +21,21 @@ fn corpus(rel: &str) -> Option<PathBuf> {
 }
 
 fn queries() -> Vec<String> {
-    let mut out: Vec<String> = ["list users", "create a calendar event", "delete message", "send mail",
-        "get drive item content", "update group settings", "search", "who is my manager",
-        "add a member to a team", "upload a file to onedrive"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut out: Vec<String> = [
+        "list users",
+        "create a calendar event",
+        "delete message",
+        "send mail",
+        "get drive item content",
+        "update group settings",
+        "search",
+        "who is my manager",
+        "add a member to a team",
+        "upload a file to onedrive",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     for file in ["tests/search/queries.json", "tests/search/heldout.json"] {
         let Ok(text) = std::fs::read_to_string(file) else { continue };
         let set: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use super::compact::{SENTENCE_MAX, first_sentence};
+use super::compact::compact_description;
 use super::engine::{Engine, ToolEntry, UnknownTool, tool_error};
 use super::model::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
 
@@ -296,7 +296,7 @@ struct Summary<'a> {
 }
 
 fn summary(tool: &ToolEntry) -> Summary<'_> {
-    let description = first_sentence(tool.mcp.description.as_deref().unwrap_or(""), SENTENCE_MAX);
+    let description = compact_description(tool.mcp.description.as_deref().unwrap_or(""), tool.mcp.title.as_deref());
     let required = tool
         .input_schema
         .get("required")
@@ -337,9 +337,15 @@ impl Summary<'_> {
         if t.mcp.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true) {
             line.push_str("  read-only");
         }
-        if !self.description.is_empty() {
+        let title = t.mcp.title.as_deref().unwrap_or("");
+        let about = match (title, self.description.as_str()) {
+            ("", d) => d.to_string(),
+            (t, d) if d.is_empty() || d == t => t.to_string(),
+            (t, d) => format!("{}: {d}", t.trim_end_matches('.')),
+        };
+        if !about.is_empty() {
             line.push_str("\n  ");
-            line.push_str(&self.description);
+            line.push_str(&about);
         }
         line
     }
