@@ -194,3 +194,23 @@ fn bad_bindings_fail_clearly() {
     let out = mcpgen(&["config", "samples/openai-functions.json", "--forward-url", "ftp://x"]);
     assert!(stderr(&out).contains("absolute http(s) URL"), "{}", stderr(&out));
 }
+
+/// A mistyped command is not read as an input for the `mcpgen SPEC` shorthand.
+#[test]
+fn mistyped_commands_get_a_suggestion() {
+    let out = mcpgen(&["insepct", "samples/petstore-oas30.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    expectorate::assert_contents("tests/golden/cli-mistyped-command.txt", &stderr(&out));
+    let out = mcpgen(&["petstore", "--help"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("error: unknown command `petstore` (and no file `petstore` exists)"), "{}", stderr(&out));
+}
+
+/// Function lists in the Python-first convention (`dict`, `float`, `list`, ...) load, with one note.
+#[test]
+fn python_style_types_load() {
+    let out = mcpgen(&["inspect", "samples/python-functions.json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("Python-style type names"), "{report}");
+}

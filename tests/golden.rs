@@ -19,6 +19,7 @@ const SAMPLES: &[&str] = &[
     "security-schemes.yaml",
     "hostile.yaml",
     "openai-functions.json",
+    "python-functions.json",
     "openai-tools.json",
     "openai-chat-request.json",
     "anthropic-tools.json",

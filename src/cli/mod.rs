@@ -199,22 +199,47 @@ pub(crate) fn report_warnings(p: &crate::pipeline::Pipeline) {
     }
 }
 
-/// `mcpgen SPEC ...` is `mcpgen generate SPEC ...`: a first argument that is neither a command
-/// nor a flag is taken as the input.
-fn with_default_command(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    let commands = ["inspect", "serve", "generate", "config", "export", "convert", "search", "help"];
-    match args.get(1).and_then(|a| a.to_str()) {
-        Some(first) if !first.starts_with('-') && !commands.contains(&first) => {
-            let mut out = args.clone();
-            out.insert(1, "generate".into());
-            out
-        }
-        _ => args,
+const COMMANDS: [&str; 8] = ["inspect", "serve", "generate", "config", "export", "convert", "search", "help"];
+
+/// `mcpgen SPEC ...` is `mcpgen generate SPEC ...` when the first argument is an input: an
+/// existing path, an http(s) URL, or `-`. Any other word is a mistyped command.
+fn with_default_command(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::OsString>, String> {
+    let Some(first) = args.get(1) else { return Ok(args) };
+    let text = first.to_string_lossy();
+    if text.starts_with('-') || COMMANDS.contains(&text.as_ref()) {
+        return Ok(args);
     }
+    let is_input = text == "-"
+        || text.starts_with("http://")
+        || text.starts_with("https://")
+        || std::path::Path::new(first).exists();
+    if !is_input {
+        let closest = COMMANDS
+            .iter()
+            .map(|c| (strsim::damerau_levenshtein(c, &text), *c))
+            .min()
+            .filter(|(d, _)| *d <= 2)
+            .map(|(_, c)| format!("; did you mean `{c}`?"))
+            .unwrap_or_else(|| format!(" (and no file `{text}` exists)"));
+        return Err(format!(
+            "unknown command `{text}`{closest}\n\nCommands: {}. `mcpgen SPEC` (an existing file, a URL or -) is `mcpgen generate SPEC`.",
+            COMMANDS[..7].join(", ")
+        ));
+    }
+    let mut out = args;
+    out.insert(1, "generate".into());
+    Ok(out)
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse_from(with_default_command(std::env::args_os().collect()));
+    let args = match with_default_command(std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = Cli::parse_from(args);
     crate::runtime::cli::init_logging("warn,mcpgen=info");
     let result = match cli.command {
         Command::Inspect(args) => inspect::run(&args),

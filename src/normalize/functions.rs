@@ -23,6 +23,8 @@ struct RawFunction<'a> {
     output_schema: Option<&'a Value>,
     strict: bool,
     mcp: McpExtension,
+    /// Python-style type names (`dict`, `float`, ...) read as JSON Schema types.
+    python_types: usize,
 }
 
 type Converted = (Vec<Function>, BTreeMap<String, Value>, Vec<Diagnostic>);
@@ -44,12 +46,22 @@ pub(super) fn functions(doc: &Document, lenient: bool) -> Result<Converted> {
         diags.push(Diagnostic::new(DiagKind::OperationSkipped, fault.at, format!("{}; skipped", fault.message)));
         Ok(())
     };
-    let mut raw = Vec::new();
+    let mut raw: Vec<RawFunction<'_>> = Vec::new();
     for entry in read_entries(items, doc, &mut diags) {
         match entry {
             Ok(f) => raw.push(f),
             Err(fault) => skip(fault, &mut diags)?,
         }
+    }
+    let python_types: usize = raw.iter().map(|f| f.python_types).sum();
+    if python_types > 0 {
+        diags.push(Diagnostic::new(
+            DiagKind::Lenient,
+            format!("#{}", doc.list_pointer),
+            format!(
+                "{python_types} Python-style type names (dict, float, list, tuple, any, str, int, bool) read as JSON Schema types"
+            ),
+        ));
     }
     let mut seen: HashMap<&str, String> = HashMap::new();
     let mut unique = Vec::new();
@@ -176,11 +188,13 @@ fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str) -> std::resu
         _ => "parameters",
     };
     let at = child(&fptr, key);
+    let mut python_types = 0;
     let parameters = match obj.get(key) {
         None | Some(Value::Null) => json!({"type": "object", "properties": {}}),
         Some(Value::Object(p)) if p.is_empty() => json!({"type": "object", "properties": {}}),
         Some(Value::Object(p)) => {
             let mut p = p.clone();
+            python_types = object_schema_types(&mut p);
             match p.get("type") {
                 None if !p.contains_key("anyOf") && !p.contains_key("oneOf") && !p.contains_key("allOf") => {
                     p.insert("type".into(), json!("object"));
@@ -221,7 +235,81 @@ fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str) -> std::resu
         output_schema: if dialect == Dialect::McpTools { obj.get("outputSchema") } else { None },
         strict: obj.get("strict") == Some(&Value::Bool(true)),
         mcp,
+        python_types,
     })
+}
+
+/// The JSON Schema type for a Python-style type name, as function lists written for Python-first
+/// frameworks and the Gorilla/BFCL convention use them; `Some(None)`: any type.
+fn python_type(name: &str) -> Option<Option<&'static str>> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "dict" | "mapping" => Some("object"),
+        "float" | "double" => Some("number"),
+        "tuple" | "list" | "set" => Some("array"),
+        "str" => Some("string"),
+        "int" => Some("integer"),
+        "bool" => Some("boolean"),
+        "any" => None,
+        "nonetype" | "none" => Some("null"),
+        _ => return None,
+    })
+}
+
+/// Rewrites Python-style `type` names to JSON Schema's at any depth (schema positions only:
+/// never inside `enum`, `const`, `default` or `examples`); returns how many were rewritten.
+fn json_schema_types(schema: &mut Value) -> usize {
+    match schema {
+        Value::Object(obj) => object_schema_types(obj),
+        Value::Array(items) => items.iter_mut().map(json_schema_types).sum(),
+        _ => 0,
+    }
+}
+
+fn object_schema_types(obj: &mut serde_json::Map<String, Value>) -> usize {
+    let mut count = 0;
+    match obj.get_mut("type") {
+        Some(Value::String(t)) => {
+            if let Some(mapped) = python_type(t) {
+                count += 1;
+                match mapped {
+                    Some(m) => *t = m.to_string(),
+                    None => {
+                        obj.remove("type");
+                    }
+                }
+            }
+        }
+        Some(Value::Array(types)) => {
+            let before = types.len();
+            let mut any = false;
+            let mut out = Vec::with_capacity(before);
+            for t in types.iter() {
+                match t.as_str().and_then(python_type) {
+                    Some(Some(m)) => {
+                        count += 1;
+                        out.push(json!(m));
+                    }
+                    Some(None) => {
+                        count += 1;
+                        any = true;
+                    }
+                    None => out.push(t.clone()),
+                }
+            }
+            if any {
+                obj.remove("type");
+            } else {
+                *types = out;
+            }
+        }
+        _ => {}
+    }
+    for (key, value) in obj.iter_mut() {
+        if !matches!(key.as_str(), "enum" | "const" | "default" | "examples" | "example" | "required") {
+            count += json_schema_types(value);
+        }
+    }
+    count
 }
 
 /// Faults inside a function's schema are placed relative to the schema; prefix its own pointer.
@@ -234,4 +322,33 @@ fn at_or(inner: &str, schema_at: &str) -> String {
 
 fn invalid(origin: &str, fault: Fault) -> Error {
     Error::Invalid { location: Location::at_pointer(origin, &fault.at), message: fault.message }
+}
+
+#[cfg(test)]
+mod python_type_tests {
+    use super::*;
+
+    #[test]
+    fn python_type_names_become_json_schema_types() {
+        let mut s = json!({"type": "dict", "properties": {
+            "price": {"type": "float"}, "tags": {"type": "list", "items": {"type": "str"}},
+            "point": {"type": "tuple", "items": [{"type": "int"}, {"type": "int"}]},
+            "anything": {"type": "any"}, "flag": {"type": ["bool", "NoneType"]},
+            "type": {"type": "string", "enum": ["dict", "float"], "default": "dict"}}});
+        assert_eq!(json_schema_types(&mut s), 9);
+        assert_eq!(
+            s,
+            json!({"type": "object", "properties": {
+                "price": {"type": "number"}, "tags": {"type": "array", "items": {"type": "string"}},
+                "point": {"type": "array", "items": [{"type": "integer"}, {"type": "integer"}]},
+                "anything": {}, "flag": {"type": ["boolean", "null"]},
+                "type": {"type": "string", "enum": ["dict", "float"], "default": "dict"}}})
+        );
+    }
+
+    #[test]
+    fn json_schema_types_are_left_alone() {
+        let mut s = json!({"type": "object", "properties": {"a": {"type": "number"}}});
+        assert_eq!(json_schema_types(&mut s), 0);
+    }
 }

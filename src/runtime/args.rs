@@ -1,0 +1,145 @@
+//! Arguments as models send them. Models routinely send `null` for arguments they leave out, and
+//! OpenAI's strict mode requires it (every property required, optional ones nullable). For a
+//! property that is not required and whose schema does not allow `null`, `null` means absent: it
+//! is dropped before validation and before the request, at any depth. A required property's
+//! `null` is left for validation to refuse.
+
+use serde_json::{Map, Value};
+
+/// Drops the `null`s that mean "absent" from `args`, following `schema` (the tool's full input
+/// schema; `$ref`s into its own `$defs` are followed). Returns how many were dropped.
+pub fn drop_absent_nulls(schema: &Map<String, Value>, args: &mut Map<String, Value>) -> usize {
+    drop_in_object(schema, schema, args, 0)
+}
+
+/// Deep enough for any real schema; a guard against reference cycles meeting a deep value.
+const MAX_DEPTH: usize = 64;
+
+fn drop_in_object(root: &Map<String, Value>, schema: &Map<String, Value>, obj: &mut Map<String, Value>, depth: usize) -> usize {
+    if depth > MAX_DEPTH {
+        return 0;
+    }
+    let schema = resolve(root, schema);
+    let required: Vec<&str> =
+        schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let props = schema.get("properties").and_then(Value::as_object);
+    let mut dropped = 0;
+    let absent: Vec<String> = obj
+        .iter()
+        .filter(|(k, v)| v.is_null() && !required.contains(&k.as_str()))
+        .filter(|(k, _)| props.and_then(|p| p.get(k.as_str())).is_none_or(|s| !allows_null(root, s, 0)))
+        .map(|(k, _)| k.clone())
+        .collect();
+    for k in absent {
+        obj.remove(&k);
+        dropped += 1;
+    }
+    let Some(props) = props else { return dropped };
+    for (k, v) in obj.iter_mut() {
+        if let Some(Value::Object(sub)) = props.get(k) {
+            dropped += drop_in_value(root, sub, v, depth + 1);
+        }
+    }
+    dropped
+}
+
+fn drop_in_value(root: &Map<String, Value>, schema: &Map<String, Value>, value: &mut Value, depth: usize) -> usize {
+    let schema = resolve(root, schema);
+    match value {
+        Value::Object(obj) => drop_in_object(root, schema, obj, depth),
+        Value::Array(items) => match schema.get("items") {
+            Some(Value::Object(item_schema)) => {
+                items.iter_mut().map(|i| drop_in_value(root, item_schema, i, depth + 1)).sum()
+            }
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
+/// Follows a `$ref` into the schema's own `$defs` (tool schemas refer nowhere else).
+fn resolve<'a>(root: &'a Map<String, Value>, schema: &'a Map<String, Value>) -> &'a Map<String, Value> {
+    let mut current = schema;
+    for _ in 0..8 {
+        let Some(Value::String(r)) = current.get("$ref") else { break };
+        let target = r.strip_prefix("#/$defs/").and_then(|name| root.get("$defs")?.get(name)?.as_object());
+        match target {
+            Some(t) => current = t,
+            None => break,
+        }
+    }
+    current
+}
+
+/// Whether `null` is a valid value of this schema as far as its type says.
+fn allows_null(root: &Map<String, Value>, schema: &Value, depth: usize) -> bool {
+    let Value::Object(s) = schema else { return schema == &Value::Bool(true) };
+    if depth > 8 {
+        return true;
+    }
+    let s = resolve(root, s);
+    if s.get("nullable") == Some(&Value::Bool(true)) {
+        return true;
+    }
+    let listed = |key: &str| s.get(key).and_then(Value::as_array).map(|l| l.iter().any(|b| allows_null(root, b, depth + 1)));
+    if let Some(any) = listed("anyOf").or_else(|| listed("oneOf")) {
+        return any;
+    }
+    if let Some(Value::Array(values)) = s.get("enum") {
+        return values.contains(&Value::Null);
+    }
+    if let Some(c) = s.get("const") {
+        return c.is_null();
+    }
+    match s.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+        // No type: anything goes, null included.
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn run(schema: Value, args: Value) -> (usize, Value) {
+        let mut args = args.as_object().unwrap().clone();
+        let n = drop_absent_nulls(schema.as_object().unwrap(), &mut args);
+        (n, Value::Object(args))
+    }
+
+    #[test]
+    fn optional_nulls_are_absent() {
+        let schema = json!({"type": "object", "required": ["id"], "properties": {
+            "id": {"type": "string"}, "limit": {"type": "integer"}, "note": {"type": ["string", "null"]}}});
+        let (n, args) = run(schema, json!({"id": null, "limit": null, "note": null}));
+        assert_eq!(n, 1);
+        assert_eq!(args, json!({"id": null, "note": null}), "required and nullable nulls stay");
+    }
+
+    #[test]
+    fn nested_objects_arrays_and_refs() {
+        let schema = json!({"type": "object", "$defs": {"Leg": {"type": "object", "required": ["to"],
+                "properties": {"to": {"type": "string"}, "via": {"type": "string"}}}},
+            "properties": {"trip": {"type": "object", "properties": {
+                "legs": {"type": "array", "items": {"$ref": "#/$defs/Leg"}},
+                "seat": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "meal": {"enum": ["veg", "fish"]}}}}});
+        let (n, args) = run(
+            schema,
+            json!({"trip": {"legs": [{"to": "Oslo", "via": null}, {"to": null}], "seat": null, "meal": null}}),
+        );
+        assert_eq!(n, 2);
+        assert_eq!(args, json!({"trip": {"legs": [{"to": "Oslo"}, {"to": null}], "seat": null}}));
+    }
+
+    #[test]
+    fn untyped_properties_and_unknown_keys() {
+        let schema = json!({"type": "object", "properties": {"any": {}}});
+        let (n, args) = run(schema, json!({"any": null, "extra": null}));
+        assert_eq!(n, 1, "an unknown key's null is absent; an untyped property allows null");
+        assert_eq!(args, json!({"any": null}));
+    }
+}
