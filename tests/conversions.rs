@@ -10,6 +10,7 @@ use mcpgen::tools::{Bindings, Forward, ForwardMode, Routing};
 use serde_json::{Value, json};
 
 const OPENAPI_SAMPLES: &[&str] = &[
+    "annotated-refs.yaml",
     "bodies.yaml",
     "file-uploads.json",
     "form-data.json",

@@ -11,6 +11,7 @@ const SAMPLES: &[&str] = &[
     "multi-file/openapi.yaml",
     "recursive-schemas.yaml",
     "schema-circular.json",
+    "annotated-refs.yaml",
     "parameter-styles.json",
     "bodies.yaml",
     "form-data.json",

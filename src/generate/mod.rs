@@ -17,6 +17,7 @@ use crate::runtime::model::{RuntimeConfig, SecurityScheme};
 
 /// The engine's source, copied verbatim into every crate (`src/runtime/`).
 pub const ENGINE_SOURCES: &[(&str, &str)] = &[
+    ("args.rs", include_str!("../runtime/args.rs")),
     ("auth.rs", include_str!("../runtime/auth.rs")),
     ("cli.rs", include_str!("../runtime/cli.rs")),
     ("compact.rs", include_str!("../runtime/compact.rs")),

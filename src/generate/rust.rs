@@ -153,9 +153,14 @@ pub fn tools_test_rs(mcpgen_version: &str, package: &str) -> Result<String> {
                 let config = #krate::catalogue().expect("the catalogue parses");
                 let options = #krate::runtime::EngineOptions { base_url: Some("http://127.0.0.1:9".into()), ..Default::default() };
                 let engine = #krate::runtime::Engine::with_extensions(config, options, #krate::extensions()).expect("the engine starts");
+                assert_eq!(engine.tool_count(), names.len());
                 let (page, _) = engine.mcp_tools_page(0, usize::MAX);
                 let listed: Vec<String> = page.iter().map(|t| t.name.to_string()).collect();
-                assert_eq!(listed, names);
+                if engine.exposure().discovery {
+                    assert_eq!(listed[..3], ["search_tools", "describe_tools", "call_tool"]);
+                } else {
+                    assert_eq!(listed, names);
+                }
                 for tool in &page {
                     assert_eq!(tool.input_schema.get("type").and_then(|t| t.as_str()), Some("object"), "{}", tool.name);
                 }

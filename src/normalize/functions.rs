@@ -335,7 +335,7 @@ mod python_type_tests {
             "point": {"type": "tuple", "items": [{"type": "int"}, {"type": "int"}]},
             "anything": {"type": "any"}, "flag": {"type": ["bool", "NoneType"]},
             "type": {"type": "string", "enum": ["dict", "float"], "default": "dict"}}});
-        assert_eq!(json_schema_types(&mut s), 9);
+        assert_eq!(json_schema_types(&mut s), 10);
         assert_eq!(
             s,
             json!({"type": "object", "properties": {

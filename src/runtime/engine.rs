@@ -262,6 +262,9 @@ impl Engine {
     /// `isError: true`; only an unknown tool is an `Err`.
     pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult, UnknownTool> {
         let tool = self.tool(name).ok_or_else(|| UnknownTool(name.to_string()))?;
+        let mut args = args;
+        // `null` for an optional argument means "left out" (models send it; OpenAI's strict mode must).
+        super::args::drop_absent_nulls(&tool.input_schema, &mut args);
         let args_value = Value::Object(args);
         if let Some(problems) = validate(&tool.input_validator, &tool.input_schema, &args_value) {
             return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
+use super::simplify::merge_annotation_all_of;
 use crate::normalize::DEFS_PREFIX;
 
 /// Keywords whose values are data, never schemas: a `$ref` inside them is not a reference.
@@ -36,13 +37,15 @@ pub struct Inlined {
 }
 
 /// Inlines with the deepest nesting whose result fits the size budget (iterative deepening in
-/// reverse: every property at one depth is treated alike, unlike a budget spent first-come).
+/// reverse: every property at one depth is treated alike, unlike a budget spent first-come), then
+/// merges the `allOf`s that only annotate one schema (which inlining `$ref`s with siblings makes).
 pub fn inline(schema: &Value, registry: &BTreeMap<String, Value>, limits: InlineLimits) -> Inlined {
     let mut depth = limits.max_depth.max(1);
     loop {
         // The last attempt (depth 1) has no budget: it must produce a schema.
         let budget = if depth == 1 { usize::MAX } else { limits.max_bytes };
-        if let Some(out) = inline_to_depth(schema, registry, depth, limits.max_nodes, budget) {
+        if let Some(mut out) = inline_to_depth(schema, registry, depth, limits.max_nodes, budget) {
+            merge_annotation_all_of(&mut out.schema);
             return out;
         }
         depth /= 2;
@@ -220,7 +223,12 @@ fn merge_siblings(target: Value, siblings: Map<String, Value>) -> Value {
         }
         other => {
             let mut out = siblings;
-            out.insert("allOf".into(), json!([other]));
+            // The target joins the siblings' own `allOf`, if any, rather than replace it.
+            let mut all = vec![other];
+            if let Some(Value::Array(more)) = out.remove("allOf") {
+                all.extend(more);
+            }
+            out.insert("allOf".into(), Value::Array(all));
             Value::Object(out)
         }
     }
@@ -344,6 +352,26 @@ mod tests {
         assert!(tight.truncated.contains("B"));
         assert!(json_size(&tight.schema) < 200);
         assert_eq!(json_size(&roomy.schema), serde_json::to_vec(&roomy.schema).unwrap().len());
+    }
+
+    #[test]
+    fn ref_siblings_become_one_schema_or_an_all_of() {
+        let r = reg(json!({"Key": {"type": "string", "maxLength": 128},
+                           "Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node", "description": "d"}}}}));
+        let limits = InlineLimits::default();
+        // A cycle kept as a reference takes the sibling annotation beside it.
+        let out = inline(&json!({"$ref": "#/$defs/Node"}), &r, limits);
+        assert_eq!(out.schema["properties"]["next"], json!({"$ref": "#/$defs/Node", "description": "d"}));
+        assert_eq!(
+            out.schema["$defs"]["Node"]["properties"]["next"],
+            json!({"$ref": "#/$defs/Node", "description": "d"})
+        );
+        // A colliding constraint keeps the target apart, next to the siblings' own `allOf`.
+        let out = inline(&json!({"$ref": "#/$defs/Key", "maxLength": 8, "allOf": [{"minLength": 1}]}), &r, limits);
+        assert_eq!(
+            out.schema,
+            json!({"maxLength": 8, "allOf": [{"type": "string", "maxLength": 128}, {"minLength": 1}]})
+        );
     }
 
     #[test]

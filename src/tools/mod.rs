@@ -9,6 +9,7 @@ pub mod input;
 pub mod naming;
 pub mod routing;
 pub mod security;
+mod simplify;
 
 use std::collections::BTreeMap;
 

@@ -5,10 +5,12 @@
 
 use std::collections::HashSet;
 
+use heck::ToSnakeCase;
+
 use crate::ir::Operation;
 
-/// The name an operation asks for, before sanitising: `x-mcp.name`, the operationId, or
-/// `method_path`.
+/// The name an operation asks for, before sanitising: `x-mcp.name`, the operationId, or else
+/// [`path_name`].
 pub fn desired_name(op: &Operation) -> String {
     if let Some(n) = op.mcp.name.as_deref().or(op.operation_id.as_deref()) {
         // An id that is mostly non-ASCII (`ｇｅｔ＿名前`) says little once sanitised: use the path.
@@ -16,12 +18,32 @@ pub fn desired_name(op: &Operation) -> String {
             return n.to_string();
         }
     }
-    let mut name = op.method.key().to_string();
-    for seg in op.path.split('/').filter(|s| !s.is_empty()) {
-        name.push('_');
-        name.push_str(seg.trim_start_matches('{').trim_end_matches('}'));
+    path_name(op.method.key(), &op.path)
+}
+
+/// A readable snake_case name from the method and the path: path parameters become `by_<name>`
+/// (`GET /users/{userId}/repos` -> `get_users_by_user_id_repos`); a path without words is `root`.
+pub fn path_name(method: &str, path: &str) -> String {
+    let mut words = vec![method.to_snake_case()];
+    let mut push = |text: &str, prefix: &str| {
+        let word = text.to_snake_case();
+        if !word.is_empty() {
+            words.push(format!("{prefix}{word}"));
+        }
+    };
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        push(&rest[..open], "");
+        let param = &rest[open + 1..];
+        let close = param.find('}').unwrap_or(param.len());
+        push(&param[..close], "by_");
+        rest = param.get(close + 1..).unwrap_or_default();
     }
-    name
+    push(rest, "");
+    if words.len() == 1 {
+        words.push("root".to_string());
+    }
+    words.join("_")
 }
 
 /// Replaces characters outside `[A-Za-z0-9_-]` by `_`, collapses runs, trims, and makes the
@@ -144,6 +166,58 @@ pub fn arg_name(wire: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_names_are_snake_case() {
+        let cases = [
+            ("get", "/collection/{collection_id}", "get_collection_by_collection_id"),
+            ("get", "/users/{userId}/repos", "get_users_by_user_id_repos"),
+            ("post", "/v1/customers/{customer}/sources", "post_v1_customers_by_customer_sources"),
+            ("get", "/chat.postMessage", "get_chat_post_message"),
+            ("delete", "/items/{item-id}", "delete_items_by_item_id"),
+            ("get", "/", "get_root"),
+            ("get", "", "get_root"),
+            ("put", "//a--b__c..d//", "put_a_b_c_d"),
+            ("get", "/HTTPStatus/{ID}", "get_http_status_by_id"),
+            // Templates inside a segment, Google style; an unclosed brace is a parameter to the end.
+            ("post", "/v1/{+name}:cancel", "post_v1_by_name_cancel"),
+            ("get", "/files/{name}.json", "get_files_by_name_json"),
+            ("get", "/a/{}/b", "get_a_b"),
+            ("get", "/a/{open", "get_a_by_open"),
+        ];
+        for (method, path, want) in cases {
+            assert_eq!(path_name(method, path), want, "{method} {path}");
+            assert_eq!(sanitize(want), want, "already sanitised");
+        }
+    }
+
+    #[test]
+    fn ids_are_kept_as_they_are() {
+        let mut op = Operation {
+            pointer: "#/paths/~1pets~1{petId}/get".into(),
+            method: crate::ir::Method::Get,
+            path: "/pets/{petId}".into(),
+            operation_id: None,
+            summary: None,
+            description: None,
+            tags: vec![],
+            deprecated: false,
+            parameters: vec![],
+            request_body: None,
+            response: None,
+            security: None,
+            servers: vec![],
+            mcp: Default::default(),
+        };
+        assert_eq!(desired_name(&op), "get_pets_by_pet_id");
+        op.operation_id = Some("listPets".into());
+        assert_eq!(desired_name(&op), "listPets");
+        op.mcp.name = Some("Pets-List".into());
+        assert_eq!(desired_name(&op), "Pets-List");
+        op.mcp.name = None;
+        op.operation_id = Some("ｇｅｔ＿名前".into());
+        assert_eq!(desired_name(&op), "get_pets_by_pet_id");
+    }
 
     #[test]
     fn sanitizing() {
