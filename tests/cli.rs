@@ -203,7 +203,11 @@ fn mistyped_commands_get_a_suggestion() {
     expectorate::assert_contents("tests/golden/cli-mistyped-command.txt", &stderr(&out));
     let out = mcpgen(&["petstore", "--help"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).starts_with("error: unknown command `petstore` (and no file `petstore` exists)"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("error: unknown command `petstore` (and no file `petstore` exists)"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Function lists in the Python-first convention (`dict`, `float`, `list`, ...) load, with one note.

@@ -29,4 +29,5 @@ e2e! {
     redirects_stay_on_the_same_origin => redirects,
     discovery_search_describe_call => discovery,
     auto_mode_switches_at_its_limits => discovery_threshold,
+    optional_nulls_are_left_out => nulls,
 }

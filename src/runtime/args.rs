@@ -15,7 +15,12 @@ pub fn drop_absent_nulls(schema: &Map<String, Value>, args: &mut Map<String, Val
 /// Deep enough for any real schema; a guard against reference cycles meeting a deep value.
 const MAX_DEPTH: usize = 64;
 
-fn drop_in_object(root: &Map<String, Value>, schema: &Map<String, Value>, obj: &mut Map<String, Value>, depth: usize) -> usize {
+fn drop_in_object(
+    root: &Map<String, Value>,
+    schema: &Map<String, Value>,
+    obj: &mut Map<String, Value>,
+    depth: usize,
+) -> usize {
     if depth > MAX_DEPTH {
         return 0;
     }
@@ -81,7 +86,8 @@ fn allows_null(root: &Map<String, Value>, schema: &Value, depth: usize) -> bool 
     if s.get("nullable") == Some(&Value::Bool(true)) {
         return true;
     }
-    let listed = |key: &str| s.get(key).and_then(Value::as_array).map(|l| l.iter().any(|b| allows_null(root, b, depth + 1)));
+    let listed =
+        |key: &str| s.get(key).and_then(Value::as_array).map(|l| l.iter().any(|b| allows_null(root, b, depth + 1)));
     if let Some(any) = listed("anyOf").or_else(|| listed("oneOf")) {
         return any;
     }

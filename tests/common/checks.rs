@@ -60,6 +60,7 @@ pub async fn all(subject: &Subject, mock: &Mock) {
     redirects(subject, mock).await;
     discovery(subject, mock).await;
     discovery_threshold(subject, mock).await;
+    nulls(subject, mock).await;
 }
 
 pub fn ok(r: &rmcp::model::CallToolResult) {
@@ -435,4 +436,24 @@ pub async fn discovery_threshold(subject: &Subject, mock: &Mock) {
     assert_eq!(listed(&["--auto-max-tools", "18"]).await, ["search_tools", "describe_tools", "call_tool"]);
     assert_eq!(listed(&["--auto-max-tokens", "100000"]).await.len(), 19);
     assert_eq!(listed(&["--auto-max-tokens", "100"]).await.len(), 3, "past the token limit");
+}
+
+/// `null` for an optional argument means "left out": the request is the one without it. Through
+/// `call_tool` too; a required argument's `null` is still refused.
+pub async fn nulls(subject: &Subject, mock: &Mock) {
+    let cmd = subject.command(&format!("{}/api", mock.url()), &[]);
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+        ok(&c.call("postForm", json!({"name": "A"})).await);
+        let without = seen(&mock.last());
+        ok(&c.call("postForm", json!({"name": "A", "count": null, "colors": null})).await);
+        assert_eq!(seen(&mock.last()), without, "{transport:?}");
+        ok(&c.call("pathSimple", json!({"id": "x", "list": [1], "obj": {"a": "y", "b": null}})).await);
+        assert_eq!(mock.last().path, "/api/path/simple/x/1/a=y", "a nested optional null is absent too");
+        let before = mock.requests().len();
+        let r = c.call("pathSimple", json!({"id": null, "list": [1], "obj": {"a": "y"}})).await;
+        assert_eq!(r.is_error, Some(true), "a required null is an error: {}", text(&r));
+        assert_eq!(mock.requests().len(), before);
+        c.client.cancel().await.unwrap();
+    }
 }
