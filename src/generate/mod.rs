@@ -25,6 +25,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("encode.rs", include_str!("../runtime/encode.rs")),
     ("engine.rs", include_str!("../runtime/engine.rs")),
     ("hooks.rs", include_str!("../runtime/hooks.rs")),
+    ("lexicon.rs", include_str!("../runtime/lexicon.rs")),
     ("mod.rs", include_str!("../runtime/mod.rs")),
     ("model.rs", include_str!("../runtime/model.rs")),
     ("request.rs", include_str!("../runtime/request.rs")),

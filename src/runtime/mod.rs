@@ -10,6 +10,7 @@ pub mod discovery;
 pub mod encode;
 pub mod engine;
 pub mod hooks;
+pub mod lexicon;
 pub mod model;
 pub mod request;
 pub mod response;
