@@ -31,3 +31,51 @@ e2e! {
     auto_mode_switches_at_its_limits => discovery_threshold,
     optional_nulls_are_left_out => nulls,
 }
+
+/// An OAuth2 client-credentials scheme also takes an access token the user already has.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth2_takes_a_ready_token() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--base-url", &format!("{}/api", mock.url())])
+        .env("E2E_TEST_API_OAUTH_TOKEN", "ready-token");
+    let c = connect(&cmd, Transport::Stdio).await;
+    let r = c.call("authOAuth", serde_json::json!({})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(mock.last().header("authorization"), Some("Bearer ready-token"));
+    assert_eq!(mock.tokens_issued(), 0, "no client id or secret needed");
+    c.client.cancel().await.unwrap();
+}
+
+/// Unset credentials are named at start, once per scheme, with how many tools need them.
+#[test]
+fn unset_credentials_are_named_at_start() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["serve", "tests/fixtures/e2e.yaml", "--base-url", "http://127.0.0.1:9"])
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("E2E_TEST_API_BASIC_USERNAME and E2E_TEST_API_BASIC_PASSWORD not set: 1 tool needs it (security scheme `basic`)"), "{err}");
+    assert!(err.contains("E2E_TEST_API_HEADER_KEY not set: 12 tools need it (security scheme `headerKey`)"), "{err}");
+    assert!(
+        err.contains(
+            "E2E_TEST_API_OAUTH_TOKEN, or E2E_TEST_API_OAUTH_CLIENT_ID and E2E_TEST_API_OAUTH_CLIENT_SECRET not set"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.matches(" not set: ").count(), 6, "one line per scheme: {err}");
+    let with_query_key = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["serve", "tests/fixtures/e2e.yaml", "--base-url", "http://127.0.0.1:9"])
+        .env_clear()
+        .env("E2E_TEST_API_QUERY_KEY", "q")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&with_query_key.stderr);
+    assert!(
+        err.contains("E2E_TEST_API_BEARER_TOKEN not set: 1 tool needs it"),
+        "authEither goes with the query key: {err}"
+    );
+}

@@ -108,6 +108,8 @@ pub struct Credential {
     pub scheme: String,
     pub kind: String,
     pub env: Vec<String>,
+    /// What to set, in words (`A and B`, `T, or A and B`).
+    pub set: String,
 }
 
 impl Report {
@@ -153,7 +155,7 @@ impl Report {
                     SecurityScheme::External { description, .. } => description.clone(),
                 };
                 let env = s.env_vars().into_iter().map(str::to_string).collect();
-                Credential { scheme: name.clone(), kind, env }
+                Credential { scheme: name.clone(), kind, env, set: s.env_hint() }
             })
             .collect();
         Ok(Report {
@@ -248,7 +250,7 @@ impl Report {
         if !self.credentials.is_empty() {
             let _ = writeln!(out, "\nCredentials (environment variables):");
             for c in &self.credentials {
-                let _ = writeln!(out, "  {:<20} {}  ({})", c.scheme, c.env.join(", "), c.kind);
+                let _ = writeln!(out, "  {:<20} {}  ({})", c.scheme, c.set, c.kind);
             }
         }
         let (warnings, notes): (Vec<&Diagnostic>, Vec<&Diagnostic>) =

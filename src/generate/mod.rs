@@ -203,10 +203,14 @@ fn env_vars(config: &RuntimeConfig) -> Vec<EnvVar> {
                 (username_env.clone(), format!("HTTP basic user name ({scheme})")),
                 (password_env.clone(), format!("HTTP basic password ({scheme})")),
             ],
-            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, .. } => vec![
-                (client_id_env.clone(), format!("OAuth2 client ID ({scheme})")),
-                (client_secret_env.clone(), format!("OAuth2 client secret ({scheme})")),
-            ],
+            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => token_env
+                .iter()
+                .map(|t| (t.clone(), format!("OAuth2 access token you already have ({scheme}); or set the two below")))
+                .chain([
+                    (client_id_env.clone(), format!("OAuth2 client ID ({scheme})")),
+                    (client_secret_env.clone(), format!("OAuth2 client secret ({scheme})")),
+                ])
+                .collect(),
             SecurityScheme::External { description, env } => vec![(env.clone(), format!("{description} ({scheme})"))],
         };
         out.extend(vars.into_iter().map(|(name, about)| EnvVar { name, about }));

@@ -38,8 +38,8 @@ pub enum Credential {
 #[derive(Debug, Default)]
 pub struct Credentials {
     by_scheme: BTreeMap<String, Credential>,
-    /// Env vars a scheme needs, for "set X" hints in error messages.
-    pub hints: BTreeMap<String, Vec<String>>,
+    /// Env vars a scheme needs, in words, for "set X" hints in messages.
+    pub hints: BTreeMap<String, String>,
 }
 
 fn env(name: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<Secret> {
@@ -73,9 +73,20 @@ impl Credentials {
                     let token = base64::engine::general_purpose::STANDARD.encode(format!("{}:{pass}", user.0));
                     Credential::Header { name: "Authorization".into(), value: Secret(format!("Basic {token}")) }
                 }),
-                SecurityScheme::OAuth2ClientCredentials { token_url, scopes, client_id_env, client_secret_env } => {
-                    match (env(client_id_env, lookup), env(client_secret_env, lookup)) {
-                        (Some(id), Some(secret)) => Some(Credential::OAuth2(OAuth2Client {
+                SecurityScheme::OAuth2ClientCredentials {
+                    token_url,
+                    scopes,
+                    client_id_env,
+                    client_secret_env,
+                    token_env,
+                } => {
+                    let ready = token_env.as_deref().and_then(|t| env(t, lookup));
+                    match (ready, env(client_id_env, lookup), env(client_secret_env, lookup)) {
+                        (Some(token), _, _) => Some(Credential::Header {
+                            name: "Authorization".into(),
+                            value: Secret(format!("Bearer {}", token.0)),
+                        }),
+                        (None, Some(id), Some(secret)) => Some(Credential::OAuth2(OAuth2Client {
                             token_url: token_url.clone(),
                             scopes: scopes.join(" "),
                             client_id: id,
@@ -86,12 +97,31 @@ impl Credentials {
                     }
                 }
             };
-            creds.hints.insert(name.clone(), scheme.env_vars().into_iter().map(str::to_string).collect());
+            creds.hints.insert(name.clone(), scheme.env_hint());
             if let Some(c) = cred {
                 creds.by_scheme.insert(name.clone(), c);
             }
         }
         creds
+    }
+
+    /// Schemes whose credentials are not set, with how many of `tools` (their security
+    /// alternatives) go without credentials for want of it: for one warning per scheme at start.
+    pub fn missing<'a>(&self, tools: impl Iterator<Item = &'a [Vec<String>]>) -> Vec<(String, String, usize)> {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for alternatives in tools {
+            if alternatives.is_empty() || alternatives.iter().any(Vec::is_empty) || self.choose(alternatives).is_some()
+            {
+                continue;
+            }
+            let mut named: Vec<&str> = alternatives.iter().flatten().map(String::as_str).collect();
+            named.sort_unstable();
+            named.dedup();
+            for s in named.into_iter().filter(|s| self.get(s).is_none()) {
+                *counts.entry(s).or_default() += 1;
+            }
+        }
+        counts.into_iter().filter_map(|(s, n)| self.hints.get(s).map(|h| (s.to_string(), h.clone(), n))).collect()
     }
 
     pub fn get(&self, scheme: &str) -> Option<&Credential> {
@@ -109,12 +139,7 @@ impl Credentials {
         let options: Vec<String> = alternatives
             .iter()
             .filter(|a| !a.is_empty())
-            .map(|alt| {
-                alt.iter()
-                    .flat_map(|s| self.hints.get(s).cloned().unwrap_or_default())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            })
+            .map(|alt| alt.iter().filter_map(|s| self.hints.get(s).cloned()).collect::<Vec<_>>().join(" and "))
             .filter(|s| !s.is_empty())
             .collect();
         (!options.is_empty()).then(|| format!("set the environment variable {}", options.join(", or ")))

@@ -167,6 +167,12 @@ impl Engine {
             static_headers.insert(n, v);
         }
         let credentials = Credentials::from_env(&config.security_schemes, env);
+        let needs = config.tools.iter().filter_map(|t| t.http.as_ref()).map(|h| h.security.as_slice());
+        for (scheme, vars, tools) in credentials.missing(needs) {
+            // The model would find out on its first 401: say it once, now.
+            let need = if tools == 1 { "1 tool needs it".to_string() } else { format!("{tools} tools need it") };
+            tracing::warn!("{vars} not set: {need} (security scheme `{scheme}`)");
+        }
         let upstream = Upstream::new(opts.policy.clone())?;
         let exposure = discovery::resolve(&config.context, &config.tools);
         let mut index = HashMap::with_capacity(config.tools.len());

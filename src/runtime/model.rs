@@ -78,6 +78,10 @@ pub enum SecurityScheme {
         scopes: Vec<String>,
         client_id_env: String,
         client_secret_env: String,
+        /// An access token the user already has: sent as a bearer token when set, so that the
+        /// client id and secret are needed only for mcpgen to fetch tokens itself.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token_env: Option<String>,
     },
     /// A scheme the engine cannot perform itself (OAuth2 user flows, OpenID Connect, mutual TLS):
     /// an access token obtained elsewhere may be supplied as a bearer token in `env`.
@@ -97,9 +101,23 @@ impl SecurityScheme {
                 vec![env]
             }
             SecurityScheme::Basic { username_env, password_env } => vec![username_env, password_env],
-            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, .. } => {
-                vec![client_id_env, client_secret_env]
+            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => token_env
+                .iter()
+                .map(String::as_str)
+                .chain([client_id_env.as_str(), client_secret_env.as_str()])
+                .collect(),
+        }
+    }
+
+    /// What to set for this scheme, in words: `A`, `A and B`, or `T, or A and B`.
+    pub fn env_hint(&self) -> String {
+        match self {
+            SecurityScheme::OAuth2ClientCredentials {
+                client_id_env, client_secret_env, token_env: Some(t), ..
+            } => {
+                format!("{t}, or {client_id_env} and {client_secret_env}")
             }
+            other => other.env_vars().join(" and "),
         }
     }
 }

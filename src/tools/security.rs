@@ -76,6 +76,7 @@ pub fn runtime_schemes(
                         scopes: flow.scopes.clone(),
                         client_id_env: env("CLIENT_ID"),
                         client_secret_env: env("CLIENT_SECRET"),
+                        token_env: Some(env("TOKEN")),
                     }
                 }
                 ir::SecurityScheme::OAuth2 { other_flows, .. } => SecurityScheme::External {
