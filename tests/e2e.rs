@@ -79,3 +79,34 @@ fn unset_credentials_are_named_at_start() {
         "authEither goes with the query key: {err}"
     );
 }
+
+/// Declared `Accept`, `Content-Type` and `Authorization` header parameters: never arguments; the
+/// document's fixed value is sent, and `Authorization` is a credential from its own env var.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_accept_content_type_and_authorization_headers() {
+    let mock = start_mock().await;
+    let text_spec = std::fs::read_to_string("tests/fixtures/headers.yaml").unwrap().replace("MOCK_URL", &mock.url());
+    let spec = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    std::fs::write(spec.path(), text_spec).unwrap();
+    let cmd = ServerCommand::mcpgen(&["serve", spec.path().to_str().unwrap()]).env("HEADERS_TEST_AUTHORIZATION", "token abc");
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+        for tool in c.client.list_all_tools().await.unwrap() {
+            let props = tool.input_schema.get("properties").and_then(|p| p.as_object()).unwrap();
+            assert!(props.keys().all(|k| !["Accept", "Content-Type", "Authorization"].contains(&k.as_str())), "{props:?}");
+        }
+        let r = c.call("listThings", serde_json::json!({"q": "x"})).await;
+        assert_eq!(r.is_error, Some(false), "{}", text(&r));
+        let req = mock.last();
+        assert_eq!(req.header("accept"), Some("application/vnd.things+json"));
+        assert_eq!(req.header("content-type"), Some("application/json"));
+        assert_eq!(req.header("authorization"), Some("token abc"));
+        let r = c.call("addThing", serde_json::json!({"name": "n"})).await;
+        assert_eq!(r.is_error, Some(false), "{}", text(&r));
+        let req = mock.last();
+        assert_eq!(req.header("accept"), Some("text/csv"), "the only response media type");
+        assert_eq!(req.header("content-type"), Some("application/json"), "the body's own media type");
+        assert_eq!(req.body.as_ref(), br#"{"name":"n"}"#);
+        c.client.cancel().await.unwrap();
+    }
+}

@@ -286,12 +286,9 @@ impl<'d> Walker<'d> {
                 ));
             }
         };
-        if location == ParamLocation::Header
-            && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
-        {
-            // OpenAPI: such header parameters "SHALL be ignored" (media types and security cover them).
-            return Ok(None);
-        }
+        // `Accept`, `Content-Type` and `Authorization` header parameters stay in the IR: OpenAPI
+        // says to ignore them, but real servers enforce them. The tools stage sends their fixed
+        // values and makes `Authorization` a credential; none becomes an argument.
         let style = match obj.get("style").and_then(Value::as_str) {
             None => ParamStyle::default_for(location),
             Some(s) => match parse_style(s, location) {

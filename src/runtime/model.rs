@@ -349,6 +349,9 @@ pub struct HttpBinding {
     /// upstream base URL otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
+    /// Headers with values the document fixes (declared `Accept` / `Content-Type` parameters).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
 }
 
 fn is_false(b: &bool) -> bool {

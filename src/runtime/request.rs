@@ -89,6 +89,17 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
             ParamLocation::Cookie => cookies.push(encode::cookie_pair(p, v)),
         }
     }
+    // Values the document fixes; an argument of the same name wins. With a body, its own media
+    // type says the Content-Type.
+    for (name, value) in &binding.headers {
+        let Ok(name) = HeaderName::from_bytes(name.as_bytes()) else { continue };
+        if headers.contains_key(&name) || (name == reqwest::header::CONTENT_TYPE && binding.body.is_some()) {
+            continue;
+        }
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.insert(name, value);
+        }
+    }
     let url = join_url(base_url, &fill_path(&binding.path, &values)?, &query)?;
     let body = match &binding.body {
         Some(b) => body(b, args)?,
@@ -273,7 +284,15 @@ mod tests {
     use serde_json::json;
 
     fn binding(params: Vec<ParamBinding>, body: Option<BodyBinding>) -> HttpBinding {
-        HttpBinding { method: "POST".into(), path: "/pets/{id}".into(), params, body, security: vec![], base_url: None }
+        HttpBinding {
+            method: "POST".into(),
+            path: "/pets/{id}".into(),
+            params,
+            body,
+            security: vec![],
+            base_url: None,
+            headers: Default::default(),
+        }
     }
 
     fn param(arg: &str, location: ParamLocation) -> ParamBinding {

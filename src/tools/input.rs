@@ -10,12 +10,16 @@ use super::naming::arg_name;
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{MediaType, Operation, RequestBody};
 use crate::normalize::DEFS_PREFIX;
-use crate::runtime::model::{BodyBinding, BodyContent, BodyField, ParamBinding};
+use crate::runtime::model::{BodyBinding, BodyContent, BodyField, ParamBinding, ParamLocation};
 
 pub struct Input {
     pub schema: Value,
     pub params: Vec<ParamBinding>,
     pub body: Option<BodyBinding>,
+    /// Headers the document fixes (`Accept`, `Content-Type` declared as parameters).
+    pub headers: BTreeMap<String, String>,
+    /// The operation declares an `Authorization` header parameter: a credential, not an argument.
+    pub authorization: bool,
     pub truncated: Vec<String>,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -48,13 +52,53 @@ impl ArgNames {
     }
 }
 
+/// The value a document fixes for a declared `Accept` or `Content-Type` header: an enum of one, a
+/// `const`, a `default`, or else the operation's only media type (response for `Accept`, request
+/// body for `Content-Type`).
+fn fixed_header_value(p: &crate::ir::Parameter, op: &Operation) -> Option<String> {
+    let s = &p.schema;
+    let one_enum = s.get("enum").and_then(Value::as_array).filter(|e| e.len() == 1).and_then(|e| e[0].as_str());
+    let fixed = one_enum.or_else(|| s.get("const").and_then(Value::as_str)).or_else(|| s.get("default").and_then(Value::as_str));
+    if let Some(v) = fixed {
+        return Some(v.to_string());
+    }
+    let media: Vec<&str> = if p.name.eq_ignore_ascii_case("accept") {
+        op.response.iter().flat_map(|r| r.content.iter().map(|m| m.media_type.as_str())).collect()
+    } else {
+        op.request_body.iter().flat_map(|b| b.content.iter().map(|m| m.media_type.as_str())).collect()
+    };
+    match media.as_slice() {
+        [only] => Some(only.to_string()),
+        _ => None,
+    }
+}
+
 pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: InlineLimits) -> Input {
     let mut diagnostics = Vec::new();
     let mut names = ArgNames::default();
     let mut props = Map::new();
     let mut required: Vec<Value> = Vec::new();
     let mut params = Vec::new();
+    let mut headers = BTreeMap::new();
+    let mut authorization = false;
     for p in &op.parameters {
+        // OpenAPI says to ignore these three header parameters, but validators and real servers
+        // enforce them: the document's fixed value is sent, and they never become arguments.
+        if p.location == ParamLocation::Header {
+            match p.name.to_ascii_lowercase().as_str() {
+                "authorization" => {
+                    authorization = true;
+                    continue;
+                }
+                "accept" | "content-type" => {
+                    if let Some(value) = fixed_header_value(p, op) {
+                        headers.insert(p.name.clone(), value);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+        }
         let location = p.location.as_str();
         let arg = names.claim(p.argument.as_deref().unwrap_or(&p.name), location, &op.pointer, &mut diagnostics);
         let mut schema = p.schema.clone();
@@ -113,7 +157,7 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
         }
     }
     ensure_array_items(&mut schema);
-    Input { schema, params, body, truncated: truncated.into_iter().collect(), diagnostics }
+    Input { schema, params, body, headers, authorization, truncated: truncated.into_iter().collect(), diagnostics }
 }
 
 fn annotate(schema: &mut Value, description: Option<&str>, deprecated: bool) {

@@ -92,6 +92,11 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
     let mut diagnostics = Vec::new();
     let prefix = opts.env_prefix.clone().unwrap_or_else(|| security::env_prefix(&ir.info.title));
     let mut security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
+    if ir.operations.iter().any(security::declares_authorization) {
+        security_schemes
+            .entry(security::AUTHORIZATION_HEADER.to_string())
+            .or_insert_with(|| security::authorization_header(&prefix));
+    }
     let mut headers = BTreeMap::new();
     match &opts.routing {
         Routing::Unbound => {}
@@ -201,7 +206,10 @@ fn operation_tool(
         OutputSchemaPolicy::None => None,
         OutputSchemaPolicy::Full => output_schema(op, ir, opts),
     };
-    let security = security::requirements(op.security.as_deref().unwrap_or(&ir.security), schemes);
+    let mut security = security::requirements(op.security.as_deref().unwrap_or(&ir.security), schemes);
+    if input.authorization && security.is_empty() {
+        security = vec![vec![security::AUTHORIZATION_HEADER.to_string()]];
+    }
     let base_url = match (&opts.base_url, op.servers.first()) {
         (None, Some(s)) if Some(s) != ir.servers.first() => Some(s.clone()),
         _ => None,
@@ -225,6 +233,7 @@ fn operation_tool(
             body: input.body,
             security,
             base_url,
+            headers: input.headers,
         }),
     }
 }

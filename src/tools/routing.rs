@@ -58,6 +58,7 @@ impl Forward {
             body: Some(BodyBinding { media_type: "application/json".into(), required: true, content }),
             security: Vec::new(),
             base_url: None,
+            headers: BTreeMap::new(),
         }
     }
 }
@@ -279,6 +280,7 @@ impl Bindings {
             body,
             security: if security.is_empty() { Vec::new() } else { vec![security.clone()] },
             base_url: b.base_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
+            headers: BTreeMap::new(),
         })
     }
 }

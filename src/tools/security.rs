@@ -118,6 +118,25 @@ pub fn requirements(reqs: &[SecurityRequirement], known: &BTreeMap<String, Secur
     out
 }
 
+/// The scheme standing for declared `Authorization` header parameters (many documents use one
+/// instead of a security scheme): the header's whole value comes from `<API>_AUTHORIZATION`.
+pub const AUTHORIZATION_HEADER: &str = "authorization_header";
+
+pub fn authorization_header(prefix: &str) -> SecurityScheme {
+    SecurityScheme::ApiKey {
+        location: crate::runtime::model::ApiKeyLocation::Header,
+        name: "Authorization".into(),
+        env: format!("{prefix}_AUTHORIZATION"),
+    }
+}
+
+/// Whether an operation declares an `Authorization` header parameter.
+pub fn declares_authorization(op: &crate::ir::Operation) -> bool {
+    op.parameters
+        .iter()
+        .any(|p| p.location == crate::runtime::model::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
