@@ -218,3 +218,22 @@ fn python_style_types_load() {
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("Python-style type names"), "{report}");
 }
+
+/// `--auth` names env vars; anything else is refused before it is used, with the forms it takes.
+#[test]
+fn auth_specs_name_env_vars() {
+    let out = mcpgen(&["inspect", "samples/petstore-oas30.json", "--auth", "bearer:ghp-not-a-var-name"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not an environment variable name"), "{}", stderr(&out));
+    let out = mcpgen(&["inspect", "samples/petstore-oas30.json", "--auth", "token:X"]);
+    assert!(
+        stderr(&out).contains("bearer:ENV, header:NAME:ENV, query:NAME:ENV or basic:USER_ENV:PASS_ENV"),
+        "{}",
+        stderr(&out)
+    );
+    let out = mcpgen(&["inspect", "samples/petstore-oas30.json", "--auth", "header:X-Api-Key:PETS_KEY", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let creds = report["credentials"].as_array().unwrap();
+    assert!(creds.iter().any(|c| c["scheme"] == "auth" && c["env"][0] == "PETS_KEY"), "{creds:?}");
+}

@@ -89,3 +89,35 @@ fn github_tools_list_sizes() {
     // with its first sentence) weighs more than that: see docs/context.md.
     assert!(compact * 100 <= full * 62, "compact schemas save at least 38 %: {compact} of {full} bytes");
 }
+
+/// GitHub's description declares no security scheme: `--auth bearer:GITHUB_TOKEN` sends the token
+/// from the environment, and it appears in no log line (debug logging on) and no argument.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn github_with_auth_bearer_from_env() {
+    let Some(spec) = github() else { return };
+    let mock = start_mock().await;
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let args =
+        ["serve", spec.as_str(), "--base-url", &mock.url(), "--auth", "bearer:GITHUB_TOKEN", "--transport", "stdio"];
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"));
+    cmd.args(args).env_clear().env("GITHUB_TOKEN", "ghp_s3cretvalue").env("MCPGEN_LOG", "debug").kill_on_drop(true);
+    mcpgen::load::install_crypto_provider();
+    let (child, _) = rmcp::transport::TokioChildProcess::builder(cmd).stderr(log.reopen().unwrap()).spawn().unwrap();
+    let client = rmcp::ServiceExt::serve((), child).await.unwrap();
+    let call = |name: &str, args: serde_json::Value| {
+        rmcp::model::CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().cloned().unwrap())
+    };
+    let r = client
+        .call_tool(call("call_tool", json!({"name": "repos_get", "arguments": {"owner": "octo", "repo": "hello"}})))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = mock.last();
+    assert_eq!((req.method.as_str(), req.path.as_str()), ("GET", "/repos/octo/hello"));
+    assert_eq!(req.header("authorization"), Some("Bearer ghp_s3cretvalue"));
+    client.cancel().await.unwrap();
+    let logged = std::fs::read_to_string(log.path()).unwrap();
+    assert!(logged.contains("tool mode: discovery"), "{logged}");
+    assert!(!logged.contains("s3cret"), "the token is never logged: {logged}");
+    assert!(!args.iter().any(|a| a.contains("s3cret")), "nor on the command line (ps)");
+}

@@ -88,12 +88,16 @@ async fn declared_accept_content_type_and_authorization_headers() {
     let text_spec = std::fs::read_to_string("tests/fixtures/headers.yaml").unwrap().replace("MOCK_URL", &mock.url());
     let spec = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
     std::fs::write(spec.path(), text_spec).unwrap();
-    let cmd = ServerCommand::mcpgen(&["serve", spec.path().to_str().unwrap()]).env("HEADERS_TEST_AUTHORIZATION", "token abc");
+    let cmd =
+        ServerCommand::mcpgen(&["serve", spec.path().to_str().unwrap()]).env("HEADERS_TEST_AUTHORIZATION", "token abc");
     for transport in TRANSPORTS {
         let c = connect(&cmd, transport).await;
         for tool in c.client.list_all_tools().await.unwrap() {
             let props = tool.input_schema.get("properties").and_then(|p| p.as_object()).unwrap();
-            assert!(props.keys().all(|k| !["Accept", "Content-Type", "Authorization"].contains(&k.as_str())), "{props:?}");
+            assert!(
+                props.keys().all(|k| !["Accept", "Content-Type", "Authorization"].contains(&k.as_str())),
+                "{props:?}"
+            );
         }
         let r = c.call("listThings", serde_json::json!({"q": "x"})).await;
         assert_eq!(r.is_error, Some(false), "{}", text(&r));

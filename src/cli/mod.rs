@@ -79,6 +79,11 @@ pub struct InputArgs {
     #[arg(long)]
     pub allow_remote_refs: bool,
 
+    /// Credentials for operations that declare none (repeatable): bearer:ENV, header:NAME:ENV,
+    /// query:NAME:ENV or basic:USER_ENV:PASS_ENV. Names env vars only; e.g. bearer:GITHUB_TOKEN.
+    #[arg(long, value_name = "SPEC", value_parser = crate::tools::security::parse_auth)]
+    pub auth: Vec<crate::runtime::model::SecurityScheme>,
+
     /// Keep only operations with one of these tags (repeatable, or comma-separated).
     #[arg(long, value_name = "TAG", value_delimiter = ',', help_heading = "Filters")]
     pub include_tag: Vec<String>,
@@ -171,6 +176,7 @@ impl InputArgs {
                 base_url: self.base_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
                 env_prefix: self.env_prefix.clone(),
                 routing,
+                auth: self.auth.clone(),
                 ..ToolOptions::default()
             },
             strict,

@@ -58,7 +58,9 @@ impl ArgNames {
 fn fixed_header_value(p: &crate::ir::Parameter, op: &Operation) -> Option<String> {
     let s = &p.schema;
     let one_enum = s.get("enum").and_then(Value::as_array).filter(|e| e.len() == 1).and_then(|e| e[0].as_str());
-    let fixed = one_enum.or_else(|| s.get("const").and_then(Value::as_str)).or_else(|| s.get("default").and_then(Value::as_str));
+    let fixed = one_enum
+        .or_else(|| s.get("const").and_then(Value::as_str))
+        .or_else(|| s.get("default").and_then(Value::as_str));
     if let Some(v) = fixed {
         return Some(v.to_string());
     }

@@ -51,6 +51,8 @@ pub struct ToolOptions {
     pub inline: InlineLimits,
     /// Where the calls of function-calling tools go.
     pub routing: Routing,
+    /// Credentials (`--auth`) for every operation that declares no scheme of its own.
+    pub auth: Vec<crate::runtime::model::SecurityScheme>,
 }
 
 impl Default for ToolOptions {
@@ -64,6 +66,7 @@ impl Default for ToolOptions {
             env_prefix: None,
             inline: InlineLimits::default(),
             routing: Routing::Unbound,
+            auth: Vec::new(),
         }
     }
 }
@@ -92,6 +95,7 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
     let mut diagnostics = Vec::new();
     let prefix = opts.env_prefix.clone().unwrap_or_else(|| security::env_prefix(&ir.info.title));
     let mut security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
+    let default_security = security::add_cli_schemes(&mut security_schemes, &opts.auth);
     if ir.operations.iter().any(security::declares_authorization) {
         security_schemes
             .entry(security::AUTHORIZATION_HEADER.to_string())
@@ -157,6 +161,12 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
         }
         tools.push(function_tool(f, name, ir, opts, &mut diagnostics)?);
         sources.push(ToolSource { pointer: f.pointer.clone(), operation_id: None, tags: Vec::new() });
+    }
+    // `--auth` credentials go to every tool that declares no scheme of its own.
+    if !default_security.is_empty() {
+        for http in tools.iter_mut().filter_map(|t| t.http.as_mut()).filter(|h| h.security.is_empty()) {
+            http.security = vec![default_security.clone()];
+        }
     }
     let operations = ir.operations.len() + ir.functions.len();
     if tools.is_empty() {

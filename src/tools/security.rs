@@ -118,6 +118,65 @@ pub fn requirements(reqs: &[SecurityRequirement], known: &BTreeMap<String, Secur
     out
 }
 
+/// An `--auth` credential: `bearer:ENV`, `header:NAME:ENV`, `query:NAME:ENV` or
+/// `basic:USER_ENV:PASS_ENV`. Only env var names are taken: the secrets stay in the environment.
+pub fn parse_auth(spec: &str) -> Result<SecurityScheme, String> {
+    use crate::runtime::model::ApiKeyLocation;
+    let parts: Vec<&str> = spec.split(':').collect();
+    let env_name = |v: &str| -> Result<String, String> {
+        let ok = v.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if ok {
+            Ok(v.to_string())
+        } else {
+            Err(format!(
+                "`{v}` is not an environment variable name: --auth takes the NAME of the variable that holds the secret, never the secret"
+            ))
+        }
+    };
+    let header_name = |v: &str| -> Result<String, String> {
+        if !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+            Ok(v.to_string())
+        } else {
+            Err(format!("`{v}` is not a valid header or query parameter name"))
+        }
+    };
+    match parts.as_slice() {
+        ["bearer", env] => Ok(SecurityScheme::Bearer { env: env_name(env)? }),
+        ["header", name, env] => Ok(SecurityScheme::ApiKey {
+            location: ApiKeyLocation::Header,
+            name: header_name(name)?,
+            env: env_name(env)?,
+        }),
+        ["query", name, env] => Ok(SecurityScheme::ApiKey {
+            location: ApiKeyLocation::Query,
+            name: header_name(name)?,
+            env: env_name(env)?,
+        }),
+        ["basic", user, pass] => {
+            Ok(SecurityScheme::Basic { username_env: env_name(user)?, password_env: env_name(pass)? })
+        }
+        _ => Err(format!(
+            "invalid --auth {spec:?}: use bearer:ENV, header:NAME:ENV, query:NAME:ENV or basic:USER_ENV:PASS_ENV"
+        )),
+    }
+}
+
+/// Adds the `--auth` schemes (`auth`, `auth_2`, ...) and returns their names: one requirement
+/// that needs them all.
+pub fn add_cli_schemes(schemes: &mut BTreeMap<String, SecurityScheme>, auth: &[SecurityScheme]) -> Vec<String> {
+    let mut names = Vec::new();
+    for (i, scheme) in auth.iter().enumerate() {
+        let mut name = if i == 0 { "auth".to_string() } else { format!("auth_{}", i + 1) };
+        while schemes.contains_key(&name) {
+            name.push('_');
+        }
+        schemes.insert(name.clone(), scheme.clone());
+        names.push(name);
+    }
+    names
+}
+
 /// The scheme standing for declared `Authorization` header parameters (many documents use one
 /// instead of a security scheme): the header's whole value comes from `<API>_AUTHORIZATION`.
 pub const AUTHORIZATION_HEADER: &str = "authorization_header";
@@ -132,9 +191,9 @@ pub fn authorization_header(prefix: &str) -> SecurityScheme {
 
 /// Whether an operation declares an `Authorization` header parameter.
 pub fn declares_authorization(op: &crate::ir::Operation) -> bool {
-    op.parameters
-        .iter()
-        .any(|p| p.location == crate::runtime::model::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization"))
+    op.parameters.iter().any(|p| {
+        p.location == crate::runtime::model::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization")
+    })
 }
 
 #[cfg(test)]
