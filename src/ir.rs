@@ -135,7 +135,11 @@ pub struct Operation {
     /// JSON pointer of the operation in its document, e.g. `#/paths/~1pets/get`.
     pub pointer: String,
     pub method: Method,
+    /// The path template, without a fragment or query its key carried.
     pub path: String,
+    /// `name=value` pairs the path key carried after `#` or `?`: sent as query parameters.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixed_query: Vec<(String, String)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub operation_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

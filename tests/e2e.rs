@@ -114,3 +114,40 @@ async fn declared_accept_content_type_and_authorization_headers() {
         c.client.cancel().await.unwrap();
     }
 }
+
+/// AWS's path keys (`/#Action=X`, `/#X-Amz-Target=Y`, `/path#name`): the fragment's pairs reach the
+/// server as query parameters, one-value required parameters are sent without being asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aws_path_keys_reach_the_server() {
+    let mock = start_mock().await;
+    let text_spec = std::fs::read_to_string("tests/fixtures/aws-query.yaml").unwrap().replace("MOCK_URL", &mock.url());
+    let spec = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    std::fs::write(spec.path(), text_spec).unwrap();
+    let c = connect(&ServerCommand::mcpgen(&["serve", spec.path().to_str().unwrap()]), Transport::Stdio).await;
+    let tools = c.client.list_all_tools().await.unwrap();
+    let describe = tools.iter().find(|t| t.name == "GET_DescribeInstances").unwrap();
+    let props = describe.input_schema.get("properties").and_then(|p| p.as_object()).unwrap();
+    assert_eq!(props.keys().collect::<Vec<_>>(), ["DryRun", "InstanceId"], "Action and Version are not arguments");
+
+    let r = c.call("GET_DescribeInstances", serde_json::json!({"InstanceId": ["i-1", "i-2"]})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = mock.last();
+    assert_eq!((req.method.as_str(), req.path.as_str()), ("GET", "/"));
+    assert_eq!(req.query.as_deref(), Some("Action=DescribeInstances&Version=2016-11-15&InstanceId=i-1&InstanceId=i-2"));
+
+    let r = c.call("POST_RebootInstances", serde_json::json!({"InstanceId": "i-9"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(mock.last().query.as_deref(), Some("Action=RebootInstances&Version=2016-11-15&InstanceId=i-9"));
+
+    let r = c.call("ListMigrationTasks", serde_json::json!({"MaxResults": 5})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = mock.last();
+    assert_eq!((req.path.as_str(), req.query.as_deref()), ("/", None));
+    assert_eq!(req.header("x-amz-target"), Some("AWSMigrationHub.ListMigrationTasks"));
+
+    let r = c.call("GetAnalyzedResource", serde_json::json!({"analyzerArn": "a", "resourceArn": "r"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = mock.last();
+    assert_eq!((req.path.as_str(), req.query.as_deref()), ("/analyzed-resource", Some("analyzerArn=a&resourceArn=r")));
+    c.client.cancel().await.unwrap();
+}

@@ -168,6 +168,7 @@ impl<'d> Walker<'d> {
         };
         let text =
             |k: &str| obj.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        let (path, fixed_query) = split_path_key(path);
         let parameters = self.parameters(path, item, op, pointer)?;
         let request_body = match obj.get("requestBody") {
             Some(b) => self.request_body(Located { value: b, doc: op.doc }, &child(pointer, "requestBody"))?,
@@ -184,6 +185,7 @@ impl<'d> Walker<'d> {
             pointer: self.docs.place(op.doc, pointer),
             method,
             path: path.to_string(),
+            fixed_query,
             operation_id: text("operationId"),
             summary: text("summary").or_else(|| item.value.get("summary").and_then(Value::as_str).map(str::to_string)),
             description: text("description"),
@@ -562,6 +564,25 @@ fn substitute_variables(url: &str, vars: Option<&Value>) -> String {
 }
 
 /// The `{name}` variables of a path template, in order.
+/// A path key that carries a fragment or query (`/#Action=AddTagsToResource`, the shape of AWS's
+/// query-protocol descriptions; `/items?type=x`): the path before `#`/`?`, and the `name=value`
+/// pairs after it, which are sent as query parameters. A bare name (`#analyzerArn`) only told
+/// two keys apart: dropped.
+pub fn split_path_key(key: &str) -> (&str, Vec<(String, String)>) {
+    let Some(at) = key.find(['#', '?']) else { return (key, Vec::new()) };
+    let pairs = key[at + 1..]
+        .split(['&', '#', '?'])
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(name, _)| !name.is_empty())
+        .map(|(name, value)| {
+            let decode = |s: &str| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned();
+            (decode(name), decode(value))
+        })
+        .collect();
+    let path = &key[..at];
+    (if path.is_empty() { "/" } else { path }, pairs)
+}
+
 pub fn template_vars(path: &str) -> Vec<&str> {
     let mut vars = Vec::new();
     let mut rest = path;

@@ -349,9 +349,14 @@ pub struct HttpBinding {
     /// upstream base URL otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
-    /// Headers with values the document fixes (declared `Accept` / `Content-Type` parameters).
+    /// Headers with values the document fixes (declared `Accept` / `Content-Type` parameters,
+    /// required parameters that allow one value).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
+    /// Query parameters with values the document fixes (`/#Action=X` path keys, required
+    /// parameters that allow one value).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub query: BTreeMap<String, String>,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -62,7 +62,7 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
     let method = reqwest::Method::from_bytes(binding.method.as_bytes())
         .map_err(|_| format!("invalid method {}", binding.method))?;
     let mut values: Vec<(String, String)> = Vec::new();
-    let mut query: Vec<(String, String)> = Vec::new();
+    let mut query: Vec<(String, String)> = binding.query.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let mut headers = HeaderMap::new();
     let mut cookies = Vec::new();
     for p in &binding.params {
@@ -292,6 +292,7 @@ mod tests {
             security: vec![],
             base_url: None,
             headers: Default::default(),
+            query: Default::default(),
         }
     }
 

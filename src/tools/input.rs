@@ -16,8 +16,11 @@ pub struct Input {
     pub schema: Value,
     pub params: Vec<ParamBinding>,
     pub body: Option<BodyBinding>,
-    /// Headers the document fixes (`Accept`, `Content-Type` declared as parameters).
+    /// Headers the document fixes (`Accept`, `Content-Type` declared as parameters, required
+    /// parameters that allow one value).
     pub headers: BTreeMap<String, String>,
+    /// Query parameters the document fixes (pairs in the path key, required one-value parameters).
+    pub query: BTreeMap<String, String>,
     /// The operation declares an `Authorization` header parameter: a credential, not an argument.
     pub authorization: bool,
     pub truncated: Vec<String>,
@@ -52,6 +55,20 @@ impl ArgNames {
     }
 }
 
+/// The one value a schema allows (`enum` of one, or `const`), as text on the wire.
+fn single_value(schema: &Value) -> Option<String> {
+    let value = match schema.get("enum").and_then(Value::as_array) {
+        Some(values) if values.len() == 1 => &values[0],
+        Some(_) => return None,
+        None => schema.get("const")?,
+    };
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(_) | Value::Bool(_) => Some(value.to_string()),
+        _ => None,
+    }
+}
+
 /// The value a document fixes for a declared `Accept` or `Content-Type` header: an enum of one, a
 /// `const`, a `default`, or else the operation's only media type (response for `Accept`, request
 /// body for `Content-Type`).
@@ -82,8 +99,31 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
     let mut required: Vec<Value> = Vec::new();
     let mut params = Vec::new();
     let mut headers = BTreeMap::new();
+    let mut query = BTreeMap::new();
     let mut authorization = false;
+    for (name, value) in &op.fixed_query {
+        // A pair that mirrors a declared parameter (AWS: `#X-Amz-Target=...` with the header
+        // declared) only told two path keys apart: the parameter says how it is sent.
+        if !op.parameters.iter().any(|p| p.name.eq_ignore_ascii_case(name)) {
+            query.insert(name.clone(), value.clone());
+        }
+    }
     for p in &op.parameters {
+        // A required parameter that allows one value (AWS: `Action`, `Version`, `X-Amz-Target`)
+        // is no choice for the model: it is sent, not asked for.
+        if let Some(value) = p.required.then(|| single_value(&p.schema)).flatten() {
+            match p.location {
+                ParamLocation::Query => {
+                    query.insert(p.name.clone(), value);
+                    continue;
+                }
+                ParamLocation::Header => {
+                    headers.insert(p.name.clone(), value);
+                    continue;
+                }
+                _ => {}
+            }
+        }
         // OpenAPI says to ignore these three header parameters, but validators and real servers
         // enforce them: the document's fixed value is sent, and they never become arguments.
         if p.location == ParamLocation::Header {
@@ -159,7 +199,16 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
         }
     }
     ensure_array_items(&mut schema);
-    Input { schema, params, body, headers, authorization, truncated: truncated.into_iter().collect(), diagnostics }
+    Input {
+        schema,
+        params,
+        body,
+        headers,
+        query,
+        authorization,
+        truncated: truncated.into_iter().collect(),
+        diagnostics,
+    }
 }
 
 fn annotate(schema: &mut Value, description: Option<&str>, deprecated: bool) {
@@ -394,6 +443,7 @@ mod tests {
             pointer: "#/paths/~1x/post".into(),
             method: Method::Post,
             path: "/x/{id}".into(),
+            fixed_query: vec![],
             operation_id: None,
             summary: None,
             description: None,

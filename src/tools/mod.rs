@@ -244,6 +244,7 @@ fn operation_tool(
             security,
             base_url,
             headers: input.headers,
+            query: input.query,
         }),
     }
 }

@@ -197,6 +197,7 @@ mod tests {
             pointer: "#/paths/~1pets~1{petId}/get".into(),
             method: crate::ir::Method::Get,
             path: "/pets/{petId}".into(),
+            fixed_query: vec![],
             operation_id: None,
             summary: None,
             description: None,

@@ -59,6 +59,7 @@ impl Forward {
             security: Vec::new(),
             base_url: None,
             headers: BTreeMap::new(),
+            query: BTreeMap::new(),
         }
     }
 }
@@ -281,6 +282,7 @@ impl Bindings {
             security: if security.is_empty() { Vec::new() } else { vec![security.clone()] },
             base_url: b.base_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
             headers: BTreeMap::new(),
+            query: BTreeMap::new(),
         })
     }
 }
