@@ -83,7 +83,10 @@ pub struct ToolRow {
 
 #[derive(Debug, Serialize)]
 pub struct Totals {
+    /// Operations (or functions) in the input, skipped ones included.
     pub operations: usize,
+    /// Operations that could not be converted (see the warnings).
+    pub skipped: usize,
     pub tools: usize,
     /// Compact JSON size of the `tools/list` result listing every tool with full schemas.
     pub tools_list_bytes: usize,
@@ -134,6 +137,7 @@ impl Report {
             })
             .collect();
         drop(full);
+        let skipped = p.diagnostics().filter(|d| d.kind == crate::diag::DiagKind::OperationSkipped).count();
         let mut context = config.context.clone();
         let first = tokens::mode_costs(&config.tools, &context, false)?;
         context.tools_list_tokens = Some(ListTokens { full: first.all_full.tokens, compact: first.all_compact.tokens });
@@ -167,7 +171,8 @@ impl Report {
                 base_url: config.upstream.base_url.clone(),
             },
             totals: Totals {
-                operations: p.tools.operations,
+                operations: p.tools.operations + skipped,
+                skipped,
                 tools: tools.len(),
                 tools_list_bytes: modes.all_full.bytes,
                 tools_list_tokens: modes.all_full.tokens,
@@ -229,7 +234,8 @@ impl Report {
             let _ = writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[6]]));
         }
         let t = &self.totals;
-        let _ = writeln!(out, "\n{} operations -> {} tools", t.operations, t.tools);
+        let skipped = if t.skipped > 0 { format!(", {} skipped", t.skipped) } else { String::new() };
+        let _ = writeln!(out, "\n{} operations -> {} tools{skipped}", t.operations, t.tools);
         let _ = writeln!(out, "tools/list by mode (tokens: {}):", t.tokenizer);
         let mode = |out: &mut String, label: &str, c: &Cost| {
             let _ =

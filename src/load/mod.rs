@@ -62,6 +62,9 @@ pub struct DocumentSet {
     root_url: Option<Url>,
     docs: BTreeMap<String, Value>,
     names: BTreeMap<String, String>,
+    /// Referenced files that could not be read, with why: the operations that need them are
+    /// skipped, the rest of the API still works.
+    missing: BTreeMap<String, String>,
 }
 
 impl DocumentSet {
@@ -79,6 +82,11 @@ impl DocumentSet {
 
     pub fn get(&self, doc: &str) -> Option<&Value> {
         self.docs.get(doc)
+    }
+
+    /// Why a referenced document is not in the set, when it could not be read.
+    pub fn missing(&self, doc: &str) -> Option<&str> {
+        self.missing.get(doc).map(String::as_str)
     }
 
     /// The set's own copy of a document id (it lives as long as the set).

@@ -75,11 +75,14 @@ pub(super) fn load_referenced(docs: &mut DocumentSet, opts: &LoadOptions) -> Res
                         reference: reference.clone(),
                         message: "not a local file path".to_string(),
                     })?;
-                    read_file(&path, &path.display().to_string()).map_err(|e| Error::Ref {
-                        location: place(),
-                        reference: reference.clone(),
-                        message: e.to_string(),
-                    })?
+                    match read_file(&path, &display_name(docs, &url)) {
+                        Ok(bytes) => bytes,
+                        Err(e) => {
+                            // Only the operations that reach this file fail (normalize says which).
+                            docs.missing.insert(target.doc.clone(), e.to_string());
+                            continue;
+                        }
+                    }
                 }
                 "http" | "https" if opts.allow_remote_refs => fetch_url(&url)?,
                 "http" | "https" => {

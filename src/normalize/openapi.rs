@@ -452,11 +452,10 @@ impl<'d> Walker<'d> {
                 return Err(Fault::new(place, format!("circular $ref {reference:?}")));
             }
             seen.push(key);
-            let (doc_id, doc) = self
-                .docs
-                .get(&target.doc)
-                .map(|d| (target.doc.as_str(), d))
-                .ok_or_else(|| Fault::new(&place, format!("broken $ref {reference:?}: document not loaded")))?;
+            let (doc_id, doc) = self.docs.get(&target.doc).map(|d| (target.doc.as_str(), d)).ok_or_else(|| {
+                let why = self.docs.missing(&target.doc).unwrap_or("document not loaded");
+                Fault::new(&place, format!("broken $ref {reference:?}: {why}"))
+            })?;
             let value = if target.pointer.is_empty() { Some(doc) } else { doc.pointer(&target.pointer) };
             let value = value.ok_or_else(|| {
                 Fault::new(

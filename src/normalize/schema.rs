@@ -133,6 +133,11 @@ impl<'d> SchemaConverter<'d> {
             }
             Err(msg) => {
                 let place = self.place(doc, &child(pointer, "$ref"));
+                // A file that could not be read fails the operation, whatever the mode.
+                let unreadable = split_ref(doc, reference).ok().and_then(|t| self.docs.missing(&t.doc));
+                if let Some(why) = unreadable {
+                    return Err(Fault::new(place, format!("broken $ref {reference:?}: {why}")));
+                }
                 match mode {
                     Mode::Strict => return Err(Fault::new(place, format!("broken $ref {reference:?}: {msg}"))),
                     Mode::Lenient => {
@@ -262,7 +267,10 @@ impl<'d> SchemaConverter<'d> {
         loop {
             let Some(value) = self.lookup(&target) else {
                 return Err(if self.docs.get(&target.doc).is_none() {
-                    format!("document {} was not loaded", target.doc)
+                    self.docs
+                        .missing(&target.doc)
+                        .map(str::to_string)
+                        .unwrap_or(format!("document {} was not loaded", target.doc))
                 } else {
                     format!("nothing at #{} in {}", target.pointer, self.docs.display(&target.doc))
                 });
