@@ -249,3 +249,30 @@ fn a_missing_ref_file_skips_what_needs_it() {
     );
     assert!(report.contains("listPets") && report.contains("listOwners") && !report.contains("addPet  "), "{report}");
 }
+
+/// Errors name their cause and what to do.
+#[test]
+fn errors_name_the_cause() {
+    let out = mcpgen(&["inspect", "http://127.0.0.1:1/spec.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("download failed: connection refused (http://127.0.0.1:1/spec.yaml)"),
+        "{}",
+        stderr(&out)
+    );
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["serve", "samples/petstore-oas30.json", "--transport", "http", "--bind", &addr])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!(
+            "cannot listen on {addr}: the port is in use (another server?); choose another with --bind 127.0.0.1:PORT"
+        )),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -36,6 +36,10 @@ pub struct InspectArgs {
     /// Print a JSON report instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// List every note (renamed tools are otherwise summed up with three examples).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 pub fn run(args: &InspectArgs) -> Result<()> {
@@ -45,7 +49,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
     } else {
-        print!("{}", report.render());
+        print!("{}", report.render_with(args.verbose));
     }
     Ok(())
 }
@@ -186,7 +190,13 @@ impl Report {
         })
     }
 
+    /// The table, totals, credentials, warnings and notes (renames summed up).
     pub fn render(&self) -> String {
+        self.render_with(false)
+    }
+
+    /// Like [`Report::render`]; `verbose` lists every rename.
+    pub fn render_with(&self, verbose: bool) -> String {
         let mut out = String::new();
         let a = &self.api;
         let _ = writeln!(out, "{} {} ({}, {})", a.title, a.version, a.dialect, a.source);
@@ -269,8 +279,23 @@ impl Report {
         }
         if !notes.is_empty() {
             let _ = writeln!(out, "\nNotes ({}):", notes.len());
-            for d in notes {
+            let (renames, others): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+                notes.into_iter().partition(|d| d.kind == crate::diag::DiagKind::ToolRenamed);
+            for d in others {
                 let _ = writeln!(out, "  {d}");
+            }
+            if verbose || renames.len() <= 3 {
+                for d in renames {
+                    let _ = writeln!(out, "  {d}");
+                }
+            } else {
+                let examples: Vec<&str> = renames.iter().take(3).map(|d| d.message.as_str()).collect();
+                let _ = writeln!(
+                    out,
+                    "  {} tools are named apart from their operationId (tool names take letters, digits, `_` and `-`), e.g. {}; --verbose lists them all",
+                    group_digits(renames.len()),
+                    examples.join(", ")
+                );
             }
         }
         out

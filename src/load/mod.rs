@@ -198,6 +198,22 @@ pub fn install_crypto_provider() {
 }
 // (The engine installs it too, in `runtime::upstream`, which must not depend on this module.)
 
+/// The innermost cause of an error, which says what went wrong ("connection refused") where the
+/// outer layers say what was being done ("error sending request").
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = e;
+    while let Some(inner) = cause.source() {
+        cause = inner;
+    }
+    let text = cause.to_string();
+    let text = text.split(" (os error").next().unwrap_or(&text).to_string();
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
 pub(crate) fn fetch_url(url: &Url) -> Result<Vec<u8>> {
     install_crypto_provider();
     let origin = url.as_str();
@@ -207,7 +223,8 @@ pub(crate) fn fetch_url(url: &Url) -> Result<Vec<u8>> {
         .user_agent(concat!("mcpgen/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| err(e.to_string()))?;
-    let resp = client.get(url.clone()).send().map_err(|e| err(format!("download failed: {e}")))?;
+    let resp =
+        client.get(url.clone()).send().map_err(|e| err(format!("download failed: {} ({origin})", root_cause(&e))))?;
     if !resp.status().is_success() {
         return Err(err(format!("download failed: HTTP {}", resp.status())));
     }

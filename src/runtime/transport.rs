@@ -65,8 +65,14 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     let router = axum::Router::new()
         .route("/health", get(move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": tools})) }))
         .merge(mcp);
-    let listener =
-        tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| format!("cannot listen on {}: {e}", opts.bind))?;
+    let listener = tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse => format!(
+            "cannot listen on {}: the port is in use (another server?); choose another with --bind {}:PORT",
+            opts.bind,
+            opts.bind.ip()
+        ),
+        _ => format!("cannot listen on {}: {e}", opts.bind),
+    })?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     on_ready(addr);
     axum::serve(listener, router)
