@@ -201,7 +201,12 @@ impl Report {
         let a = &self.api;
         let _ = writeln!(out, "{} {} ({}, {})", a.title, a.version, a.dialect, a.source);
         if let Some(url) = &a.base_url {
-            let _ = writeln!(out, "base URL: {url}");
+            let note = if url.starts_with("http://") || url.starts_with("https://") {
+                ""
+            } else {
+                " (relative: `serve` needs --base-url with the absolute URL)"
+            };
+            let _ = writeln!(out, "base URL: {url}{note}");
         }
         out.push('\n');
         let headers = ["TOOL", "METHOD", "PATH", "PARAMS", "SCHEMA", "TOKENS", "ANNOTATIONS"];
