@@ -177,15 +177,80 @@ async fn config_can_be_edited_and_served() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_server_shuts_down_gracefully_on_sigterm() {
+    use std::io::BufRead;
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args([
+            "serve",
+            spec.to_str().unwrap(),
+            "--base-url",
+            &mock.url(),
+            "--transport",
+            "http",
+            "--bind",
+            "127.0.0.1:0",
+        ])
+        .env("MCPGEN_LOG", "info")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next().expect("the server logs its address").unwrap();
+        if let Some(i) = line.find("http://") {
+            break line[i..].split_whitespace().next().unwrap().to_string();
+        }
+    };
+    let health = reqwest::get(url.replace("/mcp", "/health")).await.unwrap();
+    assert_eq!(health.status(), 200);
+    let pid = child.id().to_string();
+    let sent = std::time::Instant::now();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
+    let took = sent.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(took < Duration::from_millis(500), "an idle server exits within half a second: {took:?}");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(rest.iter().any(|l| l.contains("shutting down")), "{rest:?}");
+}
+
+/// What is not a Streamable HTTP client gets an answer it can use.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_endpoint_manners() {
     let mock = start_mock().await;
     let spec = e2e_spec(&mock);
     let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--base-url", &mock.url()]);
-    let (mut child, url) = spawn_http(&cmd, &[]).await;
-    let health = reqwest::get(url.replace("/mcp", "/health")).await.unwrap();
-    assert_eq!(health.status(), 200);
-    let pid = child.id().unwrap().to_string();
-    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let status =
-        tokio::time::timeout(Duration::from_secs(10), child.wait()).await.expect("exits after SIGTERM").unwrap();
-    assert!(status.success(), "{status:?}");
+    let (_child, url) = spawn_http(&cmd, &[]).await;
+    let http = reqwest::Client::new();
+    let page = http.get(&url).header("accept", "text/html,application/xhtml+xml").send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("E2E Test API") && html.contains("19 tools") && html.contains("claude mcp add --transport http"),
+        "{html}"
+    );
+
+    let bad = http
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+    let body: Value = bad.json().await.unwrap();
+    assert_eq!(body["error"]["code"], -32700, "{body}");
+    let plain = http.post(&url).header("content-type", "text/plain").body("hello").send().await.unwrap();
+    assert_eq!(plain.status(), 400);
+
+    for (path, accept, status) in [("/mcp", "text/event-stream", 405), ("/sse", "text/event-stream", 404)] {
+        let r = http.get(url.replace("/mcp", path)).header("accept", accept).send().await.unwrap();
+        assert_eq!(r.status(), status, "{path}");
+        let text = r.text().await.unwrap();
+        assert!(text.contains("Streamable HTTP") && text.contains("--legacy-sse"), "{text}");
+    }
 }

@@ -26,6 +26,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("engine.rs", include_str!("../runtime/engine.rs")),
     ("hooks.rs", include_str!("../runtime/hooks.rs")),
     ("lexicon.rs", include_str!("../runtime/lexicon.rs")),
+    ("manners.rs", include_str!("../runtime/manners.rs")),
     ("mod.rs", include_str!("../runtime/mod.rs")),
     ("model.rs", include_str!("../runtime/model.rs")),
     ("request.rs", include_str!("../runtime/request.rs")),

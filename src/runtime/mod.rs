@@ -11,6 +11,7 @@ pub mod encode;
 pub mod engine;
 pub mod hooks;
 pub mod lexicon;
+pub mod manners;
 pub mod model;
 pub mod request;
 pub mod response;

@@ -14,6 +14,7 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::manners::About;
 use super::server::McpServer;
 
 /// Serves over stdin/stdout until stdin closes or a shutdown signal arrives.
@@ -57,13 +58,18 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .enforce_origin_validation();
     let cancel = config.cancellation_token.clone();
     let tools = server.engine().tool_count();
+    let about = Arc::new(About::new(&server));
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(NeverSessionManager::default()), config);
     let token: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
-    let mcp =
-        axum::Router::new().nest_service("/mcp", service).layer(middleware::from_fn_with_state(token, require_token));
+    // The token check is the outer layer: nothing about the server is told before it.
+    let mcp = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(about.clone(), super::manners::mcp_manners))
+        .layer(middleware::from_fn_with_state(token, require_token));
     let router = axum::Router::new()
         .route("/health", get(move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": tools})) }))
+        .route("/sse", get(super::manners::old_sse_client))
         .merge(mcp);
     let listener = tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| match e.kind() {
         std::io::ErrorKind::AddrInUse => format!(
@@ -132,6 +138,7 @@ pub async fn shutdown_signal() {
         _ = ctrl_c => {}
         _ = term => {}
     }
+    tracing::info!("shutting down");
 }
 
 #[cfg(test)]

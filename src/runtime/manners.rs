@@ -1,0 +1,119 @@
+//! How the HTTP endpoint treats what is not a Streamable HTTP client: a browser gets a page that
+//! says what this is and how to connect; a body that is not JSON gets a JSON-RPC parse error
+//! (HTTP 400, -32700); a client of the old HTTP+SSE transport is told how to switch.
+
+use std::sync::Arc;
+
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::server::McpServer;
+
+/// Largest JSON-RPC message read (the limit rmcp applies too).
+const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// What the page says about the server.
+pub struct About {
+    title: String,
+    tools: usize,
+    listed: usize,
+    mode: String,
+}
+
+impl About {
+    pub fn new(server: &McpServer) -> About {
+        let engine = server.engine();
+        let info = &engine.info;
+        About {
+            title: info.title.clone().unwrap_or_else(|| info.name.clone()),
+            tools: engine.tool_count(),
+            listed: engine.listed_count(),
+            mode: engine.exposure().reason.clone(),
+        }
+    }
+}
+
+/// For clients of the 2024-11-05 HTTP+SSE transport.
+const SWITCH: &str = "This MCP server speaks the Streamable HTTP transport: POST JSON-RPC messages to /mcp. \
+Clients of the old HTTP+SSE transport (GET /sse): switch the client to Streamable HTTP (Python SDK: \
+streamablehttp_client; TypeScript SDK: StreamableHTTPClientTransport; VS Code: \"type\": \"http\"; \
+MCP Inspector: transport \"Streamable HTTP\"), or start the server with --legacy-sse.\n";
+
+/// `GET /mcp`: a page for browsers, directions for SSE clients; `POST /mcp`: JSON or a parse error.
+pub async fn mcp_manners(State(about): State<Arc<About>>, request: Request, next: Next) -> Response {
+    let accept = request.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    match *request.method() {
+        Method::GET if accept.contains("text/html") => page(&about, &request).into_response(),
+        Method::GET => (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "POST")], SWITCH).into_response(),
+        Method::POST => {
+            let (parts, body) = request.into_parts();
+            let bytes = match to_bytes(body, MAX_BODY).await {
+                Ok(b) => b,
+                Err(_) => return parse_error("the request body is unreadable or larger than 16 MiB"),
+            };
+            if let Err(e) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+                return parse_error(&format!("the body is not JSON: {e}"));
+            }
+            next.run(Request::from_parts(parts, Body::from(bytes))).await
+        }
+        _ => next.run(request).await,
+    }
+}
+
+/// `GET /sse` when the legacy transport is off.
+pub async fn old_sse_client() -> Response {
+    (StatusCode::NOT_FOUND, SWITCH).into_response()
+}
+
+fn parse_error(message: &str) -> Response {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("Parse error: {message}")}});
+    (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+}
+
+fn page(about: &About, request: &Request) -> impl IntoResponse {
+    let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("127.0.0.1");
+    let url = escape(&format!("http://{host}/mcp"));
+    let title = escape(&about.title);
+    let html = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title} (MCP server)</title></head><body>\
+<h1>{title}</h1><p>This is an MCP server (Model Context Protocol, Streamable HTTP) with {tools} tools; \
+<code>tools/list</code> shows {listed}. {mode}.</p>\
+<p>Connect an MCP client to <code>{url}</code>:</p><ul>\
+<li>Claude Code: <code>claude mcp add --transport http mcp-server {url}</code></li>\
+<li>VS Code (<code>.vscode/mcp.json</code>): <code>{{\"servers\": {{\"api\": {{\"type\": \"http\", \"url\": \"{url}\"}}}}}}</code></li>\
+<li>Cursor (<code>.cursor/mcp.json</code>): <code>{{\"mcpServers\": {{\"api\": {{\"url\": \"{url}\"}}}}}}</code></li>\
+<li>MCP Inspector: <code>npx @modelcontextprotocol/inspector</code>, transport Streamable HTTP, URL <code>{url}</code></li></ul>\
+</body></html>\n",
+        tools = about.tools,
+        listed = about.listed,
+        mode = escape(&about.mode),
+    );
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html)
+}
+
+/// Text for HTML: the API's title may hold anything.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn html_is_escaped() {
+        assert_eq!(super::escape("<script>\"a&b'</script>"), "&lt;script&gt;&quot;a&amp;b&#39;&lt;/script&gt;");
+    }
+}
