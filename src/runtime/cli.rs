@@ -131,6 +131,11 @@ pub struct ServerArgs {
     #[arg(long, value_name = "HOST", help_heading = "Server")]
     pub allow_host: Vec<String>,
 
+    /// Also serve the old HTTP+SSE transport (2024-11-05) at /sse and /messages, for clients
+    /// that never moved to Streamable HTTP.
+    #[arg(long, help_heading = "Server")]
+    pub legacy_sse: bool,
+
     /// Static header sent upstream with every request (repeatable), e.g. 'X-Tenant: acme'.
     #[arg(long, value_name = "'NAME: VALUE'", value_parser = parse_header, help_heading = "Upstream")]
     pub header: Vec<(String, String)>,
@@ -228,6 +233,7 @@ pub fn run(
                     auth_token: args.auth_token.clone().filter(|t| !t.is_empty()),
                     allowed_origins: args.allow_origin.clone(),
                     allowed_hosts: args.allow_host.clone(),
+                    legacy_sse: args.legacy_sse,
                 };
                 if !args.bind.ip().is_loopback() && http.auth_token.is_none() {
                     tracing::warn!(

@@ -37,6 +37,8 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// `Host` values allowed besides localhost and the bind address.
     pub allowed_hosts: Vec<String>,
+    /// Also serve the 2024-11-05 HTTP+SSE transport at `/sse` and `/messages`.
+    pub legacy_sse: bool,
 }
 
 /// Serves Streamable HTTP until a shutdown signal arrives. `on_ready` gets the bound address.
@@ -49,6 +51,10 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     let mut origins: Vec<String> =
         vec!["http://localhost:*".into(), "http://127.0.0.1:*".into(), "http://[::1]:*".into()];
     origins.extend(opts.allowed_origins.iter().cloned());
+    let legacy = opts.legacy_sse.then(|| {
+        let allowed = Arc::new(super::legacy_sse::Allowed { hosts: hosts.clone(), origins: origins.clone() });
+        (super::legacy_sse::LegacySse::new(server.clone()), allowed)
+    });
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
@@ -66,11 +72,20 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     let mcp = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(middleware::from_fn_with_state(about.clone(), super::manners::mcp_manners))
-        .layer(middleware::from_fn_with_state(token, require_token));
+        .layer(middleware::from_fn_with_state(token.clone(), require_token));
+    let sse = match legacy {
+        Some((state, allowed)) => axum::Router::new()
+            .route("/sse", get(super::legacy_sse::connect))
+            .route("/messages", axum::routing::post(super::legacy_sse::message))
+            .with_state(state)
+            .layer(middleware::from_fn_with_state(allowed, super::legacy_sse::guard))
+            .layer(middleware::from_fn_with_state(token, require_token)),
+        None => axum::Router::new().route("/sse", get(super::manners::old_sse_client)),
+    };
     let router = axum::Router::new()
         .route("/health", get(move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": tools})) }))
-        .route("/sse", get(super::manners::old_sse_client))
-        .merge(mcp);
+        .merge(mcp)
+        .merge(sse);
     let listener = tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| match e.kind() {
         std::io::ErrorKind::AddrInUse => format!(
             "cannot listen on {}: the port is in use (another server?); choose another with --bind {}:PORT",
