@@ -31,7 +31,10 @@ fn generated_files_match_goldens() {
         ("samples/hostile.yaml", "hostile-mcp"),
         ("samples/openai-functions.json", "functions-mcp"),
     ] {
-        let dir = tempfile::tempdir().unwrap();
+        // Inside the project, so that the README's regenerate command (a path relative to the
+        // crate) is the same on every machine.
+        std::fs::create_dir_all("target").unwrap();
+        let dir = tempfile::tempdir_in("target").unwrap();
         let out = dir.path().join("crate");
         generate(sample, &out, name, &[]);
         for entry in walk(&out) {
@@ -208,7 +211,8 @@ async fn generated_crates_build_and_behave_like_serve() {
         assert!(out.status.success(), "cargo {args:?}:\n{}", String::from_utf8_lossy(&out.stderr));
     }
     let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated/debug/e2e-api-mcp");
-    checks::all(&Subject::Binary(bin), &mock).await;
+    checks::all(&Subject::Binary(bin.clone()), &mock).await;
+    reads_dot_env_and_lists_credentials(&bin, &mock).await;
     handler_stubs_answer_until_written(&ws.path().join("functions-mcp")).await;
 }
 
@@ -240,4 +244,28 @@ async fn handler_stubs_answer_until_written(dir: &Path) {
     assert_eq!(r.structured_content, Some(expected));
     let r = c.call("get_current_time", serde_json::json!({"timezone": "UTC"})).await;
     assert!(text(&r).contains("not implemented yet"), "the others are still stubs");
+}
+
+/// The crate reads `.env` from its working directory (the environment wins) and its `--help`
+/// lists the credential env vars.
+async fn reads_dot_env_and_lists_credentials(bin: &Path, mock: &Mock) {
+    let help = Command::new(bin).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("Credentials (environment variables, or a .env file"), "{help}");
+    assert!(help.contains("E2E_TEST_API_HEADER_KEY"), "{help}");
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(cwd.path().join(".env"), "E2E_TEST_API_HEADER_KEY=from-dot-env\n").unwrap();
+    let mut cmd = tokio::process::Command::new(bin);
+    cmd.args(["--base-url", &format!("{}/api", mock.url())])
+        .current_dir(cwd.path())
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .kill_on_drop(true);
+    let child = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
+    let client = rmcp::ServiceExt::serve((), child).await.unwrap();
+    let params = rmcp::model::CallToolRequestParams::new("authHeaderKey".to_string());
+    let r = client.call_tool(params).await.unwrap();
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(mock.last().header("x-api-key"), Some("from-dot-env"));
+    client.cancel().await.unwrap();
 }

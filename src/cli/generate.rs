@@ -52,10 +52,11 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     args.context.apply(&mut config.context);
     crate::tokens::measure(&mut config);
     let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
-    let package = args.name.clone().unwrap_or_else(|| generate::default_package_name(&title));
+    let package = args.name.clone().unwrap_or_else(|| generate::default_crate_name(&title, spec));
     generate::check_package_name(&package).map_err(|m| Error::Invalid { location: Location::doc(spec), message: m })?;
     let dir = args.output.clone().unwrap_or_else(|| PathBuf::from(&package));
-    let files = generate::crate_files(&CrateSpec { package: package.clone(), spec, config: &config })?;
+    let spec_from_crate = spec_from(&dir, spec);
+    let files = generate::crate_files(&CrateSpec { package: package.clone(), spec, spec_from_crate, config: &config })?;
     let report = generate::write_crate(&dir, &files, args.force)?;
     let handlers_kept = report.kept.iter().any(|f| f == "src/handlers.rs");
     let bytes: usize = files.iter().map(|f| f.contents.len()).sum();
@@ -95,4 +96,28 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     eprintln!("\nnext:\n  cd {d} && cargo build --release\n  ./target/release/{package} --help");
     eprintln!("  connect a client: see {d}/README.md (Claude Desktop, Claude Code, Cursor, VS Code)");
     Ok(())
+}
+
+/// The input as named from inside the crate's directory, so that the regenerate command in its
+/// README works there: a URL or `-` as it is, a file relative to the crate (absolute when that
+/// would climb far).
+fn spec_from(dir: &std::path::Path, spec: &str) -> String {
+    if spec == "-" || spec.starts_with("http://") || spec.starts_with("https://") {
+        return spec.to_string();
+    }
+    let absolute = |p: &std::path::Path| std::path::absolute(p).ok();
+    let (Some(file), Some(dir)) = (absolute(std::path::Path::new(spec)), absolute(dir)) else {
+        return spec.to_string();
+    };
+    let common = file.components().zip(dir.components()).take_while(|(a, b)| a == b).count();
+    let ups = dir.components().count() - common;
+    if ups > 3 {
+        return file.display().to_string();
+    }
+    let mut rel = std::path::PathBuf::new();
+    for _ in 0..ups {
+        rel.push("..");
+    }
+    rel.extend(file.components().skip(common));
+    rel.display().to_string()
 }

@@ -44,6 +44,7 @@ pub const DEPENDENCIES: &[&str] = &[
     r#"axum = { version = "0.8", default-features = false, features = ["http1", "tokio", "json"] }"#,
     r#"base64 = "0.22""#,
     r#"clap = { version = "4.5", features = ["derive", "env", "wrap_help"] }"#,
+    r#"dotenvy = "0.15""#,
     r#"futures = { version = "0.3", default-features = false, features = ["std"] }"#,
     r#"glob = "0.3""#,
     r#"jsonschema = { version = "0.61", default-features = false }"#,
@@ -61,6 +62,9 @@ pub const DEPENDENCIES: &[&str] = &[
     r#"url = "2""#,
 ];
 
+/// Dependencies of the generated crate's own `main.rs`, not of the engine.
+pub const CRATE_ONLY: &[&str] = &["dotenvy"];
+
 /// One file of the crate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GeneratedFile {
@@ -74,9 +78,40 @@ pub struct GeneratedFile {
 #[derive(Debug, Clone)]
 pub struct CrateSpec<'a> {
     pub package: String,
-    /// The input as the user named it (for the "regenerate with" line).
+    /// The input as the user named it.
     pub spec: &'a str,
+    /// The input as named from inside the crate's directory (for the "regenerate with" line).
+    pub spec_from_crate: String,
     pub config: &'a RuntimeConfig,
+}
+
+/// Titles past this many characters make long crate names: the spec's file name is used instead.
+const LONG_TITLE: usize = 30;
+
+/// Words of a file name that say nothing about the API (`api.github.com.json` -> `github`).
+const FILE_NOISE: [&str; 12] =
+    ["api", "apis", "openapi", "swagger", "spec", "specs", "com", "org", "io", "net", "www", "json"];
+
+/// A crate name for an API: from its title (`Swagger Petstore` -> `swagger-petstore-mcp`), or
+/// from the spec's file name when the title is long (`api.github.com.json` -> `github-mcp`).
+pub fn default_crate_name(title: &str, spec: &str) -> String {
+    let from_title = default_package_name(title);
+    if from_title.len() <= LONG_TITLE + 4 {
+        return from_title;
+    }
+    let stem = std::path::Path::new(spec.rsplit('/').next().unwrap_or(spec))
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("");
+    let words: Vec<&str> = stem
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty() && !FILE_NOISE.contains(&w.to_ascii_lowercase().as_str()))
+        .filter(|w| !(w.len() > 1 && w.starts_with(['v', 'V']) && w[1..].bytes().all(|b| b.is_ascii_digit())))
+        .collect();
+    if words.is_empty() || spec == "-" {
+        return from_title;
+    }
+    default_package_name(&words.join(" "))
 }
 
 /// A Cargo package name from an API title: `Swagger Petstore` -> `swagger-petstore-mcp`.
@@ -156,7 +191,7 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         http_tool_count: config.tools.len() - config.unbound_tools().count(),
         env_vars: env_vars(config),
         dependencies: DEPENDENCIES,
-        spec: c.spec,
+        spec: &c.spec_from_crate,
     };
     let with_handlers = config.unbound_tools().next().is_some();
     let t = templates::Templates::new()?;
@@ -172,7 +207,7 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         file(".gitignore", t.render(templates::GITIGNORE, &ctx)?),
         file("src/catalogue.json", catalogue),
         file("src/lib.rs", rust::lib_rs(version, title, with_handlers)?),
-        file("src/main.rs", rust::main_rs(version, &c.package, title)?),
+        file("src/main.rs", rust::main_rs(version, &c.package, title, &credentials_help(config))?),
         file("tests/tools.rs", rust::tools_test_rs(version, &c.package)?),
         GeneratedFile { path: "src/hooks.rs".into(), contents: templates::HOOKS_RS.to_string(), user_owned: true },
     ];
@@ -189,6 +224,20 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         files.push(file(&format!("src/runtime/{name}"), format!("{header}{source}")));
     }
     Ok(files)
+}
+
+/// The credential env vars, for the binary's `--help`.
+fn credentials_help(config: &RuntimeConfig) -> String {
+    let vars = env_vars(config);
+    if vars.is_empty() {
+        return String::new();
+    }
+    let width = vars.iter().map(|v| v.name.len()).max().unwrap_or(0);
+    let mut text = String::from("Credentials (environment variables, or a .env file in the working directory):");
+    for v in vars {
+        text.push_str(&format!("\n  {:<width$}  {}", v.name, v.about));
+    }
+    text
 }
 
 fn env_vars(config: &RuntimeConfig) -> Vec<EnvVar> {
@@ -230,6 +279,11 @@ mod tests {
         assert_eq!(default_package_name("Swagger Petstore - OpenAPI 3.0"), "swagger-petstore-openapi-3-0-mcp");
         assert_eq!(default_package_name("1Password Connect"), "api-1password-connect-mcp");
         assert_eq!(default_package_name("日本"), "api-mcp");
+        let github = "GitHub's official OpenAPI spec + Octokit extension";
+        assert_eq!(default_crate_name(github, "/corpus/api.github.com.json"), "github-mcp");
+        assert_eq!(default_crate_name("Swagger Petstore", "x/petstore.yaml"), "swagger-petstore-mcp");
+        assert_eq!(default_crate_name(github, "https://example.com/v3/openapi.json"), default_package_name(github));
+        assert_eq!(default_crate_name(github, "stripe-v1.yaml"), "stripe-mcp");
         assert!(check_package_name("bench-server").is_ok());
         for bad in ["fn", "1abc", "a b", "self", "", "test"] {
             assert!(check_package_name(bad).is_err(), "{bad}");
@@ -242,6 +296,10 @@ mod tests {
         let ours = include_str!("../../Cargo.toml");
         for dep in DEPENDENCIES {
             let name = dep.split(' ').next().unwrap();
+            // Only the crate's main.rs uses it (mcpgen reads no .env).
+            if CRATE_ONLY.contains(&name) {
+                continue;
+            }
             let line = ours
                 .lines()
                 .find(|l| l.starts_with(&format!("{name} = ")))

@@ -95,7 +95,7 @@ pub fn lib_rs(mcpgen_version: &str, title: &str, with_handlers: bool) -> Result<
 }
 
 /// `src/main.rs`: the command line.
-pub fn main_rs(mcpgen_version: &str, package: &str, title: &str) -> Result<String> {
+pub fn main_rs(mcpgen_version: &str, package: &str, title: &str, credentials: &str) -> Result<String> {
     let header = doc_header(mcpgen_version);
     let krate = format_ident!("{}", package.replace('-', "_"));
     let about = format!("MCP server for {title} (stdio or Streamable HTTP)");
@@ -110,7 +110,7 @@ pub fn main_rs(mcpgen_version: &str, package: &str, title: &str) -> Result<Strin
             use #krate::runtime;
 
             #[derive(Debug, Parser)]
-            #[command(name = #package, version, about = #about)]
+            #[command(name = #package, version, about = #about, after_help = #credentials)]
             struct Cli {
                 /// Base URL of the upstream API, overriding the catalogue's.
                 #[arg(long, value_name = "URL")]
@@ -121,6 +121,8 @@ pub fn main_rs(mcpgen_version: &str, package: &str, title: &str) -> Result<Strin
             }
 
             fn main() -> ExitCode {
+                // Credentials may sit in a .env file (copied from .env.example); the environment wins.
+                let _ = dotenvy::dotenv();
                 let cli = Cli::parse();
                 runtime::cli::init_logging(#log_filter);
                 let result = #krate::catalogue()
@@ -177,7 +179,7 @@ mod tests {
     #[test]
     fn hostile_titles_stay_literals() {
         let title = "x\"); std::process::exit(1); (\"\n*/ }} r#\"";
-        let main = main_rs("0.1.0", "evil-api", title).unwrap();
+        let main = main_rs("0.1.0", "evil-api", title, "").unwrap();
         assert!(main.contains("use evil_api::runtime;"));
         let parsed: syn::File = syn::parse_str(&main).unwrap();
         assert_eq!(parsed.items.len(), 5, "{main}");

@@ -8,7 +8,8 @@ use functions_mcp::runtime;
 #[command(
     name = "functions-mcp",
     version,
-    about = "MCP server for openai-functions (stdio or Streamable HTTP)"
+    about = "MCP server for openai-functions (stdio or Streamable HTTP)",
+    after_help = ""
 )]
 struct Cli {
     /// Base URL of the upstream API, overriding the catalogue's.
@@ -19,6 +20,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    let _ = dotenvy::dotenv();
     let cli = Cli::parse();
     runtime::cli::init_logging("warn,functions_mcp=info");
     let result = functions_mcp::catalogue()

@@ -8,7 +8,8 @@ use hostile_mcp::runtime;
 #[command(
     name = "hostile-mcp",
     version,
-    about = "MCP server for Hostile \"API\" */ r#\"pwn\"# {{title}} </script> (stdio or Streamable HTTP)"
+    about = "MCP server for Hostile \"API\" */ r#\"pwn\"# {{title}} </script> (stdio or Streamable HTTP)",
+    after_help = ""
 )]
 struct Cli {
     /// Base URL of the upstream API, overriding the catalogue's.
@@ -19,6 +20,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    let _ = dotenvy::dotenv();
     let cli = Cli::parse();
     runtime::cli::init_logging("warn,hostile_mcp=info");
     let result = hostile_mcp::catalogue()

@@ -8,7 +8,8 @@ use petstore_mcp::runtime;
 #[command(
     name = "petstore-mcp",
     version,
-    about = "MCP server for Swagger Petstore (stdio or Streamable HTTP)"
+    about = "MCP server for Swagger Petstore (stdio or Streamable HTTP)",
+    after_help = "Credentials (environment variables, or a .env file in the working directory):\n  SWAGGER_PETSTORE_API_KEY              API key `api_key` (api_key, in header)\n  SWAGGER_PETSTORE_PETSTORE_AUTH_TOKEN  OAuth2 (implicit): obtain an access token elsewhere and put it in the env var (petstore_auth)"
 )]
 struct Cli {
     /// Base URL of the upstream API, overriding the catalogue's.
@@ -19,6 +20,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    let _ = dotenvy::dotenv();
     let cli = Cli::parse();
     runtime::cli::init_logging("warn,petstore_mcp=info");
     let result = petstore_mcp::catalogue()
