@@ -13,6 +13,7 @@ pub mod load;
 pub mod mem;
 pub mod normalize;
 pub mod pipeline;
+pub mod progress;
 pub mod runtime;
 pub mod tokens;
 pub mod tools;

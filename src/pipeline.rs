@@ -15,6 +15,8 @@ pub struct PipelineOptions {
     pub strict: bool,
     /// Skip bad entries of a function list with a warning instead of failing.
     pub lenient: bool,
+    /// Show progress on stderr when it is a terminal and the work takes a while.
+    pub progress: bool,
 }
 
 /// The IR and the tools of one input, with every diagnostic of every stage.
@@ -32,7 +34,9 @@ impl Pipeline {
 
 /// Loads `spec` (path, URL or `-`) and builds its tools.
 pub fn run(spec: &str, opts: &PipelineOptions) -> Result<Pipeline> {
+    let progress = crate::progress::Progress::start(opts.progress, &format!("loading {spec}"));
     let doc = load::load(spec, &opts.load)?;
+    progress.stage(format!("converting {spec}"));
     run_loaded(spec, doc, opts)
 }
 

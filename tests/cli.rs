@@ -276,3 +276,26 @@ fn errors_name_the_cause() {
         stderr(&out)
     );
 }
+
+/// Long work shows progress on a terminal, and nothing when stderr is not one. GitHub's
+/// description takes a few seconds to count in a debug build; `script` gives the terminal.
+#[test]
+fn progress_only_on_a_terminal() {
+    let corpus = std::env::var_os("MCPGEN_CORPUS").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus")
+    });
+    let github = corpus.join("node_modules/@octokit/openapi/generated/api.github.com.json");
+    if !github.exists() || Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: needs the corpus and util-linux's script");
+        return;
+    }
+    let plain = mcpgen(&["inspect", github.to_str().unwrap(), "--json"]);
+    assert!(plain.status.success());
+    assert!(stderr(&plain).is_empty(), "no progress without a terminal: {}", stderr(&plain));
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let command = format!("{} inspect {} --json > /dev/null", env!("CARGO_BIN_EXE_mcpgen"), github.display());
+    let out = Command::new("script").args(["-qfec", &command, log.path().to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let screen = String::from_utf8_lossy(&std::fs::read(log.path()).unwrap()).into_owned();
+    assert!(screen.contains("counting tokens"), "{screen}");
+}

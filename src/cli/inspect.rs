@@ -45,7 +45,9 @@ pub struct InspectArgs {
 pub fn run(args: &InspectArgs) -> Result<()> {
     let mut p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     args.context.apply(&mut p.tools.config.context);
+    let progress = crate::progress::Progress::start(true, "counting tokens");
     let report = Report::new(&p).map_err(|message| Error::Invalid { location: Location::doc(&p.origin), message })?;
+    drop(progress);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
     } else {

@@ -181,6 +181,7 @@ impl InputArgs {
             },
             strict,
             lenient: self.lenient,
+            progress: true,
         })
     }
 }
