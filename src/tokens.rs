@@ -65,6 +65,18 @@ pub fn measure(config: &mut RuntimeConfig) {
     config.context.tools_list_tokens = Some(ListTokens { full, compact });
 }
 
+/// Like [`measure`], for `serve`'s start-up: counts only when the size leaves `auto`'s choice in
+/// doubt. JSON tool lists run 2 to 6 bytes per o200k token, so below 2 bytes per token of the
+/// limit the list surely fits and above 6 surely not: the engine's estimate decides as well, without
+/// the tokenizer's 130 ms and 50 MB.
+pub fn measure_if_in_doubt(config: &mut RuntimeConfig) {
+    let limit = config.context.auto_max_tokens;
+    let bytes = tools_list_bytes(config.tools.iter().map(Tool::mcp_view), limit.saturating_mul(6));
+    if bytes > limit.saturating_mul(2) && bytes <= limit.saturating_mul(6) {
+        measure(config);
+    }
+}
+
 /// What `tools/list` costs in each mode.
 #[derive(Debug, Clone, Serialize)]
 pub struct ModeCosts {

@@ -50,7 +50,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             super::report_warnings(&p);
             let mut config = p.tools.config;
             crate::mem::drop_in_background(p.ir);
-            crate::tokens::measure(&mut config);
+            args.server.context.apply(&mut config.context);
+            crate::tokens::measure_if_in_doubt(&mut config);
             config
         }
     };
