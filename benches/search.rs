@@ -36,7 +36,7 @@ fn queries() -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    for file in ["tests/search/queries.json", "tests/search/heldout.json"] {
+    for file in ["tests/search/queries.json", "tests/search/heldout.json", "tests/search/final.json"] {
         let Ok(text) = std::fs::read_to_string(file) else { continue };
         let set: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         for q in set["queries"].as_array().into_iter().flatten() {
