@@ -39,18 +39,18 @@ pub struct Cost {
 }
 
 /// `{"tools": [...]}` as the server sends it.
-pub fn list_cost<'a>(tools: impl IntoIterator<Item = &'a McpTool>) -> Cost {
+pub fn list_cost(tools: impl IntoIterator<Item = McpTool>) -> Cost {
     #[derive(Serialize)]
-    struct List<'a> {
-        tools: Vec<&'a McpTool>,
+    struct List {
+        tools: Vec<McpTool>,
     }
     let text = serde_json::to_string(&List { tools: tools.into_iter().collect() }).unwrap_or_default();
     Cost { bytes: text.len(), tokens: count(&text) }
 }
 
-/// The engine's view of every tool, with full or compact schemas.
-pub fn entries(tools: &[Tool], compact: bool) -> Vec<ToolEntry> {
-    tools.iter().map(|t| ToolEntry::new(t.clone(), compact)).collect()
+/// The engine's view of every tool.
+pub fn entries(tools: &[Tool]) -> Vec<ToolEntry> {
+    tools.iter().map(|t| ToolEntry::new(t.clone())).collect()
 }
 
 /// Records in the config what listing every tool costs, with full and with compact schemas, so
@@ -60,8 +60,9 @@ pub fn measure(config: &mut RuntimeConfig) {
         config.context.tools_list_tokens = None;
         return;
     }
-    let full = list_cost(entries(&config.tools, false).iter().map(|e| &e.mcp)).tokens;
-    let compact = list_cost(entries(&config.tools, true).iter().map(|e| &e.mcp)).tokens;
+    let entries = entries(&config.tools);
+    let full = list_cost(entries.iter().map(|e| e.advertised(false))).tokens;
+    let compact = list_cost(entries.iter().map(|e| e.advertised(true))).tokens;
     config.context.tools_list_tokens = Some(ListTokens { full, compact });
 }
 
@@ -88,15 +89,14 @@ pub struct ModeCosts {
 
 /// The cost of each mode for a catalogue and its context policy (pins, schema detail).
 pub fn mode_costs(tools: &[Tool], ctx: &Context, compact_pins: bool) -> Result<ModeCosts, String> {
-    let full = entries(tools, false);
-    let compact = entries(tools, true);
-    let pinned_from = if compact_pins { &compact } else { &full };
-    let pins = discovery::pinned(&ctx.pin_tools, pinned_from)?;
-    let meta = discovery::meta_tools();
+    let entries = entries(tools);
+    let pins = discovery::pinned(&ctx.pin_tools, &entries)?;
     Ok(ModeCosts {
-        all_full: list_cost(full.iter().map(|e| &e.mcp)),
-        all_compact: list_cost(compact.iter().map(|e| &e.mcp)),
-        discovery: list_cost(meta.iter().chain(pins.iter().map(|&i| &pinned_from[i].mcp))),
+        all_full: list_cost(entries.iter().map(|e| e.advertised(false))),
+        all_compact: list_cost(entries.iter().map(|e| e.advertised(true))),
+        discovery: list_cost(
+            discovery::meta_tools().into_iter().chain(pins.iter().map(|&i| entries[i].advertised(compact_pins))),
+        ),
     })
 }
 

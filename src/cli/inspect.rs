@@ -125,7 +125,7 @@ impl Report {
     /// The report; `Err` for a context policy that cannot apply (a bad pin glob).
     pub fn new(p: &Pipeline) -> std::result::Result<Self, String> {
         let config = &p.tools.config;
-        let full = tokens::entries(&config.tools, false);
+        let full = tokens::entries(&config.tools);
         let tools: Vec<ToolRow> = config
             .tools
             .iter()

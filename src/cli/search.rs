@@ -40,7 +40,7 @@ pub struct SearchArgs {
 pub fn run(args: &SearchArgs) -> Result<()> {
     let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     let origin = p.origin.clone();
-    let entries = tokens::entries(&p.tools.config.tools, false);
+    let entries = tokens::entries(&p.tools.config.tools);
     crate::mem::drop_in_background(p);
     let index = SearchIndex::build(entries.iter().map(|e| e.search_doc()));
     let result = discovery::search_result(&entries, &index, &args.query, args.limit as usize);

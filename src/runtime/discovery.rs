@@ -368,7 +368,9 @@ fn describe_tools(engine: &Engine, args: &Map<String, Value>) -> CallToolResult 
     let mut unknown = Vec::new();
     for name in names {
         match engine.tool(name) {
-            Some(t) => described.push(serde_json::to_value(&t.mcp).unwrap_or(Value::Null)),
+            Some(t) => {
+                described.push(serde_json::to_value(t.advertised(engine.exposure().compact)).unwrap_or(Value::Null))
+            }
             None => unknown.push(json!({"name": name, "closest": closest_names(engine.tools(), name, 3)})),
         }
     }

@@ -29,7 +29,7 @@ pub struct EngineOptions {
 
 /// One tool as the engine holds it: what clients are shown, and what calls are checked against.
 pub struct ToolEntry {
-    /// The definition as advertised (with compact schemas in compact mode).
+    /// The full definition (what is listed unless schemas are compact; see [`ToolEntry::advertised`]).
     pub mcp: McpTool,
     /// The full input schema: arguments are validated against it in every mode.
     pub input_schema: Arc<Map<String, Value>>,
@@ -42,28 +42,21 @@ pub struct ToolEntry {
 }
 
 impl ToolEntry {
-    /// A catalogue tool; `compact` shrinks what is advertised (see [`super::compact`]).
-    pub fn new(t: Tool, compact: bool) -> ToolEntry {
+    /// A catalogue tool.
+    pub fn new(t: Tool) -> ToolEntry {
         let as_object = |v: Value| match v {
             Value::Object(m) => m,
             _ => Map::new(),
         };
         let input_schema = Arc::new(as_object(t.input_schema));
         let output_schema = t.output_schema.map(|s| Arc::new(as_object(s)));
-        let advertised = |full: &Arc<Map<String, Value>>| {
-            if compact { Arc::new(super::compact::compact_schema(full)) } else { full.clone() }
-        };
-        let description = match compact {
-            true => super::compact::compact_description(&t.description, t.title.as_deref()),
-            false => t.description,
-        };
         let mut mcp = McpTool::new_with_raw(
             t.name,
-            (!description.is_empty()).then(|| description.into()),
-            advertised(&input_schema),
+            (!t.description.is_empty()).then(|| t.description.into()),
+            input_schema.clone(),
         );
         mcp.title = t.title;
-        mcp.output_schema = output_schema.as_ref().map(advertised);
+        mcp.output_schema = output_schema.clone();
         let a = t.annotations;
         let mut ann = ToolAnnotations::new()
             .read_only(a.read_only_hint)
@@ -82,6 +75,21 @@ impl ToolEntry {
             input_validator: OnceLock::new(),
             output_validator: OnceLock::new(),
         }
+    }
+
+    /// The definition clients are shown: the full one, or with compact schemas and description
+    /// (see [`super::compact`]), computed when asked for so that discovery mode pays only for the
+    /// tools a client describes.
+    pub fn advertised(&self, compact: bool) -> McpTool {
+        let mut mcp = self.mcp.clone();
+        if compact {
+            let description =
+                super::compact::compact_description(mcp.description.as_deref().unwrap_or(""), mcp.title.as_deref());
+            mcp.description = (!description.is_empty()).then(|| description.into());
+            mcp.input_schema = Arc::new(super::compact::compact_schema(&self.input_schema));
+            mcp.output_schema = self.output_schema.as_ref().map(|s| Arc::new(super::compact::compact_schema(s)));
+        }
+        mcp
     }
 
     /// What the search index reads of this tool.
@@ -182,14 +190,16 @@ impl Engine {
             .enumerate()
             .map(|(i, t)| {
                 index.insert(t.name.clone(), i);
-                ToolEntry::new(t, exposure.compact)
+                ToolEntry::new(t)
             })
             .collect();
+        let compact = exposure.compact;
         let listed = match exposure.discovery {
-            false => tools.iter().map(|t| t.mcp.clone()).collect(),
+            false => tools.iter().map(|t| t.advertised(compact)).collect(),
             true => {
                 let pinned = discovery::pinned(&config.context.pin_tools, &tools)?;
-                discovery::meta_tools().into_iter().chain(pinned.into_iter().map(|i| tools[i].mcp.clone())).collect()
+                let pinned = pinned.into_iter().map(|i| tools[i].advertised(compact));
+                discovery::meta_tools().into_iter().chain(pinned).collect()
             }
         };
         let mut info = config.server;
