@@ -58,7 +58,7 @@ fn bench(name: &str, rel: &str) {
         return;
     };
     let p = pipeline::run(path.to_str().unwrap_or_default(), &PipelineOptions::default()).expect("pipeline");
-    let entries: Vec<ToolEntry> = p.tools.config.tools.into_iter().map(|t| ToolEntry::new(t)).collect();
+    let entries: Vec<ToolEntry> = p.tools.config.tools.into_iter().map(ToolEntry::new).collect();
     let started = Instant::now();
     let index = SearchIndex::build(entries.iter().map(ToolEntry::search_doc));
     let build = started.elapsed();

@@ -33,7 +33,7 @@ fn ranks(file: &str) -> Option<Ranks> {
             return None;
         }
         let p = pipeline::run(doc.to_str().unwrap(), &PipelineOptions::default()).unwrap();
-        let entries: Vec<ToolEntry> = p.tools.config.tools.into_iter().map(|t| ToolEntry::new(t)).collect();
+        let entries: Vec<ToolEntry> = p.tools.config.tools.into_iter().map(ToolEntry::new).collect();
         let index = SearchIndex::build(entries.iter().map(ToolEntry::search_doc));
         let mut ranks = Vec::new();
         for q in set["queries"].as_array().unwrap().iter().filter(|q| q["api"] == **api) {
