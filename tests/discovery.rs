@@ -14,17 +14,9 @@ use serde_json::json;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_tools_keep_their_names_behind_call_tool() {
     let mock = start_mock().await;
-    let text_spec = std::fs::read_to_string("tests/fixtures/discovery.yaml").unwrap().replace("MOCK_URL", &mock.url());
-    let spec = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
-    std::fs::write(spec.path(), text_spec).unwrap();
-    let cmd = ServerCommand::mcpgen(&[
-        "serve",
-        spec.path().to_str().unwrap(),
-        "--tool-mode",
-        "discovery",
-        "--pin-tool",
-        "search_*",
-    ]);
+    let spec = fixture_spec("discovery.yaml", &mock);
+    let cmd =
+        ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--tool-mode", "discovery", "--pin-tool", "search_*"]);
     for transport in TRANSPORTS {
         let c = connect(&cmd, transport).await;
         let listed: Vec<String> = c.client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();

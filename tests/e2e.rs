@@ -85,11 +85,8 @@ fn unset_credentials_are_named_at_start() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn declared_accept_content_type_and_authorization_headers() {
     let mock = start_mock().await;
-    let text_spec = std::fs::read_to_string("tests/fixtures/headers.yaml").unwrap().replace("MOCK_URL", &mock.url());
-    let spec = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
-    std::fs::write(spec.path(), text_spec).unwrap();
-    let cmd =
-        ServerCommand::mcpgen(&["serve", spec.path().to_str().unwrap()]).env("HEADERS_TEST_AUTHORIZATION", "token abc");
+    let spec = fixture_spec("headers.yaml", &mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap()]).env("HEADERS_TEST_AUTHORIZATION", "token abc");
     for transport in TRANSPORTS {
         let c = connect(&cmd, transport).await;
         for tool in c.client.list_all_tools().await.unwrap() {
@@ -120,10 +117,8 @@ async fn declared_accept_content_type_and_authorization_headers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn aws_path_keys_reach_the_server() {
     let mock = start_mock().await;
-    let text_spec = std::fs::read_to_string("tests/fixtures/aws-query.yaml").unwrap().replace("MOCK_URL", &mock.url());
-    let spec = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
-    std::fs::write(spec.path(), text_spec).unwrap();
-    let c = connect(&ServerCommand::mcpgen(&["serve", spec.path().to_str().unwrap()]), Transport::Stdio).await;
+    let spec = fixture_spec("aws-query.yaml", &mock);
+    let c = connect(&ServerCommand::mcpgen(&["serve", spec.to_str().unwrap()]), Transport::Stdio).await;
     let tools = c.client.list_all_tools().await.unwrap();
     let describe = tools.iter().find(|t| t.name == "GET_DescribeInstances").unwrap();
     let props = describe.input_schema.get("properties").and_then(|p| p.as_object()).unwrap();

@@ -94,6 +94,7 @@ pub struct Totals {
     /// Operations that could not be converted (see the warnings).
     pub skipped: usize,
     pub tools: usize,
+
     /// Compact JSON size of the `tools/list` result listing every tool with full schemas.
     pub tools_list_bytes: usize,
     /// Its tokens ([`tokens::TOKENIZER`]).
@@ -284,28 +285,34 @@ impl Report {
                 let _ = writeln!(out, "  {d}");
             }
         }
-        if !notes.is_empty() {
-            let _ = writeln!(out, "\nNotes ({}):", notes.len());
-            let (renames, others): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
-                notes.into_iter().partition(|d| d.kind == crate::diag::DiagKind::ToolRenamed);
-            for d in others {
-                let _ = writeln!(out, "  {d}");
-            }
-            if verbose || renames.len() <= 3 {
-                for d in renames {
-                    let _ = writeln!(out, "  {d}");
-                }
-            } else {
-                let examples: Vec<&str> = renames.iter().take(3).map(|d| d.message.as_str()).collect();
-                let _ = writeln!(
-                    out,
-                    "  {} tools are named apart from their operationId (tool names take letters, digits, `_` and `-`), e.g. {}; --verbose lists them all",
-                    group_digits(renames.len()),
-                    examples.join(", ")
-                );
-            }
-        }
+        render_notes(&mut out, notes, verbose);
         out
+    }
+}
+
+/// Notes, with renames summed up (three examples) unless `verbose`.
+fn render_notes(out: &mut String, notes: Vec<&Diagnostic>, verbose: bool) {
+    if notes.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nNotes ({}):", notes.len());
+    let (renames, others): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+        notes.into_iter().partition(|d| d.kind == crate::diag::DiagKind::ToolRenamed);
+    for d in others {
+        let _ = writeln!(out, "  {d}");
+    }
+    if verbose || renames.len() <= 3 {
+        for d in renames {
+            let _ = writeln!(out, "  {d}");
+        }
+    } else {
+        let examples: Vec<&str> = renames.iter().take(3).map(|d| d.message.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  {} tools are named apart from their operationId (tool names take letters, digits, `_` and `-`), e.g. {}; --verbose lists them all",
+            group_digits(renames.len()),
+            examples.join(", ")
+        );
     }
 }
 

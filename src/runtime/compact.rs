@@ -8,8 +8,9 @@ use serde_json::{Map, Value};
 /// Longest first sentence kept, in characters.
 pub const SENTENCE_MAX: usize = 200;
 
-/// Keywords whose value is one schema.
-const SCHEMA_KEYWORDS: [&str; 12] = [
+/// Keywords whose value is one schema (`items` may also be a list of them, as in older drafts).
+/// These three lists say where schemas sit inside a schema; `tools::simplify` walks by them too.
+pub const SCHEMA_KEYWORDS: [&str; 12] = [
     "items",
     "additionalProperties",
     "additionalItems",
@@ -25,10 +26,11 @@ const SCHEMA_KEYWORDS: [&str; 12] = [
 ];
 
 /// Keywords whose value is a list of schemas.
-const SCHEMA_LIST_KEYWORDS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+pub const SCHEMA_LIST_KEYWORDS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
 
-/// Keywords whose value maps names to schemas.
-const SCHEMA_MAP_KEYWORDS: [&str; 5] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+/// Keywords whose value maps names (never rewritten) to schemas.
+pub const SCHEMA_MAP_KEYWORDS: [&str; 5] =
+    ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 
 /// The compact form of a tool's schema. The root's own description is kept whole.
 pub fn compact_schema(schema: &Map<String, Value>) -> Map<String, Value> {

@@ -124,6 +124,15 @@ pub fn pinned(globs: &[String], tools: &[ToolEntry]) -> Result<Vec<usize>, Strin
     Ok(out)
 }
 
+/// What `tools/list` shows: every tool, or the discovery tools and the pinned ones.
+pub fn listed(exposure: &Exposure, pins: &[String], tools: &[ToolEntry]) -> Result<Vec<McpTool>, String> {
+    if !exposure.discovery {
+        return Ok(tools.iter().map(|t| t.advertised(exposure.compact)).collect());
+    }
+    let pinned = pinned(pins, tools)?.into_iter().map(|i| tools[i].advertised(exposure.compact));
+    Ok(meta_tools().into_iter().chain(pinned).collect())
+}
+
 /// The three discovery tools.
 pub fn meta_tools() -> Vec<McpTool> {
     let read_only = ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false);

@@ -193,15 +193,7 @@ impl Engine {
                 ToolEntry::new(t)
             })
             .collect();
-        let compact = exposure.compact;
-        let listed = match exposure.discovery {
-            false => tools.iter().map(|t| t.advertised(compact)).collect(),
-            true => {
-                let pinned = discovery::pinned(&config.context.pin_tools, &tools)?;
-                let pinned = pinned.into_iter().map(|i| tools[i].advertised(compact));
-                discovery::meta_tools().into_iter().chain(pinned).collect()
-            }
-        };
+        let listed = discovery::listed(&exposure, &config.context.pin_tools, &tools)?;
         let mut info = config.server;
         if exposure.discovery {
             info.instructions = Some(discovery::instructions(info.instructions.as_deref(), &tools));

@@ -55,6 +55,48 @@ impl ArgNames {
     }
 }
 
+/// What the document fixes rather than asks for.
+#[derive(Default)]
+struct Fixed {
+    headers: BTreeMap<String, String>,
+    query: BTreeMap<String, String>,
+    authorization: bool,
+}
+
+impl Fixed {
+    /// Takes a parameter that is no argument; `false` leaves it to be one.
+    fn take(&mut self, p: &crate::ir::Parameter, op: &Operation) -> bool {
+        // A required parameter that allows one value (AWS: `Action`, `Version`, `X-Amz-Target`)
+        // is no choice for the model: it is sent, not asked for.
+        if let Some(value) = p.required.then(|| single_value(&p.schema)).flatten() {
+            let place = match p.location {
+                ParamLocation::Query => Some(&mut self.query),
+                ParamLocation::Header => Some(&mut self.headers),
+                _ => None,
+            };
+            if let Some(place) = place {
+                place.insert(p.name.clone(), value);
+                return true;
+            }
+        }
+        if p.location != ParamLocation::Header {
+            return false;
+        }
+        // OpenAPI says to ignore these three header parameters, but validators and real servers
+        // enforce them: the document's fixed value is sent, and they never become arguments.
+        match p.name.to_ascii_lowercase().as_str() {
+            "authorization" => self.authorization = true,
+            "accept" | "content-type" => {
+                if let Some(value) = fixed_header_value(p, op) {
+                    self.headers.insert(p.name.clone(), value);
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
 /// The one value a schema allows (`enum` of one, or `const`), as text on the wire.
 fn single_value(schema: &Value) -> Option<String> {
     let value = match schema.get("enum").and_then(Value::as_array) {
@@ -98,48 +140,17 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
     let mut props = Map::new();
     let mut required: Vec<Value> = Vec::new();
     let mut params = Vec::new();
-    let mut headers = BTreeMap::new();
-    let mut query = BTreeMap::new();
-    let mut authorization = false;
+    let mut fixed = Fixed::default();
     for (name, value) in &op.fixed_query {
         // A pair that mirrors a declared parameter (AWS: `#X-Amz-Target=...` with the header
         // declared) only told two path keys apart: the parameter says how it is sent.
         if !op.parameters.iter().any(|p| p.name.eq_ignore_ascii_case(name)) {
-            query.insert(name.clone(), value.clone());
+            fixed.query.insert(name.clone(), value.clone());
         }
     }
     for p in &op.parameters {
-        // A required parameter that allows one value (AWS: `Action`, `Version`, `X-Amz-Target`)
-        // is no choice for the model: it is sent, not asked for.
-        if let Some(value) = p.required.then(|| single_value(&p.schema)).flatten() {
-            match p.location {
-                ParamLocation::Query => {
-                    query.insert(p.name.clone(), value);
-                    continue;
-                }
-                ParamLocation::Header => {
-                    headers.insert(p.name.clone(), value);
-                    continue;
-                }
-                _ => {}
-            }
-        }
-        // OpenAPI says to ignore these three header parameters, but validators and real servers
-        // enforce them: the document's fixed value is sent, and they never become arguments.
-        if p.location == ParamLocation::Header {
-            match p.name.to_ascii_lowercase().as_str() {
-                "authorization" => {
-                    authorization = true;
-                    continue;
-                }
-                "accept" | "content-type" => {
-                    if let Some(value) = fixed_header_value(p, op) {
-                        headers.insert(p.name.clone(), value);
-                    }
-                    continue;
-                }
-                _ => {}
-            }
+        if fixed.take(p, op) {
+            continue;
         }
         let location = p.location.as_str();
         let arg = names.claim(p.argument.as_deref().unwrap_or(&p.name), location, &op.pointer, &mut diagnostics);
@@ -199,6 +210,7 @@ pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: I
         }
     }
     ensure_array_items(&mut schema);
+    let Fixed { headers, query, authorization } = fixed;
     Input {
         schema,
         params,

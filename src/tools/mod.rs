@@ -96,11 +96,7 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
     let prefix = opts.env_prefix.clone().unwrap_or_else(|| security::env_prefix(&ir.info.title));
     let mut security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
     let default_security = security::add_cli_schemes(&mut security_schemes, &opts.auth);
-    if ir.operations.iter().any(security::declares_authorization) {
-        security_schemes
-            .entry(security::AUTHORIZATION_HEADER.to_string())
-            .or_insert_with(|| security::authorization_header(&prefix));
-    }
+    security::add_authorization_header(&mut security_schemes, &ir.operations, &prefix);
     let mut headers = BTreeMap::new();
     match &opts.routing {
         Routing::Unbound => {}

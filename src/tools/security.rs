@@ -189,6 +189,17 @@ pub fn authorization_header(prefix: &str) -> SecurityScheme {
     }
 }
 
+/// Adds the `Authorization` header scheme when an operation declares that header parameter.
+pub fn add_authorization_header(
+    schemes: &mut BTreeMap<String, SecurityScheme>,
+    operations: &[crate::ir::Operation],
+    prefix: &str,
+) {
+    if operations.iter().any(declares_authorization) {
+        schemes.entry(AUTHORIZATION_HEADER.to_string()).or_insert_with(|| authorization_header(prefix));
+    }
+}
+
 /// Whether an operation declares an `Authorization` header parameter.
 pub fn declares_authorization(op: &crate::ir::Operation) -> bool {
     op.parameters.iter().any(|p| {

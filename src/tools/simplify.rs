@@ -26,27 +26,9 @@ fn is_annotation(key: &str) -> bool {
     ) || key.starts_with("x-")
 }
 
-/// Keywords whose value is one schema (`items` may also be a list of them, as in older drafts).
-const SCHEMA_KEYWORDS: [&str; 12] = [
-    "items",
-    "additionalItems",
-    "additionalProperties",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contentSchema",
-];
-
-/// Keywords whose value is a list of schemas.
-const SCHEMA_LISTS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
-
-/// Keywords whose value maps names (never rewritten) to schemas.
-const SCHEMA_MAPS: [&str; 5] = ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
+use crate::runtime::compact::{
+    SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS as SCHEMA_LISTS, SCHEMA_MAP_KEYWORDS as SCHEMA_MAPS,
+};
 
 /// Keywords whose meaning depends on others of the same group in the same schema object
 /// (`additionalProperties` on `properties`, `items` on `prefixItems`, ...): a branch and a parent

@@ -200,7 +200,12 @@ fn json_response(status: u16, v: Value) -> Response {
 
 /// The e2e spec with the mock's address in it, written to a temp file.
 pub fn e2e_spec(mock: &Mock) -> tempfile::TempPath {
-    let text = std::fs::read_to_string("tests/fixtures/e2e.yaml").unwrap().replace("MOCK_URL", &mock.url());
+    fixture_spec("e2e.yaml", mock)
+}
+
+/// A fixture of tests/fixtures with the mock's address for `MOCK_URL`, written to a temp file.
+pub fn fixture_spec(name: &str, mock: &Mock) -> tempfile::TempPath {
+    let text = std::fs::read_to_string(format!("tests/fixtures/{name}")).unwrap().replace("MOCK_URL", &mock.url());
     let mut f = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
     std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
     f.into_temp_path()
