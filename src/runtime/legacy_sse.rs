@@ -52,8 +52,12 @@ pub async fn connect(State(legacy): State<Arc<LegacySse>>) -> Response {
         }
         state.sessions().remove(&session);
     });
+    // The session ends when its stream does (the client went away): dropping its sender ends the
+    // server's input, even if the client never sent a message.
+    let guard = SessionGuard { legacy, id: id.clone() };
     let endpoint = stream::once(async move { format!("event: endpoint\ndata: /messages?session_id={id}\n\n") });
-    let messages = for_client.map(|m| {
+    let messages = for_client.map(move |m| {
+        let _alive = &guard;
         let json = serde_json::to_string(&m).unwrap_or_default();
         format!("event: message\ndata: {json}\n\n")
     });
@@ -63,6 +67,18 @@ pub async fn connect(State(legacy): State<Arc<LegacySse>>) -> Response {
         .header(header::CACHE_CONTROL, "no-cache")
         .body(Body::from_stream(body))
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// Removes its session when the event stream is dropped.
+struct SessionGuard {
+    legacy: Arc<LegacySse>,
+    id: String,
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        self.legacy.sessions().remove(&self.id);
+    }
 }
 
 /// `POST /messages?session_id=...`: one client message into its session (answered on the stream).
