@@ -123,14 +123,19 @@ pub fn first_sentence(text: &str, max: usize) -> String {
             break;
         }
     }
-    let sentence = text[..end].split_whitespace().collect::<Vec<_>>().join(" ");
-    if sentence.chars().count() <= max {
-        return sentence;
+    cap(&text[..end].split_whitespace().collect::<Vec<_>>().join(" "), max)
+}
+
+/// Cuts text to at most `max` characters, marking the cut with `…`.
+pub fn cap(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
     }
-    let mut cut: String = sentence.chars().take(max.saturating_sub(1)).collect();
-    cut.truncate(cut.trim_end().len());
-    cut.push('…');
-    cut
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.truncate(out.trim_end().len());
+    out.push('…');
+    out
 }
 
 #[cfg(test)]

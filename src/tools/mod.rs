@@ -398,17 +398,8 @@ fn describe(summary: Option<&str>, description: Option<&str>, deprecated: bool, 
     cap(text.trim(), max)
 }
 
-/// Cuts text to at most `max` characters, marking the cut with `…`.
-pub fn cap(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.truncate(out.trim_end().len());
-    out.push('…');
-    out
-}
+/// Cuts text to at most `max` characters, marking the cut with `…` (the engine's own, shared).
+pub use crate::runtime::compact::cap;
 
 #[cfg(test)]
 mod tests {
