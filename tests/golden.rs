@@ -4,30 +4,52 @@
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::tools::OutputSchemaPolicy;
 
-const SAMPLES: &[&str] = &[
-    "petstore-swagger2.yaml",
-    "petstore-oas30.json",
-    "petstore-oas31.yaml",
-    "multi-file/openapi.yaml",
-    "recursive-schemas.yaml",
-    "schema-circular.json",
-    "annotated-refs.yaml",
-    "parameter-styles.json",
-    "bodies.yaml",
-    "form-data.json",
-    "file-uploads.json",
-    "security.json",
-    "security-schemes.yaml",
-    "hostile.yaml",
-    "openai-functions.json",
-    "python-functions.json",
-    "openai-tools.json",
-    "openai-chat-request.json",
-    "anthropic-tools.json",
-    "gemini-functions.json",
-    "mcp-tools-list.json",
-    "hostile-functions.json",
-];
+/// One test per sample (and per check), so that one failure hides no other.
+macro_rules! samples {
+    ($($name:ident => $sample:literal),* $(,)?) => {
+        mod goldens {
+            $(
+                #[test]
+                fn $name() {
+                    super::matches_goldens($sample);
+                }
+            )*
+        }
+        mod client_safe {
+            $(
+                #[test]
+                fn $name() {
+                    super::is_client_safe($sample);
+                }
+            )*
+        }
+    };
+}
+
+samples! {
+    petstore_swagger2 => "petstore-swagger2.yaml",
+    petstore_oas30 => "petstore-oas30.json",
+    petstore_oas31 => "petstore-oas31.yaml",
+    multi_file_openapi => "multi-file/openapi.yaml",
+    recursive_schemas => "recursive-schemas.yaml",
+    schema_circular => "schema-circular.json",
+    annotated_refs => "annotated-refs.yaml",
+    parameter_styles => "parameter-styles.json",
+    bodies => "bodies.yaml",
+    form_data => "form-data.json",
+    file_uploads => "file-uploads.json",
+    security => "security.json",
+    security_schemes => "security-schemes.yaml",
+    hostile => "hostile.yaml",
+    openai_functions => "openai-functions.json",
+    python_functions => "python-functions.json",
+    openai_tools => "openai-tools.json",
+    openai_chat_request => "openai-chat-request.json",
+    anthropic_tools => "anthropic-tools.json",
+    gemini_functions => "gemini-functions.json",
+    mcp_tools_list => "mcp-tools-list.json",
+    hostile_functions => "hostile-functions.json",
+}
 
 fn golden_name(sample: &str) -> String {
     sample.replace('/', "-").rsplit_once('.').map(|(stem, _)| stem.to_string()).unwrap_or_default()
@@ -39,38 +61,33 @@ fn pretty(v: &impl serde::Serialize) -> String {
     s
 }
 
-#[test]
-fn samples_match_goldens() {
-    for sample in SAMPLES {
-        let spec = format!("samples/{sample}");
-        let mut opts = PipelineOptions::default();
-        // Output schemas are opt-in; the goldens show them too.
-        opts.tools.output_schema = OutputSchemaPolicy::Full;
-        let p = pipeline::run(&spec, &opts).unwrap_or_else(|e| panic!("{spec}: {e}"));
-        let name = golden_name(sample);
-        expectorate::assert_contents(format!("tests/golden/{name}.ir.json"), &pretty(&p.ir));
-        expectorate::assert_contents(format!("tests/golden/{name}.tools.json"), &pretty(&p.tools.config));
-        let report = mcpgen::cli::InspectReport::new(&p).expect("report");
-        expectorate::assert_contents(format!("tests/golden/{name}.inspect.txt"), &report.render());
-    }
+/// The IR, the runtime config and the inspect report of one sample match their goldens.
+fn matches_goldens(sample: &str) {
+    let spec = format!("samples/{sample}");
+    let mut opts = PipelineOptions::default();
+    // Output schemas are opt-in; the goldens show them too.
+    opts.tools.output_schema = OutputSchemaPolicy::Full;
+    let p = pipeline::run(&spec, &opts).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let name = golden_name(sample);
+    expectorate::assert_contents(format!("tests/golden/{name}.ir.json"), &pretty(&p.ir));
+    expectorate::assert_contents(format!("tests/golden/{name}.tools.json"), &pretty(&p.tools.config));
+    let report = mcpgen::cli::InspectReport::new(&p).expect("report");
+    expectorate::assert_contents(format!("tests/golden/{name}.inspect.txt"), &report.render());
 }
 
-/// Every input schema obeys the MCP rules that clients enforce.
-#[test]
-fn tool_schemas_are_client_safe() {
-    for sample in SAMPLES {
-        let spec = format!("samples/{sample}");
-        let p = pipeline::run(&spec, &PipelineOptions::default()).unwrap_or_else(|e| panic!("{spec}: {e}"));
-        for tool in &p.tools.config.tools {
-            let s = &tool.input_schema;
-            let at = format!("{spec}: {}", tool.name);
-            assert!(regex_like_name(&tool.name), "{at}: bad name");
-            assert_eq!(s["type"], "object", "{at}: root must be an object");
-            for k in ["anyOf", "oneOf", "allOf"] {
-                assert!(s.get(k).is_none(), "{at}: top-level {k}");
-            }
-            check_refs_and_items(s, s, &at);
+/// Every input schema of one sample obeys the MCP rules that clients enforce.
+fn is_client_safe(sample: &str) {
+    let spec = format!("samples/{sample}");
+    let p = pipeline::run(&spec, &PipelineOptions::default()).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    for tool in &p.tools.config.tools {
+        let s = &tool.input_schema;
+        let at = format!("{spec}: {}", tool.name);
+        assert!(regex_like_name(&tool.name), "{at}: bad name");
+        assert_eq!(s["type"], "object", "{at}: root must be an object");
+        for k in ["anyOf", "oneOf", "allOf"] {
+            assert!(s.get(k).is_none(), "{at}: top-level {k}");
         }
+        check_refs_and_items(s, s, &at);
     }
 }
 
