@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::runtime::discovery;
 use crate::runtime::engine::ToolEntry;
-use crate::runtime::model::{Context, ListTokens, RuntimeConfig, Tool, tools_list_bytes};
+use crate::runtime::model::{ListTokens, RuntimeConfig, Tool, tools_list_bytes};
 
 /// Named in reports, so that readers know what was counted.
 pub const TOKENIZER: &str = "o200k_base (tiktoken-rs)";
@@ -60,10 +60,13 @@ pub fn measure(config: &mut RuntimeConfig) {
         config.context.tools_list_tokens = None;
         return;
     }
-    let entries = entries(&config.tools);
-    let full = list_cost(entries.iter().map(|e| e.advertised(false))).tokens;
-    let compact = list_cost(entries.iter().map(|e| e.advertised(true))).tokens;
-    config.context.tools_list_tokens = Some(ListTokens { full, compact });
+    let (full, compact) = all_tools_costs(&entries(&config.tools));
+    config.context.tools_list_tokens = Some(ListTokens { full: full.tokens, compact: compact.tokens });
+}
+
+/// What listing every tool costs, with full and with compact schemas.
+pub fn all_tools_costs(entries: &[ToolEntry]) -> (Cost, Cost) {
+    (list_cost(entries.iter().map(|e| e.advertised(false))), list_cost(entries.iter().map(|e| e.advertised(true))))
 }
 
 /// Like [`measure`], for `serve`'s start-up: counts only when the size leaves `auto`'s choice in
@@ -87,17 +90,11 @@ pub struct ModeCosts {
     pub discovery: Cost,
 }
 
-/// The cost of each mode for a catalogue and its context policy (pins, schema detail).
-pub fn mode_costs(tools: &[Tool], ctx: &Context, compact_pins: bool) -> Result<ModeCosts, String> {
-    let entries = entries(tools);
-    let pins = discovery::pinned(&ctx.pin_tools, &entries)?;
-    Ok(ModeCosts {
-        all_full: list_cost(entries.iter().map(|e| e.advertised(false))),
-        all_compact: list_cost(entries.iter().map(|e| e.advertised(true))),
-        discovery: list_cost(
-            discovery::meta_tools().into_iter().chain(pins.iter().map(|&i| entries[i].advertised(compact_pins))),
-        ),
-    })
+/// What discovery mode's `tools/list` costs: the three tools and the pinned ones, shown with the
+/// schema detail the mode uses.
+pub fn discovery_cost(entries: &[ToolEntry], pins: &[String], compact: bool) -> Result<Cost, String> {
+    let pinned = discovery::pinned(pins, entries)?;
+    Ok(list_cost(discovery::meta_tools().into_iter().chain(pinned.iter().map(|&i| entries[i].advertised(compact)))))
 }
 
 #[cfg(test)]

@@ -143,14 +143,14 @@ impl Report {
                 source: src.pointer.clone(),
             })
             .collect();
-        drop(full);
         let skipped = p.diagnostics().filter(|d| d.kind == crate::diag::DiagKind::OperationSkipped).count();
         let mut context = config.context.clone();
-        let first = tokens::mode_costs(&config.tools, &context, false)?;
-        context.tools_list_tokens = Some(ListTokens { full: first.all_full.tokens, compact: first.all_compact.tokens });
+        let (all_full, all_compact) = tokens::all_tools_costs(&full);
+        context.tools_list_tokens = Some(ListTokens { full: all_full.tokens, compact: all_compact.tokens });
         let exposure = discovery::resolve(&context, &config.tools);
-        // Pinned tools are shown with the schema detail the chosen mode uses.
-        let modes = if exposure.compact { tokens::mode_costs(&config.tools, &context, true)? } else { first };
+        let discovery = tokens::discovery_cost(&full, &context.pin_tools, exposure.compact)?;
+        drop(full);
+        let modes = ModeCosts { all_full, all_compact, discovery };
         let credentials = config
             .security_schemes
             .iter()
