@@ -11,7 +11,7 @@ use crate::diag::Diagnostic;
 use crate::error::{Error, Location, Result};
 use crate::pipeline::{self, Pipeline};
 use crate::runtime::cli::ContextArgs;
-use crate::runtime::discovery;
+use crate::runtime::discovery::{self, group_digits};
 use crate::runtime::model::{Annotations, ListTokens, SecurityScheme, Tool};
 use crate::tokens::{self, Cost, ModeCosts};
 
@@ -349,16 +349,4 @@ fn human_bytes(n: usize) -> String {
     } else {
         format!("{:.1} MB", n as f64 / 1048576.0)
     }
-}
-
-fn group_digits(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -50,21 +50,22 @@ pub fn resolve(ctx: &Context, tools: &[Tool]) -> Exposure {
     };
     let over = tokens > limit;
     let cost = match (over, measured) {
-        (true, false) => format!("more than {} tokens", group(limit)),
-        (false, false) => format!("about {} tokens", group(tokens)),
-        (_, true) => format!("{} tokens", group(tokens)),
+        (true, false) => format!("more than {} tokens", group_digits(limit)),
+        (false, false) => format!("about {} tokens", group_digits(tokens)),
+        (_, true) => format!("{} tokens", group_digits(tokens)),
     };
     let (discovery, why) = match ctx.tool_mode {
         ToolMode::All => (false, "--tool-mode all".to_string()),
         ToolMode::Discovery => (true, "--tool-mode discovery".to_string()),
         ToolMode::Auto if n > ctx.auto_max_tools => {
-            (true, format!("{} tools is more than {} (--auto-max-tools)", group(n), ctx.auto_max_tools))
+            (true, format!("{} tools is more than {} (--auto-max-tools)", group_digits(n), ctx.auto_max_tools))
         }
-        ToolMode::Auto if over => {
-            (true, format!("listing every tool would cost {cost}, more than {} (--auto-max-tokens)", group(limit)))
-        }
+        ToolMode::Auto if over => (
+            true,
+            format!("listing every tool would cost {cost}, more than {} (--auto-max-tokens)", group_digits(limit)),
+        ),
         ToolMode::Auto => {
-            (false, format!("{n} tools, {cost} (limits: {} tools, {} tokens)", ctx.auto_max_tools, group(limit)))
+            (false, format!("{n} tools, {cost} (limits: {} tools, {} tokens)", ctx.auto_max_tools, group_digits(limit)))
         }
     };
     let compact = match ctx.schema_detail {
@@ -78,7 +79,7 @@ pub fn resolve(ctx: &Context, tools: &[Tool]) -> Exposure {
 }
 
 /// Digits in groups of three: 1,223.
-fn group(n: usize) -> String {
+pub fn group_digits(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
@@ -198,7 +199,7 @@ pub fn instructions(api: Option<&str>, tools: &[ToolEntry]) -> String {
         "This server gives access to {} tools through three: search_tools finds tools by what you want to do \
          (in plain words), describe_tools shows the input schemas of the ones you pick, and call_tool calls one \
          by name with its arguments. Search first; describe before you call.",
-        group(tools.len())
+        group_digits(tools.len())
     ));
     let groups = groups(tools);
     if !groups.is_empty() {
