@@ -1,5 +1,7 @@
 //! The command line as a user meets it: exit codes, error messages naming the place, `--help`.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn mcpgen(args: &[&str]) -> Output {
@@ -281,12 +283,9 @@ fn errors_name_the_cause() {
 /// description takes a few seconds to count in a debug build; `script` gives the terminal.
 #[test]
 fn progress_only_on_a_terminal() {
-    let corpus = std::env::var_os("MCPGEN_CORPUS").map(std::path::PathBuf::from).unwrap_or_else(|| {
-        std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus")
-    });
-    let github = corpus.join("node_modules/@octokit/openapi/generated/api.github.com.json");
-    if !github.exists() || Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: needs the corpus and util-linux's script");
+    let Some(github) = common::corpus_file(common::GITHUB) else { return };
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: needs util-linux's script");
         return;
     }
     let plain = mcpgen(&["inspect", github.to_str().unwrap(), "--json"]);

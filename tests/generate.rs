@@ -183,14 +183,9 @@ async fn generated_crates_build_and_behave_like_serve() {
         ("samples/multi-file/openapi.yaml".into(), "multi-file-mcp".into()),
         ("samples/parameter-styles.json".into(), "parameter-styles-mcp".into()),
     ];
-    let corpus = std::env::var_os("MCPGEN_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus"));
-    let github = corpus.join("node_modules/@octokit/openapi/generated/api.github.com.json");
-    if github.exists() {
-        crates.push((github.display().to_string(), "github-mcp".into()));
-    } else {
-        eprintln!("GitHub's API description not found (../shared/corpus/fetch.sh): its crate is not built");
+    match corpus_file(GITHUB) {
+        Some(github) => crates.push((github.display().to_string(), "github-mcp".into())),
+        None => eprintln!("so GitHub's crate is not built"),
     }
     let mut members = Vec::new();
     for (spec, name) in &crates {

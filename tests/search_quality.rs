@@ -5,20 +5,15 @@
 //! worse fails. Run with `--nocapture` for recall@1/@5/@10 per API and the misses. Needs the
 //! corpus (../shared/corpus/fetch.sh); skipped with a message without it.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+mod common;
 
+use std::collections::BTreeMap;
+
+use common::corpus_file;
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::runtime::engine::ToolEntry;
 use mcpgen::runtime::search::SearchIndex;
 use serde_json::Value;
-
-fn corpus() -> PathBuf {
-    std::env::var_os("MCPGEN_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus"))
-        .join("node_modules")
-}
 
 /// Per API, each query with the rank (1-based) of its gold operation, `None` past the top 10.
 type Ranks = BTreeMap<String, Vec<(String, Option<usize>)>>;
@@ -27,11 +22,7 @@ fn ranks(file: &str) -> Option<Ranks> {
     let set: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let mut out = BTreeMap::new();
     for (api, path) in set["apis"].as_object().unwrap() {
-        let doc = corpus().join(path.as_str().unwrap());
-        if !doc.exists() {
-            eprintln!("skipped: {} not found (run ../shared/corpus/fetch.sh)", doc.display());
-            return None;
-        }
+        let doc = corpus_file(path.as_str().unwrap())?;
         let p = pipeline::run(doc.to_str().unwrap(), &PipelineOptions::default()).unwrap();
         let entries: Vec<ToolEntry> = p.tools.config.tools.into_iter().map(ToolEntry::new).collect();
         let index = SearchIndex::build(entries.iter().map(ToolEntry::search_doc));

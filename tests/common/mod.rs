@@ -200,6 +200,24 @@ fn json_response(status: u16, v: Value) -> Response {
         .unwrap()
 }
 
+/// A file of the corpus of real API descriptions (`../shared/corpus/fetch.sh`, in `$MCPGEN_CORPUS`
+/// or `~/.cache/mcpgen-corpus`), by its path under `node_modules`; `None` with a message when it
+/// is not there, so that the test can skip.
+pub fn corpus_file(rel: &str) -> Option<std::path::PathBuf> {
+    let root = std::env::var_os("MCPGEN_CORPUS").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus")
+    });
+    let path = root.join("node_modules").join(rel);
+    if path.exists() {
+        return Some(path);
+    }
+    eprintln!("skipped: {} not found (../shared/corpus/fetch.sh)", path.display());
+    None
+}
+
+/// GitHub's REST API description in the corpus.
+pub const GITHUB: &str = "@octokit/openapi/generated/api.github.com.json";
+
 /// The e2e spec with the mock's address in it, written to a temp file.
 pub fn e2e_spec(mock: &Mock) -> tempfile::TempPath {
     fixture_spec("e2e.yaml", mock)
