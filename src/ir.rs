@@ -73,62 +73,8 @@ pub struct ApiInfo {
     pub description: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Method {
-    Get,
-    Put,
-    Post,
-    Delete,
-    Options,
-    Head,
-    Patch,
-    Trace,
-}
-
-impl Method {
-    pub const ALL: [Method; 8] = [
-        Method::Get,
-        Method::Put,
-        Method::Post,
-        Method::Delete,
-        Method::Options,
-        Method::Head,
-        Method::Patch,
-        Method::Trace,
-    ];
-
-    /// The lower-case key used in OpenAPI path items.
-    pub fn key(self) -> &'static str {
-        match self {
-            Method::Get => "get",
-            Method::Put => "put",
-            Method::Post => "post",
-            Method::Delete => "delete",
-            Method::Options => "options",
-            Method::Head => "head",
-            Method::Patch => "patch",
-            Method::Trace => "trace",
-        }
-    }
-
-    pub fn as_upper(self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Put => "PUT",
-            Method::Post => "POST",
-            Method::Delete => "DELETE",
-            Method::Options => "OPTIONS",
-            Method::Head => "HEAD",
-            Method::Patch => "PATCH",
-            Method::Trace => "TRACE",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Method> {
-        Method::ALL.into_iter().find(|m| m.key().eq_ignore_ascii_case(s))
-    }
-}
+/// The HTTP method: one type for the IR, the runtime config and the engine.
+pub use crate::runtime::model::Method;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Operation {

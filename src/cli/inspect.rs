@@ -12,7 +12,7 @@ use crate::error::{Error, Location, Result};
 use crate::pipeline::{self, Pipeline};
 use crate::runtime::cli::ContextArgs;
 use crate::runtime::discovery::{self, group_digits};
-use crate::runtime::model::{Annotations, ListTokens, SecurityScheme, Tool};
+use crate::runtime::model::{Annotations, ListTokens, Method, SecurityScheme, Tool};
 use crate::tokens::{self, Cost, ModeCosts};
 
 pub const EXAMPLES: &str = "\
@@ -77,7 +77,7 @@ pub struct ApiSummary {
 #[derive(Debug, Serialize)]
 pub struct ToolRow {
     pub name: String,
-    pub method: Option<String>,
+    pub method: Option<Method>,
     pub path: Option<String>,
     pub params: usize,
     pub schema_bytes: usize,
@@ -134,7 +134,7 @@ impl Report {
             .zip(&p.tools.sources)
             .map(|((t, entry), src)| ToolRow {
                 name: t.name.clone(),
-                method: t.http.as_ref().map(|h| h.method.clone()),
+                method: t.http.as_ref().map(|h| h.method),
                 path: t.http.as_ref().map(|h| h.path.clone()),
                 params: param_count(t),
                 schema_bytes: serde_json::to_vec(&t.input_schema).map(|v| v.len()).unwrap_or(0),
@@ -219,7 +219,7 @@ impl Report {
             .map(|t| {
                 [
                     t.name.clone(),
-                    t.method.clone().unwrap_or_else(|| "-".into()),
+                    t.method.map_or("-", Method::as_upper).to_string(),
                     t.path.clone().unwrap_or_else(|| "-".into()),
                     t.params.to_string(),
                     human_bytes(t.schema_bytes),

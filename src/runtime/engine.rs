@@ -99,7 +99,7 @@ impl ToolEntry {
             operation_id: self.operation_id.as_deref(),
             title: self.mcp.title.as_deref(),
             description: self.mcp.description.as_deref().unwrap_or(""),
-            method: self.http.as_ref().map(|h| h.method.as_str()),
+            method: self.http.as_ref().map(|h| h.method.as_upper()),
             path: self.http.as_ref().map(|h| h.path.as_str()),
             tags: &self.tags,
             input_schema: &self.input_schema,
@@ -356,7 +356,7 @@ impl Engine {
                     None => Ok(()),
                 };
                 let ctx = CallContext {
-                    method: &http.method,
+                    method: http.method,
                     path: &http.path,
                     tool: &tool.mcp.name,
                     auth_hint: self.credentials.hint(&http.security),

@@ -59,8 +59,7 @@ impl PreparedBody {
 /// Joins the base URL and the binding's path, with every argument in its place. An argument can
 /// never change the scheme, host or port: the result is checked against the base URL's origin.
 pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>) -> Result<PreparedRequest, String> {
-    let method = reqwest::Method::from_bytes(binding.method.as_bytes())
-        .map_err(|_| format!("invalid method {}", binding.method))?;
+    let method = binding.method.to_reqwest();
     let mut values: Vec<(String, String)> = Vec::new();
     let mut query: Vec<(String, String)> = binding.query.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let mut headers = HeaderMap::new();
@@ -280,12 +279,12 @@ pub fn decode_content(s: &str) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::model::{BodyField, ParamBinding, ParamStyle};
+    use crate::runtime::model::{BodyField, Method, ParamBinding, ParamStyle};
     use serde_json::json;
 
     fn binding(params: Vec<ParamBinding>, body: Option<BodyBinding>) -> HttpBinding {
         HttpBinding {
-            method: "POST".into(),
+            method: Method::Post,
             path: "/pets/{id}".into(),
             params,
             body,

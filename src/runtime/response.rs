@@ -9,6 +9,7 @@ use base64::Engine as _;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Value, json};
 
+use super::model::Method;
 use super::upstream::UpstreamResponse;
 
 /// Characters of an error body shown to the model.
@@ -19,7 +20,7 @@ pub type OutputCheck<'a> = &'a dyn Fn(&Value) -> Result<(), String>;
 
 /// How the call went, for the result text.
 pub struct CallContext<'a> {
-    pub method: &'a str,
+    pub method: Method,
     pub path: &'a str,
     pub tool: &'a str,
     /// "set FOO_TOKEN" when a 401/403 may be a missing credential.
@@ -170,7 +171,7 @@ mod tests {
 
     fn ctx() -> CallContext<'static> {
         CallContext {
-            method: "GET",
+            method: Method::Get,
             path: "/pets",
             tool: "listPets",
             auth_hint: Some("set PET_KEY".into()),

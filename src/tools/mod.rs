@@ -233,7 +233,7 @@ fn operation_tool(
         output_schema,
         annotations: annotations(op.method, &op.mcp),
         http: Some(HttpBinding {
-            method: op.method.as_upper().to_string(),
+            method: op.method,
             path: op.path.clone(),
             params: input.params,
             body: input.body,
@@ -278,7 +278,7 @@ fn function_tool(
     });
     let http = opts.routing.binding(f, &mut schema, diagnostics)?;
     // Without a method of its own, a function may change things: annotate it as a POST.
-    let method = http.as_ref().and_then(|h| Method::parse(&h.method)).unwrap_or(Method::Post);
+    let method = http.as_ref().map_or(Method::Post, |h| h.method);
     let mut ann = annotations(method, &f.mcp);
     ann.title = f.mcp.title.clone();
     Ok(Tool {

@@ -52,7 +52,7 @@ impl Forward {
             ForwardMode::Single => (String::new(), BodyContent::Call { name: f.name.clone() }),
         };
         HttpBinding {
-            method: "POST".into(),
+            method: Method::Post,
             path,
             params: Vec::new(),
             body: Some(BodyBinding { media_type: "application/json".into(), required: true, content }),
@@ -275,7 +275,7 @@ impl Bindings {
         });
         let security = b.security.as_ref().unwrap_or(&self.security);
         Ok(HttpBinding {
-            method: method.as_upper().to_string(),
+            method,
             path: b.path.clone(),
             params,
             body,

@@ -45,10 +45,7 @@ pub fn to_openapi(config: &RuntimeConfig) -> Result<Value, String> {
     let mut taken: BTreeMap<(&str, &str), &str> = BTreeMap::new();
     for tool in &config.tools {
         let Some(http) = &tool.http else { continue };
-        let Some(method) = Method::parse(&http.method) else {
-            return Err(format!("tool `{}`: OpenAPI has no operations for the method {}", tool.name, http.method));
-        };
-        let key = method.key();
+        let key = http.method.key();
         if !http.path.starts_with('/') {
             return Err(format!("tool `{}`: the path {:?} does not start with `/`", tool.name, http.path));
         }
@@ -60,7 +57,7 @@ pub fn to_openapi(config: &RuntimeConfig) -> Result<Value, String> {
                 http.path
             ));
         }
-        let op = operation(tool, http, method, config, &mut schemas)?;
+        let op = operation(tool, http, http.method, config, &mut schemas)?;
         let item = paths.entry(http.path.clone()).or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(item) = item {
             item.insert(key.to_string(), op);

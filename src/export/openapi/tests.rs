@@ -278,7 +278,7 @@ fn forward_tool_without_arguments_has_no_body_and_output_schemas_move_defs() {
         "output_schema": {"type": "object", "properties": {"tree": {"$ref": "#/$defs/T"}},
                           "$defs": {"T": {"type": "array", "items": {"$ref": "#/$defs/T"}}}},
         "annotations": annotations(false, false, false),
-        "http": {"method": "post", "path": "/ping", "body": {"media_type": "application/json",
+        "http": {"method": "POST", "path": "/ping", "body": {"media_type": "application/json",
                  "content": {"kind": "arguments"}}}
     });
     let doc = to_openapi(&config(json!([tool]))).expect("converts");
