@@ -65,14 +65,50 @@ pub enum Error {
     #[error("{location}: broken $ref {reference:?}: {message}")]
     Ref { location: Box<Location>, reference: String, message: String },
 
+    /// The input is well-formed but says something mcpgen cannot use.
     #[error("{location}: {message}")]
     Invalid { location: Box<Location>, message: String },
+
+    /// Command-line options that cannot work together, or a value no input could fix.
+    #[error("{message}")]
+    Usage { message: String },
+
+    /// Writing an output (a file, a crate directory, stdout) failed.
+    #[error("{}: cannot {action}: {source}", path.display())]
+    Io {
+        path: std::path::PathBuf,
+        /// What was being done, as a verb: `write`, `create the directory`, ...
+        action: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// Something mcpgen's own code should have made impossible.
+    #[error(
+        "{what}: {message}\nThis is a bug in mcpgen; please report it at {} with the command line, \
+         mcpgen {}, and the input if you can share it.",
+        env!("CARGO_PKG_REPOSITORY"),
+        env!("CARGO_PKG_VERSION")
+    )]
+    Internal { what: String, message: String },
 
     #[error("{origin}: no tools: {reason}{}", render_reasons(.diagnostics))]
     NoTools { origin: String, reason: String, diagnostics: Vec<Diagnostic> },
 
     #[error("{origin}: {} problem(s) and --strict is set:{}", .diagnostics.len(), render_reasons(.diagnostics))]
     Strict { origin: String, diagnostics: Vec<Diagnostic> },
+}
+
+impl Error {
+    /// An [`Error::Internal`]: `what` was being done when `message` happened.
+    pub fn internal(what: impl Into<String>, message: impl ToString) -> Self {
+        Error::Internal { what: what.into(), message: message.to_string() }
+    }
+
+    /// An [`Error::Io`] for `path`.
+    pub fn io(path: impl Into<std::path::PathBuf>, action: &'static str, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), action, source }
+    }
 }
 
 fn render_reasons(diags: &[Diagnostic]) -> String {

@@ -80,7 +80,7 @@ fn is_client_safe(sample: &str) {
     let spec = format!("samples/{sample}");
     let p = pipeline::run(&spec, &PipelineOptions::default()).unwrap_or_else(|e| panic!("{spec}: {e}"));
     for tool in &p.tools.config.tools {
-        let s = &tool.input_schema;
+        let s = &serde_json::Value::Object(tool.input_schema.clone());
         let at = format!("{spec}: {}", tool.name);
         assert!(regex_like_name(&tool.name), "{at}: bad name");
         assert_eq!(s["type"], "object", "{at}: root must be an object");

@@ -108,7 +108,7 @@ fn openai(tool: &Tool, input: Value, strict: bool, out: &mut Export) -> Value {
 fn gemini(tool: &Tool, input: Value) -> Value {
     let mut decl = with_schema(tool, "parametersJsonSchema", input);
     if let Some(output) = &tool.output_schema {
-        decl["responseJsonSchema"] = output.clone();
+        decl["responseJsonSchema"] = Value::Object(output.clone());
     }
     decl
 }

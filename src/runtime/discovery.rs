@@ -455,7 +455,7 @@ mod tests {
             operation_id: None,
             tags: Vec::new(),
             description: "d".into(),
-            input_schema: json!({"type": "object"}),
+            input_schema: serde_json::Map::from_iter([("type".to_string(), json!("object"))]),
             output_schema: None,
             annotations: Annotations {
                 title: None,

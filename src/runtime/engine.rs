@@ -44,12 +44,8 @@ pub struct ToolEntry {
 impl ToolEntry {
     /// A catalogue tool.
     pub fn new(t: Tool) -> ToolEntry {
-        let as_object = |v: Value| match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        let input_schema = Arc::new(as_object(t.input_schema));
-        let output_schema = t.output_schema.map(|s| Arc::new(as_object(s)));
+        let input_schema = Arc::new(t.input_schema);
+        let output_schema = t.output_schema.map(Arc::new);
         let mut mcp = McpTool::new_with_raw(
             t.name,
             (!t.description.is_empty()).then(|| t.description.into()),

@@ -7,7 +7,10 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+/// A JSON object: tool schemas are always one.
+pub type JsonObject = Map<String, Value>;
 
 /// The version of the runtime config format; bumped on incompatible changes.
 pub const CONFIG_FORMAT_VERSION: u32 = 1;
@@ -287,9 +290,9 @@ pub struct McpToolView<'a> {
     pub title: Option<&'a str>,
     #[serde(skip_serializing_if = "str::is_empty")]
     pub description: &'a str,
-    pub input_schema: &'a Value,
+    pub input_schema: &'a JsonObject,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<&'a Value>,
+    pub output_schema: Option<&'a JsonObject>,
     pub annotations: &'a Annotations,
 }
 
@@ -308,9 +311,11 @@ pub struct Tool {
     pub tags: Vec<String>,
     #[serde(default)]
     pub description: String,
-    pub input_schema: Value,
+    /// A JSON Schema for the arguments; MCP requires an object (a config with anything else fails
+    /// to load).
+    pub input_schema: JsonObject,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Value>,
+    pub output_schema: Option<JsonObject>,
     pub annotations: Annotations,
     /// How a call reaches the upstream API; `None` for function-calling tools without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

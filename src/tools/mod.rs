@@ -15,6 +15,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use crate::runtime::model::JsonObject;
+
 pub use filter::Filter;
 pub use inline::InlineLimits;
 pub use routing::{Bindings, Forward, ForwardMode, Routing};
@@ -135,7 +137,7 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
         if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
             continue;
         }
-        let tool = operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics);
+        let tool = operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics)?;
         tools.push(tool);
         sources.push(ToolSource {
             pointer: op.pointer.clone(),
@@ -198,7 +200,7 @@ fn operation_tool(
     opts: &ToolOptions,
     schemes: &BTreeMap<String, crate::runtime::model::SecurityScheme>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Tool {
+) -> Result<Tool> {
     let input = input::build_input(op, &ir.schemas, opts.inline);
     diagnostics.extend(input.diagnostics);
     if !input.truncated.is_empty() {
@@ -221,7 +223,8 @@ fn operation_tool(
         _ => None,
     };
     let title = op.mcp.title.clone().or_else(|| op.summary.clone()).map(|t| cap(&t, 120));
-    Tool {
+    let input_schema = input_object(input.schema, &name)?;
+    Ok(Tool {
         operation_id: op.operation_id.clone().filter(|id| *id != name),
         tags: op.tags.clone(),
         name,
@@ -229,7 +232,7 @@ fn operation_tool(
         description: op.mcp.description.clone().unwrap_or_else(|| {
             describe(op.summary.as_deref(), op.description.as_deref(), op.deprecated, opts.max_description_len)
         }),
-        input_schema: input.schema,
+        input_schema,
         output_schema,
         annotations: annotations(op.method, &op.mcp),
         http: Some(HttpBinding {
@@ -242,7 +245,7 @@ fn operation_tool(
             headers: input.headers,
             query: input.query,
         }),
-    }
+    })
 }
 
 fn function_tool(
@@ -281,13 +284,14 @@ fn function_tool(
     let method = http.as_ref().map_or(Method::Post, |h| h.method);
     let mut ann = annotations(method, &f.mcp);
     ann.title = f.mcp.title.clone();
+    let input_schema = input_object(schema, &name)?;
     Ok(Tool {
         name,
         title: f.title.clone(),
         operation_id: None,
         tags: Vec::new(),
         description: f.description.as_deref().map(|d| cap(d, opts.max_description_len)).unwrap_or_default(),
-        input_schema: schema,
+        input_schema,
         output_schema,
         annotations: ann,
         http,
@@ -337,7 +341,7 @@ fn merge_root_combinators(schema: &mut Value) -> Option<String> {
     (!merged.is_empty()).then(|| merged.join(", "))
 }
 
-fn output_schema(op: &Operation, ir: &ApiIr, opts: &ToolOptions) -> Option<Value> {
+fn output_schema(op: &Operation, ir: &ApiIr, opts: &ToolOptions) -> Option<JsonObject> {
     let response = op.response.as_ref()?;
     let media = response.content.iter().find(|m| {
         let t = m.media_type.to_ascii_lowercase();
@@ -354,16 +358,33 @@ fn output_schema(op: &Operation, ir: &ApiIr, opts: &ToolOptions) -> Option<Value
 
 /// MCP requires an object at the root of an output schema: others become `{"result": ...}`,
 /// exactly as the engine wraps non-object results.
-fn object_root(mut schema: Value) -> Value {
-    if schema.get("type") == Some(&json!("object")) {
-        return schema;
+fn object_root(mut schema: Value) -> JsonObject {
+    if let Value::Object(obj) = &mut schema
+        && obj.get("type") == Some(&json!("object"))
+    {
+        return std::mem::take(obj);
     }
     let defs = schema.as_object_mut().and_then(|o| o.remove("$defs"));
-    let mut wrapped = json!({"type": "object", "properties": {"result": schema}, "required": ["result"]});
+    let mut wrapped = JsonObject::new();
+    wrapped.insert("type".into(), json!("object"));
+    wrapped.insert("properties".into(), json!({"result": schema}));
+    wrapped.insert("required".into(), json!(["result"]));
     if let Some(defs) = defs {
-        wrapped["$defs"] = defs;
+        wrapped.insert("$defs".into(), defs);
     }
     wrapped
+}
+
+/// An input schema as the object MCP requires. The tools stage builds objects (input.rs) and
+/// normalize checks function parameters are objects, so anything else is a bug.
+fn input_object(schema: Value, tool: &str) -> Result<JsonObject> {
+    match schema {
+        Value::Object(obj) => Ok(obj),
+        other => Err(Error::internal(
+            format!("building the tool `{tool}`"),
+            format!("its input schema is not an object: {other}"),
+        )),
+    }
 }
 
 /// Annotations from the HTTP method (see DESIGN.md), with `x-mcp` overrides.

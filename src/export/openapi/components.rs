@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::runtime::model::JsonObject;
 use crate::tools::inline::DATA_KEYWORDS;
 
 const SCHEMAS_PREFIX: &str = "#/components/schemas/";
@@ -39,8 +40,8 @@ impl Schemas {
     /// (and to the root) are rewritten to point there. With `fold_root`, a root that is itself a
     /// recursive definition becomes a reference to it (right for a response schema, which the
     /// loader inlines as a whole; a request body is inlined field by field).
-    pub(super) fn hoist(&mut self, schema: &Value, root_name: &str, fold_root: bool) -> Value {
-        let mut body = schema.clone();
+    pub(super) fn hoist(&mut self, schema: &JsonObject, root_name: &str, fold_root: bool) -> Value {
+        let mut body = Value::Object(schema.clone());
         let mut entries: Vec<Entry> = match body.as_object_mut().and_then(|o| o.remove("$defs")) {
             Some(Value::Object(defs)) => defs
                 .into_iter()
@@ -244,8 +245,8 @@ fn fold_refs(v: &mut Value, targets: &[(&str, &Value)], prefix: &str) {
 /// annotations) is a reference to it: the form mcpgen reads back into the same tool schema (it
 /// inlines a recursive definition once before referring to it, so an inlined copy would grow by
 /// one level on each round trip).
-pub fn fold_local_defs(schema: &Value) -> Value {
-    let mut out = schema.clone();
+pub fn fold_local_defs(schema: &JsonObject) -> Value {
+    let mut out = Value::Object(schema.clone());
     let Some(Value::Object(defs)) = out.as_object_mut().and_then(|o| o.remove("$defs")) else { return out };
     let targets: Vec<(&str, &Value)> = defs.iter().map(|(k, v)| (k.as_str(), v)).collect();
     fold_refs(&mut out, &targets, "#/$defs/");
@@ -299,7 +300,7 @@ mod tests {
     fn local_defs_fold_into_refs() {
         let node = json!({"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}});
         let schema = json!({"type": "object", "properties": {"head": node.clone()}, "$defs": {"N": node.clone()}});
-        let folded = fold_local_defs(&schema);
+        let folded = fold_local_defs(schema.as_object().unwrap());
         assert_eq!(folded["properties"]["head"], json!({"$ref": "#/$defs/N"}));
         assert_eq!(folded["$defs"]["N"], node, "a definition is never a reference to itself");
     }
