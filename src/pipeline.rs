@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::ir::ApiIr;
 use crate::load::{self, LoadOptions};
 use crate::normalize::normalize;
+use crate::runtime::model::RuntimeConfig;
 use crate::tools::{self, ToolOptions, ToolSet};
 
 #[derive(Debug, Clone, Default)]
@@ -29,6 +30,25 @@ pub struct Pipeline {
 impl Pipeline {
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.ir.diagnostics.iter().chain(self.tools.diagnostics.iter())
+    }
+}
+
+/// What `serve` and `export` run on: an API description's pipeline, or a runtime config.
+pub enum Source {
+    Api(Box<Pipeline>),
+    Config(Box<RuntimeConfig>),
+}
+
+/// Loads `spec` (path, URL or `-`): a runtime config as it is, an API description through the
+/// pipeline.
+pub fn source(spec: &str, opts: &PipelineOptions) -> Result<Source> {
+    let progress = crate::progress::Progress::start(opts.progress, &format!("loading {spec}"));
+    match load::load_input(spec, &opts.load)? {
+        load::Input::Config(config) => Ok(Source::Config(config)),
+        load::Input::Api(doc) => {
+            progress.stage(format!("converting {spec}"));
+            Ok(Source::Api(Box::new(run_loaded(spec, doc, opts)?)))
+        }
     }
 }
 

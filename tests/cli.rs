@@ -298,3 +298,65 @@ fn progress_only_on_a_terminal() {
     let screen = String::from_utf8_lossy(&std::fs::read(log.path()).unwrap()).into_owned();
     assert!(screen.contains("counting tokens"), "{screen}");
 }
+
+/// Petstore's runtime config with one tool edited by hand, in a fresh directory.
+fn edited_config(edit: impl FnOnce(&mut serde_json::Value)) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("petstore.mcp.json");
+    let path = path.to_str().unwrap().to_string();
+    let out = mcpgen(&["config", "samples/petstore-oas30.json", "-o", &path]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut config: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    edit(&mut config);
+    std::fs::write(&path, serde_json::to_vec_pretty(&config).unwrap()).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_hand_edited_config_with_a_bad_method_fails_to_load_naming_the_tool() {
+    let (_dir, path) = edited_config(|c| c["tools"][2]["http"]["method"] = "FETCH".into());
+    let out = mcpgen(&["serve", &path, "--transport", "http", "--bind", "127.0.0.1:0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("error: {path} at #/tools/2/http/method: tool `findPetsByStatus`: not a valid mcpgen runtime config: unknown variant `FETCH`")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_hand_edited_config_with_a_non_object_schema_fails_to_load_naming_the_tool() {
+    let (_dir, path) = edited_config(|c| c["tools"][0]["input_schema"] = serde_json::json!([]));
+    let out = mcpgen(&["export", &path, "--format", "openai"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("error: {path} at #/tools/0/input_schema: tool `updatePet`:")), "{err}");
+    assert!(err.contains("expected a map"), "{err}");
+}
+
+#[test]
+fn a_runtime_config_is_recognised_on_stdin() {
+    use std::io::Write;
+    let (_dir, path) = edited_config(|_| {});
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["export", "-", "--format", "anthropic"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&std::fs::read(&path).unwrap()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tools: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(tools.as_array().map(Vec::len), Some(20));
+}
+
+#[test]
+fn commands_that_need_the_api_description_say_so_for_a_config() {
+    let (_dir, path) = edited_config(|_| {});
+    let out = mcpgen(&["inspect", &path]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("is an mcpgen runtime config") || err.contains("this is an mcpgen runtime config"), "{err}");
+}

@@ -1,13 +1,12 @@
 //! `mcpgen config`: writes the runtime config that `mcpgen serve` runs.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
 use super::{InputArgs, StrictArg, output};
-use crate::error::{Error, Location, Result};
+use crate::error::Result;
 use crate::pipeline;
-use crate::runtime::model::RuntimeConfig;
 
 pub const EXAMPLES: &str = "\
 Examples:
@@ -62,34 +61,4 @@ pub fn run(args: &ConfigArgs) -> Result<()> {
         eprintln!("wrote {p} ({} tools); serve it with: mcpgen serve {p}", config.tools.len());
     }
     Ok(())
-}
-
-/// Reads a runtime config when `spec` is one (its text starts with the `mcpgen_config` key).
-pub fn read_if_config(spec: &str) -> Result<Option<RuntimeConfig>> {
-    if spec == "-" || spec.starts_with("http://") || spec.starts_with("https://") {
-        return Ok(None);
-    }
-    let Ok(mut file) = std::fs::File::open(spec) else { return Ok(None) };
-    let mut head = [0u8; 256];
-    let n = std::io::Read::read(&mut file, &mut head).unwrap_or(0);
-    if !String::from_utf8_lossy(&head[..n]).contains("mcpgen_config") {
-        return Ok(None);
-    }
-    let bytes = crate::load::read_file(Path::new(spec), spec)?;
-    let value = crate::load::parse_document(&bytes, spec)?;
-    let config: RuntimeConfig = serde_json::from_value(value).map_err(|e| Error::Invalid {
-        location: Location::doc(spec),
-        message: format!("not a valid mcpgen runtime config: {e}"),
-    })?;
-    if config.mcpgen_config != crate::runtime::model::CONFIG_FORMAT_VERSION {
-        return Err(Error::Invalid {
-            location: Location::at_pointer(spec, "#/mcpgen_config"),
-            message: format!(
-                "config format {} is not supported by this mcpgen (it reads {}); regenerate it with `mcpgen config`",
-                config.mcpgen_config,
-                crate::runtime::model::CONFIG_FORMAT_VERSION
-            ),
-        });
-    }
-    Ok(Some(config))
 }

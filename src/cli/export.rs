@@ -38,10 +38,9 @@ pub struct ExportArgs {
 
 pub fn run(args: &ExportArgs) -> Result<()> {
     let spec = &args.input.spec;
-    let config = match super::config::read_if_config(spec)? {
-        Some(c) => c,
-        None => {
-            let p = pipeline::run(spec, &args.input.pipeline_options(false)?)?;
+    let config = match pipeline::source(spec, &args.input.pipeline_options(false)?)? {
+        pipeline::Source::Config(c) => *c,
+        pipeline::Source::Api(p) => {
             super::report_warnings(&p);
             p.tools.config
         }

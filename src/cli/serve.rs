@@ -43,10 +43,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             "cannot read the API from stdin and serve MCP over stdin: pass a file or URL".into(),
         ));
     }
-    let config = match super::config::read_if_config(spec)? {
-        Some(c) => c,
-        None => {
-            let p = pipeline::run(spec, &args.input.pipeline_options(args.warnings.strict)?)?;
+    let config = match pipeline::source(spec, &args.input.pipeline_options(args.warnings.strict)?)? {
+        pipeline::Source::Config(c) => *c,
+        pipeline::Source::Api(p) => {
             super::report_warnings(&p);
             let mut config = p.tools.config;
             crate::mem::drop_in_background(p.ir);

@@ -15,6 +15,11 @@ pub struct Detected {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// Whether a parsed document is a runtime config (`mcpgen config`'s output), by its format key.
+pub fn is_runtime_config(value: &Value) -> bool {
+    value.get("mcpgen_config").is_some()
+}
+
 pub fn detect(value: &Value, origin: &str) -> Result<Detected> {
     let found = |dialect, list_pointer: &str| Detected {
         dialect,

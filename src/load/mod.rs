@@ -1,6 +1,7 @@
 //! Stage 1, load: bytes from a file, URL or stdin to a [`Document`]: the parsed root, its
 //! dialect, and every local file it reaches through `$ref`.
 
+mod config;
 mod dialect;
 mod parse;
 mod refs;
@@ -13,13 +14,15 @@ use std::time::Duration;
 use serde_json::Value;
 use url::Url;
 
-pub use dialect::{Detected, detect};
+pub use config::{from_value_at, read_config};
+pub use dialect::{Detected, detect, is_runtime_config};
 pub use parse::parse_document;
 pub use refs::{RefTarget, split_ref};
 
 use crate::diag::Diagnostic;
 use crate::error::{Error, Location, Result};
 use crate::ir::Dialect;
+use crate::runtime::model::RuntimeConfig;
 
 /// Documents larger than this are refused (Microsoft Graph beta, the largest real one, is 47 MB).
 pub const MAX_DOCUMENT_BYTES: u64 = 512 * 1024 * 1024;
@@ -117,11 +120,45 @@ impl DocumentSet {
     }
 }
 
-/// Loads `spec`: a file path, an http(s) URL, or `-` for stdin.
+/// What `serve` and `export` read: an API description, or a runtime config `mcpgen config` wrote.
+pub enum Input {
+    Api(Document),
+    Config(Box<RuntimeConfig>),
+}
+
+/// Loads `spec` (a file path, an http(s) URL, or `-` for stdin) as an API description or a
+/// runtime config, whichever it is.
+pub fn load_input(spec: &str, opts: &LoadOptions) -> Result<Input> {
+    let (root_id, root_url, value) = read_value(spec)?;
+    if is_runtime_config(&value) {
+        return Ok(Input::Config(Box::new(read_config(&value, spec)?)));
+    }
+    Ok(Input::Api(finish(spec, root_id, root_url, value, opts)?))
+}
+
+/// Loads `spec`, which must be an API description: a file path, an http(s) URL, or `-` for stdin.
 pub fn load(spec: &str, opts: &LoadOptions) -> Result<Document> {
+    let (root_id, root_url, value) = read_value(spec)?;
+    if is_runtime_config(&value) {
+        return Err(Error::Invalid {
+            location: Location::doc(spec),
+            message: "this is an mcpgen runtime config (written by `mcpgen config`): `mcpgen serve` and `mcpgen \
+                      export` read it; this command needs the API description it was made from"
+                .into(),
+        });
+    }
+    finish(spec, root_id, root_url, value, opts)
+}
+
+/// The root document parsed, with its id and URL.
+fn read_value(spec: &str) -> Result<(String, Option<Url>, Value)> {
     let (root_id, root_url, bytes) = read_source(spec)?;
     let value = parse_document(&bytes, spec)?;
-    drop(bytes);
+    Ok((root_id, root_url, value))
+}
+
+/// An API description's dialect and the documents it refers to.
+fn finish(spec: &str, root_id: String, root_url: Option<Url>, value: Value, opts: &LoadOptions) -> Result<Document> {
     let detected = detect(&value, spec)?;
     let mut docs = DocumentSet { root: root_id.clone(), root_url, ..Default::default() };
     docs.names.insert(root_id.clone(), spec.to_string());

@@ -145,14 +145,7 @@ impl Bindings {
     pub fn read(path: &str) -> Result<Bindings> {
         let bytes = crate::load::read_file(Path::new(path), path)?;
         let value = crate::load::parse_document(&bytes, path)?;
-        let mut bindings: Bindings = serde_path_to_error::deserialize(value).map_err(|e| {
-            let pointer = format!("#/{}", e.path().to_string().replace('.', "/"));
-            let pointer = if pointer == "#/." { "#".to_string() } else { pointer };
-            Error::Invalid {
-                location: Location::at_pointer(path, pointer),
-                message: format!("not a valid bindings file: {}", e.inner()),
-            }
-        })?;
+        let mut bindings: Bindings = crate::load::from_value_at(&value, path, "bindings file")?;
         bindings.origin = path.to_string();
         let own = bindings
             .functions

@@ -1,0 +1,133 @@
+//! Typed documents mcpgen reads besides API descriptions: runtime configs, and (through
+//! [`from_value_at`]) bindings files. A value that does not fit says where, as a JSON pointer,
+//! and which tool it belongs to.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::diag::child;
+use crate::error::{Error, Location, Result};
+use crate::runtime::model::{CONFIG_FORMAT_VERSION, RuntimeConfig};
+
+/// A runtime config from its parsed document: every field typed (methods, object schemas, ...),
+/// and the format version one this mcpgen reads.
+pub fn read_config(value: &Value, origin: &str) -> Result<RuntimeConfig> {
+    let version = value.get("mcpgen_config");
+    if version.and_then(Value::as_u64) != Some(u64::from(CONFIG_FORMAT_VERSION)) {
+        let found = version.map_or_else(|| "none".to_string(), Value::to_string);
+        return Err(Error::Invalid {
+            location: Location::at_pointer(origin, "#/mcpgen_config"),
+            message: format!(
+                "config format {found} is not supported by this mcpgen (it reads {CONFIG_FORMAT_VERSION}); \
+                 regenerate it with `mcpgen config`"
+            ),
+        });
+    }
+    from_value_at(value, origin, "mcpgen runtime config")
+}
+
+/// `value` as a `T`; a mismatch is an [`Error::Invalid`] at the JSON pointer of the bad value,
+/// naming the tool when it is inside one (`#/tools/3/...`).
+pub fn from_value_at<T: DeserializeOwned>(value: &Value, origin: &str, what: &str) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let pointer = pointer_of(e.path());
+        let tool = tool_name(value, &pointer).map(|n| format!("tool `{n}`: ")).unwrap_or_default();
+        Error::Invalid {
+            location: Location::at_pointer(origin, &pointer),
+            message: format!("{tool}not a valid {what}: {}", e.inner()),
+        }
+    })
+}
+
+/// A serde path (`tools[3].http.method`) as a JSON pointer (`#/tools/3/http/method`).
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    path.iter().fold("#".to_string(), |at, segment| match segment {
+        Segment::Seq { index } => child(&at, &index.to_string()),
+        Segment::Map { key } | Segment::Enum { variant: key } => child(&at, key),
+        Segment::Unknown => at,
+    })
+}
+
+/// The name of the tool a pointer is inside, when it is inside `#/tools/N`.
+fn tool_name<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    let rest = pointer.strip_prefix("#/tools/")?;
+    let index = rest.split('/').next()?;
+    value.pointer(&format!("/tools/{index}/name"))?.as_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn config(tool: Value) -> Value {
+        json!({
+            "mcpgen_config": CONFIG_FORMAT_VERSION,
+            "server": {"name": "t", "version": "1"},
+            "upstream": {"base_url": "http://127.0.0.1:1"},
+            "tools": [
+                {"name": "ok", "input_schema": {"type": "object"}, "annotations": {"readOnlyHint": true,
+                  "destructiveHint": false, "idempotentHint": true, "openWorldHint": true}},
+                tool
+            ]
+        })
+    }
+
+    fn tool(method: &str, schema: Value) -> Value {
+        json!({
+            "name": "list_pets", "input_schema": schema,
+            "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true},
+            "http": {"method": method, "path": "/pets"}
+        })
+    }
+
+    #[test]
+    fn a_good_config_loads() {
+        let c = read_config(&config(tool("GET", json!({"type": "object"}))), "c.json").unwrap();
+        assert_eq!(c.tools[1].http.as_ref().unwrap().method, crate::ir::Method::Get);
+    }
+
+    #[test]
+    fn a_bad_method_names_the_tool_and_pointer() {
+        let e = read_config(&config(tool("FETCH", json!({"type": "object"}))), "c.json").unwrap_err().to_string();
+        assert!(e.starts_with("c.json at #/tools/1/http/method: tool `list_pets`: not a valid mcpgen runtime config: unknown variant `FETCH`"), "{e}");
+    }
+
+    #[test]
+    fn a_lower_case_method_is_refused() {
+        let e = read_config(&config(tool("get", json!({"type": "object"}))), "c.json").unwrap_err().to_string();
+        assert!(e.contains("#/tools/1/http/method: tool `list_pets`"), "{e}");
+    }
+
+    #[test]
+    fn a_non_object_input_schema_names_the_tool_and_pointer() {
+        let e = read_config(&config(tool("GET", json!(true))), "c.json").unwrap_err().to_string();
+        assert!(e.starts_with("c.json at #/tools/1/input_schema: tool `list_pets`: not a valid mcpgen runtime config: invalid type: boolean `true`, expected a map"), "{e}");
+    }
+
+    #[test]
+    fn a_non_object_output_schema_is_refused() {
+        let mut t = tool("GET", json!({"type": "object"}));
+        t["output_schema"] = json!("string");
+        let e = read_config(&config(t), "c.json").unwrap_err().to_string();
+        assert!(e.contains("#/tools/1/output_schema: tool `list_pets`"), "{e}");
+    }
+
+    #[test]
+    fn another_format_version_says_to_regenerate() {
+        let mut c = config(tool("GET", json!({"type": "object"})));
+        c["mcpgen_config"] = json!(99);
+        let e = read_config(&c, "c.json").unwrap_err().to_string();
+        assert!(e.contains("#/mcpgen_config: config format 99 is not supported"), "{e}");
+    }
+
+    #[test]
+    fn errors_outside_tools_have_a_pointer_and_no_tool() {
+        let mut c = config(tool("GET", json!({"type": "object"})));
+        c["upstream"]["base_url"] = json!(5);
+        let e = read_config(&c, "c.json").unwrap_err().to_string();
+        assert!(e.starts_with("c.json at #/upstream/base_url: not a valid"), "{e}");
+    }
+}
