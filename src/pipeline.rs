@@ -47,7 +47,7 @@ pub fn source(spec: &str, opts: &PipelineOptions) -> Result<Source> {
         load::Input::Config(config) => Ok(Source::Config(config)),
         load::Input::Api(doc) => {
             progress.stage(format!("converting {spec}"));
-            Ok(Source::Api(Box::new(run_loaded(spec, doc, opts)?)))
+            Ok(Source::Api(Box::new(run_loaded(spec, *doc, opts)?)))
         }
     }
 }

@@ -171,18 +171,19 @@ async fn three_hundred_python_style_lists() {
 
         let engine = Engine::new(config.clone(), EngineOptions::default()).unwrap();
         for tool in &config.tools {
-            let args = instance(&tool.input_schema);
+            let schema = Value::Object(tool.input_schema.clone());
+            let args = instance(&schema);
             let r = engine.call(&tool.name, args.as_object().cloned().unwrap()).await.unwrap();
             assert_eq!(r.is_error, Some(false), "{origin} {}: {:?}", tool.name, r.content);
             let req = mock.last();
             assert_eq!(req.path, format!("/fn/{}", tool.name));
             assert_eq!(serde_json::from_slice::<Value>(&req.body).unwrap(), args, "{origin}: exactly the arguments");
 
-            let nulls = with_strict_nulls(&tool.input_schema, &args);
+            let nulls = with_strict_nulls(&schema, &args);
             let r = engine.call(&tool.name, nulls.as_object().cloned().unwrap()).await.unwrap();
             assert_eq!(r.is_error, Some(false), "{origin} {}: {:?}", tool.name, r.content);
             let body: Value = serde_json::from_slice(&mock.last().body).unwrap();
-            assert_eq!(body, required_only(&tool.input_schema, &args), "{origin}: optional nulls are left out");
+            assert_eq!(body, required_only(&schema, &args), "{origin}: optional nulls are left out");
             calls += 2;
         }
     }

@@ -32,7 +32,7 @@ fn ranks(file: &str) -> Option<Ranks> {
             let (method, path) = gold.split_once(' ').unwrap();
             let gold_index = entries
                 .iter()
-                .position(|e| e.http.as_ref().is_some_and(|h| h.method == method && h.path == path))
+                .position(|e| e.http.as_ref().is_some_and(|h| h.method.as_upper() == method && h.path == path))
                 .unwrap_or_else(|| panic!("{api}: gold {gold} is not a tool"));
             let hits = index.search(query, 10);
             let rank = hits.iter().position(|(i, _)| *i == gold_index).map(|r| r + 1);

@@ -43,7 +43,7 @@ pub fn from_value_at<T: DeserializeOwned>(value: &Value, origin: &str, what: &st
 fn pointer_of(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     path.iter().fold("#".to_string(), |at, segment| match segment {
-        Segment::Seq { index } => child(&at, &index.to_string()),
+        Segment::Seq { index } => child(&at, index.to_string()),
         Segment::Map { key } | Segment::Enum { variant: key } => child(&at, key),
         Segment::Unknown => at,
     })

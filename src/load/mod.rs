@@ -122,7 +122,7 @@ impl DocumentSet {
 
 /// What `serve` and `export` read: an API description, or a runtime config `mcpgen config` wrote.
 pub enum Input {
-    Api(Document),
+    Api(Box<Document>),
     Config(Box<RuntimeConfig>),
 }
 
@@ -133,7 +133,7 @@ pub fn load_input(spec: &str, opts: &LoadOptions) -> Result<Input> {
     if is_runtime_config(&value) {
         return Ok(Input::Config(Box::new(read_config(&value, spec)?)));
     }
-    Ok(Input::Api(finish(spec, root_id, root_url, value, opts)?))
+    Ok(Input::Api(Box::new(finish(spec, root_id, root_url, value, opts)?)))
 }
 
 /// Loads `spec`, which must be an API description: a file path, an http(s) URL, or `-` for stdin.
