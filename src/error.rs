@@ -83,6 +83,14 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// The engine could not serve `spec` (a bad base URL, the port in use, ...).
+    #[error("{spec}: {source}")]
+    Runtime {
+        spec: String,
+        #[source]
+        source: crate::runtime::Error,
+    },
+
     /// Something mcpgen's own code should have made impossible.
     #[error(
         "{what}: {message}\nThis is a bug in mcpgen; please report it at {} with the command line, \

@@ -92,7 +92,7 @@ pub struct ModeCosts {
 
 /// What discovery mode's `tools/list` costs: the three tools and the pinned ones, shown with the
 /// schema detail the mode uses.
-pub fn discovery_cost(entries: &[ToolEntry], pins: &[String], compact: bool) -> Result<Cost, String> {
+pub fn discovery_cost(entries: &[ToolEntry], pins: &[String], compact: bool) -> Result<Cost, crate::runtime::Error> {
     let pinned = discovery::pinned(pins, entries)?;
     Ok(list_cost(discovery::meta_tools().into_iter().chain(pinned.iter().map(|&i| entries[i].advertised(compact)))))
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::{InputArgs, StrictArg};
-use crate::error::{Error, Location, Result};
+use crate::error::Result;
 use crate::generate::{self, CrateSpec};
 use crate::pipeline;
 
@@ -53,7 +53,7 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     crate::tokens::measure(&mut config);
     let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
     let package = args.name.clone().unwrap_or_else(|| generate::default_crate_name(&title, spec));
-    generate::check_package_name(&package).map_err(|m| Error::Invalid { location: Location::doc(spec), message: m })?;
+    generate::check_package_name(&package)?;
     let dir = args.output.clone().unwrap_or_else(|| PathBuf::from(&package));
     let spec_from_crate = spec_from(&dir, spec);
     let files = generate::crate_files(&CrateSpec { package: package.clone(), spec, spec_from_crate, config: &config })?;

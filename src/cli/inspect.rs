@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{InputArgs, StrictArg};
 use crate::diag::Diagnostic;
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 use crate::pipeline::{self, Pipeline};
 use crate::runtime::cli::ContextArgs;
 use crate::runtime::discovery::{self, group_digits};
@@ -46,7 +46,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
     let mut p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     args.context.apply(&mut p.tools.config.context);
     let progress = crate::progress::Progress::start(true, "counting tokens");
-    let report = Report::new(&p).map_err(|message| Error::Invalid { location: Location::doc(&p.origin), message })?;
+    let report = Report::new(&p).map_err(|source| Error::Runtime { spec: p.origin.clone(), source })?;
     drop(progress);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
@@ -124,7 +124,7 @@ pub struct Credential {
 
 impl Report {
     /// The report; `Err` for a context policy that cannot apply (a bad pin glob).
-    pub fn new(p: &Pipeline) -> std::result::Result<Self, String> {
+    pub fn new(p: &Pipeline) -> std::result::Result<Self, crate::runtime::Error> {
         let config = &p.tools.config;
         let full = tokens::entries(&config.tools);
         let tools: Vec<ToolRow> = config

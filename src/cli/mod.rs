@@ -153,9 +153,7 @@ impl InputArgs {
     /// The pipeline's options; reads the bindings file, if any.
     pub fn pipeline_options(&self, strict: bool) -> crate::error::Result<PipelineOptions> {
         let routing = match (&self.forward_url, &self.bindings) {
-            (Some(url), _) => Routing::Forward(Forward::new(url, self.forward_mode).map_err(|message| {
-                crate::error::Error::Invalid { location: crate::error::Location::doc(url), message }
-            })?),
+            (Some(url), _) => Routing::Forward(Forward::new(url, self.forward_mode)?),
             (None, Some(path)) => Routing::Bindings(Box::new(Bindings::read(path)?)),
             (None, None) => Routing::Unbound,
         };

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 
 /// Whether a file name asks for YAML (`.yaml`, `.yml`).
 pub fn is_yaml(path: &Path) -> bool {
@@ -15,11 +15,10 @@ pub fn is_yaml(path: &Path) -> bool {
 /// `value` as YAML, or as pretty JSON with a final newline.
 pub fn render<T: Serialize>(value: &T, yaml: bool, origin: &str) -> Result<String> {
     if yaml {
-        return serde_yaml::to_string(value)
-            .map_err(|e| Error::Invalid { location: Location::doc(origin), message: e.to_string() });
+        return serde_yaml::to_string(value).map_err(|e| Error::internal(format!("writing {origin} as YAML"), e));
     }
-    let mut text = serde_json::to_string_pretty(value)
-        .map_err(|e| Error::Invalid { location: Location::doc(origin), message: e.to_string() })?;
+    let mut text =
+        serde_json::to_string_pretty(value).map_err(|e| Error::internal(format!("writing {origin} as JSON"), e))?;
     text.push('\n');
     Ok(text)
 }
@@ -33,7 +32,7 @@ pub fn write(path: Option<&Path>, text: &str) -> Result<()> {
 }
 
 fn write_error(path: &Path, e: std::io::Error) -> Error {
-    Error::Read { location: Location::doc(path.display().to_string()), message: format!("cannot write: {e}") }
+    Error::io(path, "write", e)
 }
 
 /// Writes to a temporary file beside `path`, then renames it: a failure leaves nothing half-written.

@@ -4,7 +4,7 @@
 use clap::Args;
 
 use super::{InputArgs, StrictArg};
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 use crate::pipeline;
 use crate::runtime::discovery::{self, MAX_LIMIT};
 use crate::runtime::search::SearchIndex;
@@ -39,17 +39,14 @@ pub struct SearchArgs {
 
 pub fn run(args: &SearchArgs) -> Result<()> {
     let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
-    let origin = p.origin.clone();
     let entries = tokens::entries(&p.tools.config.tools);
     crate::mem::drop_in_background(p);
     let index = SearchIndex::build(entries.iter().map(|e| e.search_doc()));
     let result = discovery::search_result(&entries, &index, &args.query, args.limit as usize);
     if args.json {
         let structured = result.structured_content.unwrap_or_default();
-        let text = serde_json::to_string_pretty(&structured).map_err(|e| Error::Invalid {
-            location: Location::doc(&origin),
-            message: format!("cannot print the result: {e}"),
-        })?;
+        let text =
+            serde_json::to_string_pretty(&structured).map_err(|e| Error::internal("printing the search result", e))?;
         println!("{text}");
     } else {
         for block in &result.content {

@@ -38,10 +38,11 @@ fn invalid(spec: &str, message: String) -> Error {
 pub fn run(args: &ServeArgs) -> Result<()> {
     let spec = &args.input.spec;
     if spec == "-" && args.server.transport == Transport::Stdio {
-        return Err(invalid(
-            spec,
-            "cannot read the API from stdin and serve MCP over stdin: pass a file or URL".into(),
-        ));
+        return Err(Error::Usage {
+            message: "cannot read the API from stdin and serve MCP over stdin: pass a file or URL, or use \
+                      --transport http"
+                .into(),
+        });
     }
     let config = match pipeline::source(spec, &args.input.pipeline_options(args.warnings.strict)?)? {
         pipeline::Source::Config(c) => *c,
@@ -56,7 +57,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     };
     check_bound(spec, &config)?;
     let base_url = args.input.base_url.clone();
-    crate::runtime::cli::run(config, base_url, &args.server, Extensions::default()).map_err(|m| invalid(spec, m))
+    crate::runtime::cli::run(config, base_url, &args.server, Extensions::default())
+        .map_err(|source| Error::Runtime { spec: spec.clone(), source })
 }
 
 /// `serve` runs no Rust handlers: every tool needs an HTTP binding.

@@ -12,7 +12,7 @@ use serde::Serialize;
 pub use handlers::missing_in as missing_handlers;
 pub use write::{WriteReport, write_crate};
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 use crate::runtime::model::{RuntimeConfig, SecurityScheme};
 
 /// The engine's source, copied verbatim into every crate (`src/runtime/`).
@@ -24,6 +24,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("discovery.rs", include_str!("../runtime/discovery.rs")),
     ("encode.rs", include_str!("../runtime/encode.rs")),
     ("engine.rs", include_str!("../runtime/engine.rs")),
+    ("error.rs", include_str!("../runtime/error.rs")),
     ("hooks.rs", include_str!("../runtime/hooks.rs")),
     ("legacy_sse.rs", include_str!("../runtime/legacy_sse.rs")),
     ("lexicon.rs", include_str!("../runtime/lexicon.rs")),
@@ -56,6 +57,7 @@ pub const DEPENDENCIES: &[&str] = &[
     r#"serde = { version = "1", features = ["derive"] }"#,
     r#"serde_json = "1""#,
     r#"strsim = "0.11""#,
+    r#"thiserror = "2""#,
     r#"tokio = { version = "1", features = ["rt-multi-thread", "macros", "signal", "io-std", "time", "sync", "net"] }"#,
     r#"tracing = "0.1""#,
     r#"tracing-subscriber = { version = "0.3", default-features = false, features = ["fmt", "env-filter", "ansi"] }"#,
@@ -134,18 +136,20 @@ pub fn default_package_name(title: &str) -> String {
 }
 
 /// Cargo's rules for a package name, plus what makes the library name a usable identifier.
-pub fn check_package_name(name: &str) -> Result<(), String> {
+pub fn check_package_name(name: &str) -> Result<()> {
     let ok_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if name.is_empty() || name.len() > 64 || !ok_chars || !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Err(format!(
-            "invalid crate name {name:?}: use letters, digits, `-` and `_`, starting with a letter (at most 64)"
-        ));
+        return Err(Error::Usage {
+            message: format!(
+                "invalid crate name {name:?}: use letters, digits, `-` and `_`, starting with a letter (at most 64)"
+            ),
+        });
     }
     let ident = name.replace('-', "_");
     if syn::parse_str::<syn::Ident>(&ident).is_err()
         || ["test", "core", "std", "alloc", "proc_macro", "build"].contains(&ident.as_str())
     {
-        return Err(format!("invalid crate name {name:?}: `{ident}` is reserved in Rust"));
+        return Err(Error::Usage { message: format!("invalid crate name {name:?}: `{ident}` is reserved in Rust") });
     }
     Ok(())
 }
@@ -175,7 +179,7 @@ struct TemplateContext<'a> {
 
 /// Every file of the crate, in memory.
 pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
-    check_package_name(&c.package).map_err(|m| Error::Invalid { location: Location::doc(c.spec), message: m })?;
+    check_package_name(&c.package)?;
     let version = env!("CARGO_PKG_VERSION");
     let config = c.config;
     let title = config.server.title.as_deref().unwrap_or(&config.server.name);
@@ -196,8 +200,8 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     let with_handlers = config.unbound_tools().next().is_some();
     let t = templates::Templates::new()?;
     let file = |path: &str, contents: String| GeneratedFile { path: path.to_string(), contents, user_owned: false };
-    let mut catalogue = serde_json::to_string_pretty(config)
-        .map_err(|e| Error::Invalid { location: Location::doc(c.spec), message: e.to_string() })?;
+    let mut catalogue =
+        serde_json::to_string_pretty(config).map_err(|e| Error::internal("writing src/catalogue.json", e))?;
     catalogue.push('\n');
     let mut files = vec![
         file("Cargo.toml", t.render(templates::CARGO_TOML, &ctx)?),

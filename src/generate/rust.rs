@@ -5,15 +5,13 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 
 /// Parses the tokens as a file (a syntax error is a bug caught here, not in the user's build)
 /// and prints them.
 pub(super) fn render(tokens: TokenStream, what: &str) -> Result<String> {
-    let file: syn::File = syn::parse2(tokens).map_err(|e| Error::Invalid {
-        location: Location::doc(what),
-        message: format!("generated Rust does not parse (a bug in mcpgen): {e}"),
-    })?;
+    let file: syn::File = syn::parse2(tokens)
+        .map_err(|e| Error::internal(format!("generating {what}"), format!("the Rust does not parse: {e}")))?;
     Ok(space_items(&prettyplease::unparse(&file)))
 }
 

@@ -6,7 +6,7 @@
 use handlebars::{Context, Handlebars, Helper, HelperDef, HelperResult, Output, RenderContext, RenderErrorReason};
 use serde::Serialize;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 
 pub const CARGO_TOML: &str = "Cargo.toml";
 pub const README: &str = "README.md";
@@ -48,10 +48,7 @@ impl Templates {
 }
 
 fn bug(name: &str, message: String) -> Error {
-    Error::Invalid {
-        location: Location::doc(format!("template {name}")),
-        message: format!("{message} (a bug in mcpgen)"),
-    }
+    Error::internal(format!("rendering the template {name}"), message)
 }
 
 fn param_str<'a>(h: &'a Helper<'_>, name: &'static str) -> std::result::Result<&'a str, RenderErrorReason> {

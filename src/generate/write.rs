@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::GeneratedFile;
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 
 #[derive(Debug, Default)]
 pub struct WriteReport {
@@ -15,7 +15,7 @@ pub struct WriteReport {
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> Error {
-    Error::Read { location: Location::doc(path.display().to_string()), message: format!("cannot write: {e}") }
+    Error::io(path, "write", e)
 }
 
 /// Whether an existing file is the user's: hooks always, others once the marker is gone.
@@ -29,9 +29,12 @@ pub fn write_crate(dir: &Path, files: &[GeneratedFile], force: bool) -> Result<W
         return Err(io_error(dir, std::io::Error::other("exists and is not a directory")));
     }
     if non_empty && !force {
-        return Err(Error::Invalid {
-            location: Location::doc(dir.display().to_string()),
-            message: "the directory is not empty; pass --force to regenerate (src/hooks.rs and files whose @generated line you removed are kept)".into(),
+        return Err(Error::Usage {
+            message: format!(
+                "{}: the directory is not empty; pass --force to regenerate (src/hooks.rs and files whose @generated \
+                 line you removed are kept)",
+                dir.display()
+            ),
         });
     }
     let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use tokio::sync::Mutex;
 
+use super::error::Error;
 use super::model::{ApiKeyLocation, SecurityScheme};
 
 #[derive(Clone)]
@@ -164,7 +165,8 @@ impl fmt::Debug for OAuth2Client {
 
 impl OAuth2Client {
     /// A valid access token, from the cache or the token endpoint.
-    pub async fn token(&self, http: &reqwest::Client) -> Result<Secret, String> {
+    pub async fn token(&self, http: &reqwest::Client) -> Result<Secret, Error> {
+        let fail = Error::Credentials;
         let mut cached = self.cached.lock().await;
         if let Some((token, until)) = cached.as_ref()
             && Instant::now() < *until
@@ -185,19 +187,23 @@ impl OAuth2Client {
             .send()
             .await
             .map_err(|e| {
-                format!("OAuth2 token request to {} failed: {}", self.token_url, super::upstream::describe_error(&e))
+                fail(format!(
+                    "OAuth2 token request to {} failed: {}",
+                    self.token_url,
+                    super::upstream::describe_error(&e)
+                ))
             })?;
         let status = resp.status();
-        let bytes = resp.bytes().await.map_err(|e| format!("OAuth2 token response: {e}"))?;
+        let bytes = resp.bytes().await.map_err(|e| fail(format!("OAuth2 token response: {e}")))?;
         if !status.is_success() {
-            return Err(format!("OAuth2 token endpoint {} answered HTTP {status}", self.token_url));
+            return Err(fail(format!("OAuth2 token endpoint {} answered HTTP {status}", self.token_url)));
         }
         let json: serde_json::Value =
-            serde_json::from_slice(&bytes).map_err(|_| "OAuth2 token endpoint did not answer JSON".to_string())?;
+            serde_json::from_slice(&bytes).map_err(|_| fail("OAuth2 token endpoint did not answer JSON".into()))?;
         let token = json
             .get("access_token")
             .and_then(|t| t.as_str())
-            .ok_or("OAuth2 token response has no access_token")?
+            .ok_or_else(|| fail("OAuth2 token response has no access_token".into()))?
             .to_string();
         let lifetime = json.get("expires_in").and_then(|e| e.as_u64()).unwrap_or(3600);
         // Refresh a little early so that a token never expires in flight.

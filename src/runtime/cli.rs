@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+use super::error::Error;
 use super::hooks::Extensions;
 use super::model::{Context, RuntimeConfig, SchemaDetail, ToolMode};
 use super::{Engine, EngineOptions, McpServer, UpstreamPolicy, transport};
@@ -196,11 +197,11 @@ pub fn run(
     base_url: Option<String>,
     args: &ServerArgs,
     ext: Extensions,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     args.context.apply(&mut config.context);
     let timeout = args.timeout.unwrap_or(config.limits.timeout_secs);
     if !(timeout > 0.0 && timeout.is_finite()) {
-        return Err(format!("--timeout must be a positive number of seconds, got {timeout}"));
+        return Err(Error::Config(format!("--timeout must be a positive number of seconds, got {timeout}")));
     }
     let opts = EngineOptions {
         base_url,
@@ -214,8 +215,10 @@ pub fn run(
             rate_limit: args.rate_limit,
         },
     };
-    let runtime =
-        tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("async runtime: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Config(format!("async runtime: {e}")))?;
     runtime.block_on(async move {
         let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
         let engine = Engine::with_extensions(config, opts, ext)?;

@@ -10,7 +10,8 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations
 use serde_json::{Map, Value, json};
 
 use super::compact::compact_description;
-use super::engine::{Engine, ToolEntry, UnknownTool, tool_error};
+use super::engine::{Engine, ToolEntry, tool_error};
+use super::error::{Error, Result};
 use super::model::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
 
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -93,11 +94,11 @@ pub fn group_digits(n: usize) -> String {
 
 /// The tools that `--pin-tool` globs name, in catalogue order. A discovery tool's name cannot be
 /// pinned (the discovery tool keeps it); a glob that matches nothing is a warning.
-pub fn pinned(globs: &[String], tools: &[ToolEntry]) -> Result<Vec<usize>, String> {
+pub fn pinned(globs: &[String], tools: &[ToolEntry]) -> Result<Vec<usize>> {
     let patterns = globs
         .iter()
-        .map(|g| glob::Pattern::new(g).map_err(|e| format!("invalid --pin-tool glob {g:?}: {e}")))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|g| glob::Pattern::new(g).map_err(|e| Error::Config(format!("invalid --pin-tool glob {g:?}: {e}"))))
+        .collect::<Result<Vec<_>>>()?;
     let mut matched = vec![false; patterns.len()];
     let mut out = Vec::new();
     for (i, t) in tools.iter().enumerate() {
@@ -126,7 +127,7 @@ pub fn pinned(globs: &[String], tools: &[ToolEntry]) -> Result<Vec<usize>, Strin
 }
 
 /// What `tools/list` shows: every tool, or the discovery tools and the pinned ones.
-pub fn listed(exposure: &Exposure, pins: &[String], tools: &[ToolEntry]) -> Result<Vec<McpTool>, String> {
+pub fn listed(exposure: &Exposure, pins: &[String], tools: &[ToolEntry]) -> Result<Vec<McpTool>> {
     if !exposure.discovery {
         return Ok(tools.iter().map(|t| t.advertised(exposure.compact)).collect());
     }
@@ -421,13 +422,14 @@ async fn call_tool(engine: &Engine, args: &Map<String, Value>) -> CallToolResult
     };
     match engine.call(name, arguments).await {
         Ok(result) => result,
-        Err(UnknownTool(name)) => {
+        Err(Error::UnknownTool(name)) => {
             let closest = closest_names(engine.tools(), &name, 3);
             tool_error(format!(
                 "Unknown tool `{name}`; the closest names: {}. Use {SEARCH_TOOLS} to find a tool.",
                 closest.join(", ")
             ))
         }
+        Err(e) => tool_error(e.to_string()),
     }
 }
 

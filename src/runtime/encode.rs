@@ -5,6 +5,7 @@
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 
+use super::error::{Error, Result};
 use super::model::{ParamBinding, ParamStyle};
 
 /// Everything but RFC 3986 unreserved characters is encoded.
@@ -56,7 +57,7 @@ pub fn is_undefined(v: &Value) -> bool {
 }
 
 /// The value of a path variable, already encoded.
-pub fn path_value(b: &ParamBinding, v: &Value) -> Result<String, String> {
+pub fn path_value(b: &ParamBinding, v: &Value) -> Result<String> {
     if is_undefined(v) && b.content_type.is_none() {
         return Ok(String::new());
     }
@@ -129,14 +130,17 @@ fn deep_key(key: &str) -> String {
 }
 
 /// A header value (style simple). Control characters are refused: no header injection.
-pub fn header_value(b: &ParamBinding, v: &Value) -> Result<String, String> {
+pub fn header_value(b: &ParamBinding, v: &Value) -> Result<String> {
     let text = if b.content_type.is_some() {
         v.to_string()
     } else {
         join_value(v, b.explode, ",", ",", "=", |s| s.to_string())
     };
     if text.chars().any(|c| c.is_control()) {
-        return Err(format!("header parameter `{}` must not contain control characters (CR, LF, ...)", b.arg));
+        return Err(Error::Arguments(format!(
+            "header parameter `{}` must not contain control characters (CR, LF, ...)",
+            b.arg
+        )));
     }
     Ok(text)
 }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::auth::{Credential, Credentials};
 use super::discovery::{self, Exposure};
+use super::error::{Error, Result};
 use super::hooks::Extensions;
 use super::model::{HttpBinding, RuntimeConfig, Tool};
 use super::request::{self, PreparedRequest};
@@ -120,18 +121,14 @@ pub struct Engine {
     ext: Extensions,
 }
 
-/// Why a call did not produce a tool result: the tool does not exist (a protocol error).
-#[derive(Debug)]
-pub struct UnknownTool(pub String);
-
 impl Engine {
     /// Builds the engine; credentials are read from the environment here, once.
-    pub fn new(config: RuntimeConfig, opts: EngineOptions) -> Result<Arc<Engine>, String> {
+    pub fn new(config: RuntimeConfig, opts: EngineOptions) -> Result<Arc<Engine>> {
         Self::build(config, opts, &|name| std::env::var(name).ok(), Extensions::default())
     }
 
     /// Like [`Engine::new`], with hooks and handlers.
-    pub fn with_extensions(config: RuntimeConfig, opts: EngineOptions, ext: Extensions) -> Result<Arc<Engine>, String> {
+    pub fn with_extensions(config: RuntimeConfig, opts: EngineOptions, ext: Extensions) -> Result<Arc<Engine>> {
         Self::build(config, opts, &|name| std::env::var(name).ok(), ext)
     }
 
@@ -141,20 +138,22 @@ impl Engine {
         opts: EngineOptions,
         env: &dyn Fn(&str) -> Option<String>,
         ext: Extensions,
-    ) -> Result<Arc<Engine>, String> {
+    ) -> Result<Arc<Engine>> {
         let base_url =
             opts.base_url.clone().or(config.upstream.base_url.clone()).map(|u| u.trim_end_matches('/').to_string());
         let needs_base = config.tools.iter().any(|t| t.http.as_ref().is_some_and(|h| h.base_url.is_none()));
         match &base_url {
             Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
-                reqwest::Url::parse(u).map_err(|e| format!("invalid base URL {u:?}: {e}"))?;
+                reqwest::Url::parse(u).map_err(|e| Error::Config(format!("invalid base URL {u:?}: {e}")))?;
             }
             Some(u) if needs_base => {
-                return Err(format!(
+                return Err(Error::Config(format!(
                     "the API's server URL {u:?} is relative: pass --base-url with the absolute URL (e.g. https://api.example.com{u})"
-                ));
+                )));
             }
-            None if needs_base => return Err("the API description names no server: pass --base-url".to_string()),
+            None if needs_base => {
+                return Err(Error::Config("the API description names no server: pass --base-url".into()));
+            }
             _ => {}
         }
         let mut static_headers = HeaderMap::new();
@@ -165,9 +164,10 @@ impl Engine {
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .chain(opts.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         {
-            let n =
-                HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| format!("invalid header name {name:?}"))?;
-            let v = HeaderValue::from_str(value.trim()).map_err(|_| format!("invalid value for header {name}"))?;
+            let n = HeaderName::from_bytes(name.trim().as_bytes())
+                .map_err(|_| Error::Config(format!("invalid header name {name:?}")))?;
+            let v = HeaderValue::from_str(value.trim())
+                .map_err(|_| Error::Config(format!("invalid value for header {name}")))?;
             static_headers.insert(n, v);
         }
         let credentials = Credentials::from_env(&config.security_schemes, env);
@@ -249,7 +249,7 @@ impl Engine {
     }
 
     /// A `tools/call` from a client: the discovery tools in discovery mode, else the API's tool.
-    pub async fn call_from_client(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult, UnknownTool> {
+    pub async fn call_from_client(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
         if self.exposure.discovery
             && let Some(result) = discovery::call_meta(self, name, &args).await
         {
@@ -263,9 +263,9 @@ impl Engine {
     }
 
     /// Calls a tool. Failures of the call itself (bad arguments, upstream errors) are results with
-    /// `isError: true`; only an unknown tool is an `Err`.
-    pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult, UnknownTool> {
-        let tool = self.tool(name).ok_or_else(|| UnknownTool(name.to_string()))?;
+    /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`]).
+    pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
+        let tool = self.tool(name).ok_or_else(|| Error::UnknownTool(name.to_string()))?;
         let mut args = args;
         // `null` for an optional argument means "left out" (models send it; OpenAI's strict mode must).
         super::args::drop_absent_nulls(&tool.input_schema, &mut args);
@@ -324,7 +324,7 @@ impl Engine {
         }
         let oauth = match self.authorize(&mut req, &http.security).await {
             Ok(o) => o,
-            Err(e) => return tool_error(e),
+            Err(e) => return tool_error(e.to_string()),
         };
         if let Err(e) = self.ext.hooks.before_request(&tool.mcp.name, args, &mut req) {
             return tool_error(e);
@@ -344,26 +344,19 @@ impl Engine {
         }
         match outcome {
             Ok(resp) => {
-                let output_check = |v: &Value| match tool.output_schema.as_ref() {
-                    Some(schema) => match validate(&tool.output_validator, schema, v) {
-                        Some(p) => Err(p),
-                        None => Ok(()),
-                    },
-                    None => Ok(()),
+                let output_check = |v: &Value| {
+                    tool.output_schema.as_ref().and_then(|schema| validate(&tool.output_validator, schema, v))
                 };
                 let ctx = CallContext {
                     method: http.method,
                     path: &http.path,
                     tool: &tool.mcp.name,
                     auth_hint: self.credentials.hint(&http.security),
-                    validate_output: tool
-                        .output_schema
-                        .is_some()
-                        .then_some(&output_check as &dyn Fn(&Value) -> Result<(), String>),
+                    validate_output: tool.output_schema.is_some().then_some(&output_check as response::OutputCheck<'_>),
                 };
                 response::to_result(resp, &ctx)
             }
-            Err(message) => tool_error(message),
+            Err(e) => tool_error(e.to_string()),
         }
     }
 
@@ -372,16 +365,17 @@ impl Engine {
         &self,
         req: &mut PreparedRequest,
         security: &[Vec<String>],
-    ) -> Result<Option<&super::auth::OAuth2Client>, String> {
+    ) -> Result<Option<&super::auth::OAuth2Client>> {
         let Some(creds) = self.credentials.choose(security) else { return Ok(None) };
         let mut oauth = None;
         for c in creds {
             match c {
                 Credential::Header { name, value } => {
                     let n = HeaderName::from_bytes(name.as_bytes())
-                        .map_err(|_| format!("invalid credential header name {name:?}"))?;
-                    let v = HeaderValue::from_str(value.expose())
-                        .map_err(|_| format!("the credential for header {name} is not valid header text"))?;
+                        .map_err(|_| Error::Credentials(format!("invalid credential header name {name:?}")))?;
+                    let v = HeaderValue::from_str(value.expose()).map_err(|_| {
+                        Error::Credentials(format!("the credential for header {name} is not valid header text"))
+                    })?;
                     req.headers.insert(n, v);
                 }
                 Credential::Query { name, value } => {
@@ -397,7 +391,7 @@ impl Engine {
                 Credential::OAuth2(client) => {
                     let token = client.token(&self.upstream.http).await?;
                     let v = HeaderValue::from_str(token.expose())
-                        .map_err(|_| "the OAuth2 access token is not valid header text".to_string())?;
+                        .map_err(|_| Error::Credentials("the OAuth2 access token is not valid header text".into()))?;
                     req.headers.insert(reqwest::header::AUTHORIZATION, v);
                     oauth = Some(client);
                 }

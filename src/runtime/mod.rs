@@ -9,6 +9,7 @@ pub mod compact;
 pub mod discovery;
 pub mod encode;
 pub mod engine;
+pub mod error;
 pub mod hooks;
 pub mod legacy_sse;
 pub mod lexicon;
@@ -22,5 +23,6 @@ pub mod transport;
 pub mod upstream;
 
 pub use engine::{Engine, EngineOptions};
+pub use error::Error;
 pub use server::McpServer;
 pub use upstream::UpstreamPolicy;

@@ -5,6 +5,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
 use super::encode;
+use super::error::{Error, Result};
 use super::model::{BodyBinding, BodyContent, HttpBinding, ParamLocation};
 
 /// Everything needed to send (and re-send, on retry) one request.
@@ -33,7 +34,7 @@ pub struct Part {
 
 impl PreparedBody {
     /// A body reqwest can send (multipart forms are single-use, so one is built per attempt).
-    pub fn apply(&self, req: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder, String> {
+    pub fn apply(&self, req: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder> {
         Ok(match self {
             PreparedBody::Bytes { content_type, bytes } => {
                 req.header(reqwest::header::CONTENT_TYPE, content_type.as_str()).body(bytes.clone())
@@ -43,7 +44,9 @@ impl PreparedBody {
                 for p in parts {
                     let mut part = reqwest::multipart::Part::bytes(p.bytes.clone());
                     if let Some(ct) = &p.content_type {
-                        part = part.mime_str(ct).map_err(|e| format!("content type {ct:?} of `{}`: {e}", p.name))?;
+                        part = part
+                            .mime_str(ct)
+                            .map_err(|e| Error::Arguments(format!("content type {ct:?} of `{}`: {e}", p.name)))?;
                     }
                     if let Some(f) = &p.file_name {
                         part = part.file_name(f.clone());
@@ -58,7 +61,7 @@ impl PreparedBody {
 
 /// Joins the base URL and the binding's path, with every argument in its place. An argument can
 /// never change the scheme, host or port: the result is checked against the base URL's origin.
-pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>) -> Result<PreparedRequest, String> {
+pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>) -> Result<PreparedRequest> {
     let method = binding.method.to_reqwest();
     let mut values: Vec<(String, String)> = Vec::new();
     let mut query: Vec<(String, String)> = binding.query.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -67,7 +70,7 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
     for p in &binding.params {
         let Some(v) = args.get(&p.arg).filter(|v| !v.is_null()) else {
             if p.location == ParamLocation::Path {
-                return Err(format!("missing required path parameter `{}`", p.arg));
+                return Err(Error::Arguments(format!("missing required path parameter `{}`", p.arg)));
             }
             continue;
         };
@@ -80,9 +83,10 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
             ParamLocation::Header => {
                 let value = encode::header_value(p, v)?;
                 let name = HeaderName::from_bytes(p.name.as_bytes())
-                    .map_err(|_| format!("invalid header name {:?}", p.name))?;
-                let value = HeaderValue::from_str(&value)
-                    .map_err(|_| format!("header parameter `{}` must be visible ASCII text", p.arg))?;
+                    .map_err(|_| Error::Arguments(format!("invalid header name {:?}", p.name)))?;
+                let value = HeaderValue::from_str(&value).map_err(|_| {
+                    Error::Arguments(format!("header parameter `{}` must be visible ASCII text", p.arg))
+                })?;
                 headers.append(name, value);
             }
             ParamLocation::Cookie => cookies.push(encode::cookie_pair(p, v)),
@@ -109,7 +113,7 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
 
 /// Substitutes path variables segment by segment. A segment that arguments turn into `.` or `..`
 /// is refused: URL parsing would resolve it (even percent-encoded) and move up the path.
-fn fill_path(template: &str, values: &[(String, String)]) -> Result<String, String> {
+fn fill_path(template: &str, values: &[(String, String)]) -> Result<String> {
     let mut out = Vec::new();
     for segment in template.split('/') {
         let mut filled = segment.to_string();
@@ -119,7 +123,9 @@ fn fill_path(template: &str, values: &[(String, String)]) -> Result<String, Stri
             }
         }
         if filled != segment && (filled == "." || filled == "..") {
-            return Err(format!("path parameters cannot form the path segment {filled:?} (in {template})"));
+            return Err(Error::Arguments(format!(
+                "path parameters cannot form the path segment {filled:?} (in {template})"
+            )));
         }
         out.push(filled);
     }
@@ -127,8 +133,8 @@ fn fill_path(template: &str, values: &[(String, String)]) -> Result<String, Stri
 }
 
 /// `base` + `path` + query; fails if the result would leave the base URL's origin.
-pub fn join_url(base: &str, path: &str, query: &[(String, String)]) -> Result<reqwest::Url, String> {
-    let base_url = reqwest::Url::parse(base).map_err(|e| format!("invalid base URL {base:?}: {e}"))?;
+pub fn join_url(base: &str, path: &str, query: &[(String, String)]) -> Result<reqwest::Url> {
+    let base_url = reqwest::Url::parse(base).map_err(|e| Error::Config(format!("invalid base URL {base:?}: {e}")))?;
     let mut text = format!("{}{}", base.trim_end_matches('/'), path);
     // The base URL's own query (`https://x/api?version=2`) goes after the path.
     if let Some(q) = base_url.query() {
@@ -140,14 +146,14 @@ pub fn join_url(base: &str, path: &str, query: &[(String, String)]) -> Result<re
         text.push(if text.contains('?') { '&' } else { '?' });
         text.push_str(&query.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&"));
     }
-    let url = reqwest::Url::parse(&text).map_err(|e| format!("invalid request URL: {e}"))?;
+    let url = reqwest::Url::parse(&text).map_err(|e| Error::Arguments(format!("invalid request URL: {e}")))?;
     if url.origin() != base_url.origin() {
-        return Err("the arguments would send the request to another host; refused".to_string());
+        return Err(Error::Arguments("the arguments would send the request to another host; refused".into()));
     }
     Ok(url)
 }
 
-fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBody>, String> {
+fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBody>> {
     let media = b.media_type.to_ascii_lowercase();
     let value: Option<Value> = match &b.content {
         BodyContent::Whole { arg } => args.get(arg).cloned(),
@@ -171,7 +177,7 @@ fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBod
         return multipart(b, &value).map(|parts| Some(PreparedBody::Multipart(parts)));
     }
     let bytes = if media.contains("json") || media.starts_with("*/*") {
-        serde_json::to_vec(&value).map_err(|e| e.to_string())?
+        serde_json::to_vec(&value).map_err(|e| Error::Arguments(e.to_string()))?
     } else if media.starts_with("application/x-www-form-urlencoded") {
         form_urlencoded(&value).into_bytes()
     } else if is_text_media(&media) {
@@ -217,9 +223,9 @@ fn form_urlencoded(value: &Value) -> String {
     ser.finish()
 }
 
-fn multipart(b: &BodyBinding, value: &Value) -> Result<Vec<Part>, String> {
+fn multipart(b: &BodyBinding, value: &Value) -> Result<Vec<Part>> {
     let Value::Object(map) = value else {
-        return Err("a multipart body needs named fields".to_string());
+        return Err(Error::Arguments("a multipart body needs named fields".into()));
     };
     let (files, types): (Vec<&str>, Vec<(&str, Option<&str>)>) = match &b.content {
         BodyContent::Properties { fields, .. } => (
@@ -348,7 +354,7 @@ mod tests {
         }
         for value in ["..", "."] {
             let err = prepare("https://x.com/api", &b, json!({"id": value}).as_object().unwrap()).unwrap_err();
-            assert!(err.contains("cannot form the path segment"), "{err}");
+            assert!(matches!(&err, Error::Arguments(m) if m.contains("cannot form the path segment")), "{err}");
         }
     }
 

@@ -15,8 +15,8 @@ use super::upstream::UpstreamResponse;
 /// Characters of an error body shown to the model.
 const ERROR_EXCERPT: usize = 2000;
 
-/// Checks structured content against a tool's output schema.
-pub type OutputCheck<'a> = &'a dyn Fn(&Value) -> Result<(), String>;
+/// Checks structured content against a tool's output schema: `Some(problems)` when it breaks it.
+pub type OutputCheck<'a> = &'a dyn Fn(&Value) -> Option<String>;
 
 /// How the call went, for the result text.
 pub struct CallContext<'a> {
@@ -94,7 +94,7 @@ fn with_output_check(result: CallToolResult, ctx: &CallContext<'_>, structured: 
     let Some(check) = ctx.validate_output else { return result };
     let problem = match structured {
         None => Some("the response is not JSON".to_string()),
-        Some(v) => check(v).err(),
+        Some(v) => check(v),
     };
     match problem {
         None => result,
@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn output_schema_mismatch_is_an_error() {
-        let check = |v: &Value| if v.get("id").is_some() { Ok(()) } else { Err("missing id".to_string()) };
+        let check = |v: &Value| if v.get("id").is_some() { None } else { Some("missing id".to_string()) };
         let c = CallContext { validate_output: Some(&check), ..ctx() };
         let r = to_result(resp(200, "application/json", br#"{"name":"x"}"#), &c);
         assert_eq!(r.is_error, Some(true));

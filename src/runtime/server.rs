@@ -76,7 +76,7 @@ impl ServerHandler for McpServer {
                 tracing::debug!(tool = %name, error = result.is_error.unwrap_or(false), ms = started.elapsed().as_millis() as u64, "tools/call");
                 Ok(result.into())
             }
-            Err(unknown) => Err(ErrorData::invalid_params(format!("unknown tool `{}`", unknown.0), None)),
+            Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }
     }
 }

@@ -14,15 +14,17 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::error::{Error, Result};
 use super::manners::About;
 use super::server::McpServer;
 
 /// Serves over stdin/stdout until stdin closes or a shutdown signal arrives.
-pub async fn serve_stdio(server: McpServer) -> Result<(), String> {
-    let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| format!("MCP over stdio: {e}"))?;
+pub async fn serve_stdio(server: McpServer) -> Result<()> {
+    let failed = |e: &dyn std::fmt::Display| Error::Transport(format!("MCP over stdio: {e}"));
+    let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| failed(&e))?;
     let token = running.cancellation_token();
     tokio::select! {
-        r = running.waiting() => { r.map_err(|e| format!("MCP over stdio: {e}"))?; }
+        r = running.waiting() => { r.map_err(|e| failed(&e))?; }
         _ = shutdown_signal() => { token.cancel(); }
     }
     Ok(())
@@ -42,7 +44,7 @@ pub struct HttpOptions {
 }
 
 /// Serves Streamable HTTP until a shutdown signal arrives. `on_ready` gets the bound address.
-pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnOnce(SocketAddr)) -> Result<(), String> {
+pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnOnce(SocketAddr)) -> Result<()> {
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into(), "[::1]".into()];
     if !opts.bind.ip().is_unspecified() {
         hosts.push(opts.bind.ip().to_string());
@@ -86,15 +88,17 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .route("/health", get(move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": tools})) }))
         .merge(mcp)
         .merge(sse);
-    let listener = tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| match e.kind() {
-        std::io::ErrorKind::AddrInUse => format!(
-            "cannot listen on {}: the port is in use (another server?); choose another with --bind {}:PORT",
-            opts.bind,
-            opts.bind.ip()
-        ),
-        _ => format!("cannot listen on {}: {e}", opts.bind),
+    let listener = tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| {
+        Error::Transport(match e.kind() {
+            std::io::ErrorKind::AddrInUse => format!(
+                "cannot listen on {}: the port is in use (another server?); choose another with --bind {}:PORT",
+                opts.bind,
+                opts.bind.ip()
+            ),
+            _ => format!("cannot listen on {}: {e}", opts.bind),
+        })
     })?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let addr = listener.local_addr().map_err(|e| Error::Transport(e.to_string()))?;
     on_ready(addr);
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
@@ -102,7 +106,7 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
             cancel.cancel();
         })
         .await
-        .map_err(|e| format!("HTTP server: {e}"))
+        .map_err(|e| Error::Transport(format!("HTTP server: {e}")))
 }
 
 /// Bearer-token check for `/mcp`, in constant time.

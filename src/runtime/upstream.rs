@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::HeaderValue;
 use tokio::sync::{Mutex, Semaphore};
 
+use super::error::{Error, Result, UpstreamFault};
 use super::request::PreparedRequest;
 
 /// How hard the engine leans on the upstream.
@@ -56,7 +57,7 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    pub fn new(policy: UpstreamPolicy) -> Result<Self, String> {
+    pub fn new(policy: UpstreamPolicy) -> Result<Self> {
         // reqwest is built without a default TLS provider (aws-lc costs minutes of compile time);
         // without one installed it would panic here. Installing twice is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -70,7 +71,7 @@ impl Upstream {
             }))
             .user_agent(concat!("mcpgen/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| format!("HTTP client: {e}"))?;
+            .map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
         let permits = Arc::new(Semaphore::new(policy.max_concurrency.max(1)));
         Ok(Upstream { http, policy, permits, next_slot: Mutex::new(Instant::now()) })
     }
@@ -80,7 +81,7 @@ impl Upstream {
     }
 
     /// Sends a request, retrying where that is safe. `Err` carries a message for the model.
-    pub async fn send(&self, req: &PreparedRequest) -> Result<UpstreamResponse, String> {
+    pub async fn send(&self, req: &PreparedRequest) -> Result<UpstreamResponse> {
         let idempotent = !matches!(req.method, reqwest::Method::POST | reqwest::Method::PATCH);
         let retries = if idempotent || self.policy.retry_non_idempotent { self.policy.retries } else { 0 };
         let mut attempt = 0;
@@ -100,7 +101,7 @@ impl Upstream {
                     tracing::debug!(attempt, ?backoff, "retrying upstream request");
                     tokio::time::sleep(backoff).await;
                 }
-                _ => return outcome.map_err(|e| e.message(req, &self.policy)),
+                _ => return outcome.map_err(|e| e.into_error(req, &self.policy)),
             }
         }
     }
@@ -115,7 +116,7 @@ impl Upstream {
             builder = builder.header(reqwest::header::COOKIE, cookie);
         }
         if let Some(body) = &req.body {
-            builder = body.apply(builder).map_err(SendError::Other)?;
+            builder = body.apply(builder).map_err(|e| SendError::Other(e.to_string()))?;
         }
         let mut resp = builder.send().await.map_err(classify)?;
         let header = |name: reqwest::header::HeaderName| {
@@ -169,18 +170,26 @@ enum SendError {
 }
 
 impl SendError {
-    fn message(self, req: &PreparedRequest, policy: &UpstreamPolicy) -> String {
+    fn into_error(self, req: &PreparedRequest, policy: &UpstreamPolicy) -> Error {
         // Never the query string: it can hold an API key.
         let target = format!("{} {}{}", req.method, req.url.origin().ascii_serialization(), req.url.path());
-        match self {
-            SendError::Timeout => format!(
-                "{target} timed out after {} s; the API may be slow or down: try again, or narrow the request",
-                policy.timeout.as_secs_f64()
+        let (fault, message) = match self {
+            SendError::Timeout => (
+                UpstreamFault::Timeout,
+                format!(
+                    "{target} timed out after {} s; the API may be slow or down: try again, or narrow the request",
+                    policy.timeout.as_secs_f64()
+                ),
             ),
-            SendError::Connect(e) => format!("{target} failed: could not connect ({e}); the API may be down"),
-            SendError::Body(e, status) => format!("{target}: HTTP {status}, but the response body broke off ({e})"),
-            SendError::Other(e) => format!("{target} failed: {e}"),
-        }
+            SendError::Connect(e) => {
+                (UpstreamFault::Connect, format!("{target} failed: could not connect ({e}); the API may be down"))
+            }
+            SendError::Body(e, status) => {
+                (UpstreamFault::BrokenBody, format!("{target}: HTTP {status}, but the response body broke off ({e})"))
+            }
+            SendError::Other(e) => (UpstreamFault::Other, format!("{target} failed: {e}")),
+        };
+        Error::Upstream { fault, message }
     }
 }
 

@@ -103,8 +103,7 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
     match &opts.routing {
         Routing::Unbound => {}
         _ if !ir.operations.is_empty() => {
-            return Err(Error::Invalid {
-                location: crate::error::Location::doc(&ir.info.title),
+            return Err(Error::Usage {
                 message: "--forward-url and --bindings apply to function lists; an OpenAPI document's operations \
                           already say where calls go (use --base-url to point them elsewhere)"
                     .into(),

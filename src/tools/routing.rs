@@ -37,10 +37,11 @@ pub struct Forward {
 
 impl Forward {
     /// Checks the URL: absolute http(s), no query or fragment to confuse the path.
-    pub fn new(url: &str, mode: ForwardMode) -> Result<Forward, String> {
-        let parsed = url::Url::parse(url).map_err(|e| format!("invalid --forward-url {url:?}: {e}"))?;
+    pub fn new(url: &str, mode: ForwardMode) -> Result<Forward> {
+        let usage = |message| Error::Usage { message };
+        let parsed = url::Url::parse(url).map_err(|e| usage(format!("invalid --forward-url {url:?}: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-            return Err(format!("--forward-url must be an absolute http(s) URL, got {url:?}"));
+            return Err(usage(format!("--forward-url must be an absolute http(s) URL, got {url:?}")));
         }
         Ok(Forward { url: url.trim_end_matches('/').to_string(), mode })
     }
