@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{InputArgs, output};
-use crate::error::{Error, Location, Result};
+use crate::error::Result;
 use crate::export::{self, Format};
 use crate::pipeline;
 
@@ -45,8 +45,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
             p.tools.config
         }
     };
-    let out = export::export(&config, args.format, args.strict)
-        .map_err(|message| Error::Invalid { location: Location::doc(spec), message })?;
+    let out = export::export(&config, args.format, args.strict)?;
     report_strict(&out);
     // Tool lists are JSON whatever the file is called.
     let path = args.output.as_deref();
@@ -70,19 +69,17 @@ fn report_strict(out: &export::Export) {
         );
     }
     let many = out.changes.len() > DETAILED;
-    let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut kinds: std::collections::BTreeMap<export::strict::ChangeKind, usize> = std::collections::BTreeMap::new();
     for (tool, c) in &out.changes {
         if c.lossy || !many {
             let level = if c.lossy { "warning" } else { "note" };
             eprintln!("  {level}: {tool} {}: {}", c.at, c.what);
         } else {
-            // `removed format "int64"` and `removed format "uri"` are one kind.
-            let kind = c.what.split('"').next().unwrap_or(&c.what).trim_end().to_string();
-            *kinds.entry(kind).or_default() += 1;
+            *kinds.entry(c.kind).or_default() += 1;
         }
     }
     for (kind, n) in &kinds {
-        eprintln!("  note: {kind}: {n}x");
+        eprintln!("  note: {}: {n}x", kind.label());
     }
     for (tool, violations) in &out.not_strict {
         for v in violations {

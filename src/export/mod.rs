@@ -43,17 +43,18 @@ pub struct Export {
 }
 
 /// The tools of `config` in `format`; `strict` makes OpenAI schemas strict-mode schemas.
-pub fn export(config: &RuntimeConfig, format: Format, strict: bool) -> Result<Export, String> {
+pub fn export(config: &RuntimeConfig, format: Format, strict: bool) -> crate::Result<Export> {
+    let usage = |message| crate::Error::Usage { message };
     if strict && format != Format::Openai {
-        return Err("--strict is OpenAI's strict mode: use it with --format openai".into());
+        return Err(usage("--strict is OpenAI's strict mode: use it with --format openai".into()));
     }
     if let Some(t) = config.tools.iter().find(|t| t.name.len() > format.max_name_len()) {
-        return Err(format!(
+        return Err(usage(format!(
             "the tool name `{}` is longer than the {} characters this format accepts: pass --max-name-len {}",
             t.name,
             format.max_name_len(),
             format.max_name_len()
-        ));
+        )));
     }
     let mut out = Export::default();
     let mut items = Vec::with_capacity(config.tools.len());
@@ -65,7 +66,8 @@ pub fn export(config: &RuntimeConfig, format: Format, strict: bool) -> Result<Ex
             Format::Anthropic => with_schema(tool, "input_schema", input),
             Format::Gemini => gemini(tool, input),
             Format::Mcp => {
-                let mut view = serde_json::to_value(tool.mcp_view()).map_err(|e| e.to_string())?;
+                let mut view = serde_json::to_value(tool.mcp_view())
+                    .map_err(|e| crate::Error::internal(format!("exporting the tool `{}`", tool.name), e))?;
                 view["inputSchema"] = input;
                 view
             }

@@ -46,12 +46,70 @@ const ANNOTATIONS: [&str; 13] = [
 pub struct Change {
     /// JSON pointer (URI fragment form, RFC 6901 escaping) of the rewritten schema, e.g. `#/properties/limit`.
     pub at: String,
+    /// What kind of change (what reports count).
+    pub kind: ChangeKind,
     /// What changed, for people.
     pub what: String,
     /// The new schema rejects values the original accepted (e.g. a free-form object that can now only be `{}`).
     /// Dropping a constraint only loosens the schema and is not lossy.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lossy: bool,
+}
+
+/// The kinds of rewrite strict mode makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    RootReplaced,
+    RootTyped,
+    RootMerged,
+    DefsRepaired,
+    NullableRemoved,
+    NullableToNullType,
+    FalseSchemaReplaced,
+    AnyValueNarrowed,
+    KeywordsRemoved,
+    TypesRemoved,
+    TypeInferred,
+    RefRewritten,
+    RefReplaced,
+    AllOfMerged,
+    OneOfReplaced,
+    AnyOfRewritten,
+    PropertyRemoved,
+    PropertyMadeRequired,
+    AdditionalPropertiesClosed,
+    RequiredRepaired,
+    TupleItemsReplaced,
+}
+
+impl ChangeKind {
+    /// The kind in words, for summaries that count changes by kind.
+    pub fn label(self) -> &'static str {
+        match self {
+            ChangeKind::RootReplaced => "root replaced by an empty object",
+            ChangeKind::RootTyped => "root typed as object",
+            ChangeKind::RootMerged => "root branches merged",
+            ChangeKind::DefsRepaired => "definitions moved or repaired",
+            ChangeKind::NullableRemoved => "removed nullable",
+            ChangeKind::NullableToNullType => "nullable replaced by a null type",
+            ChangeKind::FalseSchemaReplaced => "false schema replaced by null",
+            ChangeKind::AnyValueNarrowed => "any value narrowed",
+            ChangeKind::KeywordsRemoved => "removed unsupported keywords",
+            ChangeKind::TypesRemoved => "removed unsupported types",
+            ChangeKind::TypeInferred => "added a type inferred from keywords",
+            ChangeKind::RefRewritten => "$ref rewritten",
+            ChangeKind::RefReplaced => "$ref replaced",
+            ChangeKind::AllOfMerged => "allOf merged",
+            ChangeKind::OneOfReplaced => "oneOf replaced with anyOf",
+            ChangeKind::AnyOfRewritten => "anyOf rewritten",
+            ChangeKind::PropertyRemoved => "property that must be absent removed",
+            ChangeKind::PropertyMadeRequired => "optional property made required",
+            ChangeKind::AdditionalPropertiesClosed => "additionalProperties set to false",
+            ChangeKind::RequiredRepaired => "required names repaired",
+            ChangeKind::TupleItemsReplaced => "tuple items replaced",
+        }
+    }
 }
 
 /// A strict-mode rule, as published by OpenAI.

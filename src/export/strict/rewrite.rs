@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{
-    Change, FORMATS, NUMBER_KEYWORDS, Object, TYPES, applies, child, decode, empty_object, is_annotation,
+    Change, ChangeKind, FORMATS, NUMBER_KEYWORDS, Object, TYPES, applies, child, decode, empty_object, is_annotation,
     make_nullable, merge_into, null_schema, strings, type_names,
 };
 
@@ -84,13 +84,13 @@ struct Merge {
 }
 
 impl Rewriter {
-    fn note(&mut self, at: &str, what: impl Into<String>, lossy: bool) {
-        self.changes.push(Change { at: at.to_string(), what: what.into(), lossy });
+    fn note(&mut self, at: &str, kind: ChangeKind, what: impl Into<String>, lossy: bool) {
+        self.changes.push(Change { at: at.to_string(), kind, what: what.into(), lossy });
     }
 
     fn document(&mut self, schema: &Value) -> Value {
         let Value::Object(mut root) = schema.clone() else {
-            self.note("#", "root is not a schema object; replaced by an empty object", true);
+            self.note("#", ChangeKind::RootReplaced, "root is not a schema object; replaced by an empty object", true);
             return Value::Object(empty_object());
         };
         let had_defs = root.contains_key("$defs");
@@ -109,7 +109,7 @@ impl Rewriter {
         self.merge_all_of(&mut root, "#", false);
         self.merge_root_branches(&mut root);
         if root.remove("nullable").is_some() {
-            self.note("#", "removed nullable (the root must be an object)", false);
+            self.note("#", ChangeKind::NullableRemoved, "removed nullable (the root must be an object)", false);
         }
         self.root_type(&mut root);
         self.inlining.push("#".into());
@@ -135,7 +135,7 @@ impl Rewriter {
         let mut defs = match root.remove("$defs") {
             Some(Value::Object(defs)) => defs,
             Some(_) => {
-                self.note("#", "removed $defs that is not an object", false);
+                self.note("#", ChangeKind::DefsRepaired, "removed $defs that is not an object", false);
                 Object::new()
             }
             None => Object::new(),
@@ -143,12 +143,17 @@ impl Rewriter {
         if let Some(legacy) = root.remove("definitions") {
             for (name, def) in legacy.as_object().into_iter().flatten() {
                 if defs.contains_key(name) {
-                    self.note(&child("#/definitions", name), "dropped: $defs has the same name", true);
+                    self.note(
+                        &child("#/definitions", name),
+                        ChangeKind::DefsRepaired,
+                        "dropped: $defs has the same name",
+                        true,
+                    );
                 } else {
                     defs.insert(name.clone(), def.clone());
                 }
             }
-            self.note("#", "moved definitions into $defs", false);
+            self.note("#", ChangeKind::DefsRepaired, "moved definitions into $defs", false);
         }
         defs
     }
@@ -190,7 +195,7 @@ impl Rewriter {
             merged.insert("properties".into(), Value::Object(properties));
             merged.insert("required".into(), Value::Array(common.unwrap_or_default()));
             merge_into(root, merged);
-            self.note("#", format!("merged the root {key} branches into one object"), dropped);
+            self.note("#", ChangeKind::RootMerged, format!("merged the root {key} branches into one object"), dropped);
         }
     }
 
@@ -199,16 +204,16 @@ impl Rewriter {
             Some(Value::String(t)) if t == "object" => {}
             None => {
                 root.insert("type".into(), "object".into());
-                self.note("#", "added type object to the root", false);
+                self.note("#", ChangeKind::RootTyped, "added type object to the root", false);
             }
             Some(Value::Array(list)) if list.iter().any(|t| t == "object") => {
                 root.insert("type".into(), "object".into());
-                self.note("#", "narrowed the root type to object", list.len() > 1);
+                self.note("#", ChangeKind::RootTyped, "narrowed the root type to object", list.len() > 1);
             }
             Some(other) => {
                 let what = format!("root of type {other} replaced by an empty object");
                 *root = empty_object();
-                self.note("#", what, true);
+                self.note("#", ChangeKind::RootReplaced, what, true);
             }
         }
     }
@@ -218,7 +223,12 @@ impl Rewriter {
         let mut map = match value {
             Value::Object(map) => map,
             Value::Bool(false) => {
-                self.note(at, "replaced the false schema (matches nothing) with null", false);
+                self.note(
+                    at,
+                    ChangeKind::FalseSchemaReplaced,
+                    "replaced the false schema (matches nothing) with null",
+                    false,
+                );
                 return null_schema();
             }
             _ => return self.any_value(Object::new(), at),
@@ -234,9 +244,9 @@ impl Rewriter {
         self.distribute(&mut map, at);
         let mut out = if map.contains_key("$ref") { self.reference(map, at) } else { self.typed(map, at) };
         if nullable == Some(Value::Bool(true)) && make_nullable(&mut out) {
-            self.note(at, "replaced nullable: true with a null type", false);
+            self.note(at, ChangeKind::NullableToNullType, "replaced nullable: true with a null type", false);
         } else if let Some(flag) = nullable.filter(|n| n != &Value::Bool(true)) {
-            self.note(at, format!("removed nullable: {flag}"), false);
+            self.note(at, ChangeKind::NullableRemoved, format!("removed nullable: {flag}"), false);
         }
         self.inlining.truncate(depth);
         out
@@ -266,7 +276,7 @@ impl Rewriter {
 
     /// "Any value" cannot be expressed; the closest strict schema accepts any scalar or null.
     fn any_value(&mut self, map: Object, at: &str) -> Value {
-        self.note(at, "any value narrowed to string, number, boolean or null", true);
+        self.note(at, ChangeKind::AnyValueNarrowed, "any value narrowed to string, number, boolean or null", true);
         let mut out: Object =
             map.into_iter().filter(|(k, v)| (k == "description" || k == "title") && v.is_string()).collect();
         let scalars = ["string", "number", "boolean", "null"].map(|t| json!({"type": t}));
@@ -300,7 +310,7 @@ impl Rewriter {
             };
             map.insert("description".into(), Value::String(text));
         }
-        self.note(at, format!("removed {}", removed.join(", ")), false);
+        self.note(at, ChangeKind::KeywordsRemoved, format!("removed {}", removed.join(", ")), false);
     }
 
     /// Drops unsupported type names; a schema left untyped gets a type inferred from its keywords.
@@ -317,7 +327,12 @@ impl Rewriter {
                     }
                 }
                 if kept.len() != list.len() {
-                    self.note(at, format!("removed unsupported or repeated types from {}", Value::Array(list)), false);
+                    self.note(
+                        at,
+                        ChangeKind::TypesRemoved,
+                        format!("removed unsupported or repeated types from {}", Value::Array(list)),
+                        false,
+                    );
                 }
                 if kept.is_empty() {
                     self.infer_type(map, at);
@@ -326,7 +341,7 @@ impl Rewriter {
                 }
             }
             Some(other) => {
-                self.note(at, format!("removed unsupported type {other}"), false);
+                self.note(at, ChangeKind::TypesRemoved, format!("removed unsupported type {other}"), false);
                 self.infer_type(map, at);
             }
             None => self.infer_type(map, at),
@@ -346,7 +361,7 @@ impl Rewriter {
         let found = hints.iter().find(|(_, keys)| keys.iter().any(|key| map.contains_key(*key)));
         if let Some((t, _)) = found {
             map.insert("type".into(), (*t).into());
-            self.note(at, format!("added type {t} (inferred from its keywords)"), false);
+            self.note(at, ChangeKind::TypeInferred, format!("added type {t} (inferred from its keywords)"), false);
         }
     }
 
@@ -360,17 +375,22 @@ impl Rewriter {
             def_name(text).filter(|name| self.defs.contains_key(name)).map(|name| child("#/$defs", &name))
         };
         let Some(target) = target else {
-            self.note(at, format!("$ref {original} does not point at # or $defs; replaced"), true);
+            self.note(
+                at,
+                ChangeKind::RefReplaced,
+                format!("$ref {original} does not point at # or $defs; replaced"),
+                true,
+            );
             return self.any_value(map, at);
         };
         if target != text {
-            self.note(at, format!("pointed $ref {original} at {target}"), false);
+            self.note(at, ChangeKind::RefRewritten, format!("pointed $ref {original} at {target}"), false);
         }
         self.strip(&mut map, at, |key, value| key == "description" && value.is_string());
         let reference = json!({"$ref": target});
         match map.remove("description") {
             Some(description) => {
-                self.note(at, "wrapped $ref in anyOf to keep its description", false);
+                self.note(at, ChangeKind::RefRewritten, "wrapped $ref in anyOf to keep its description", false);
                 json!({"anyOf": [reference], "description": description})
             }
             None => reference,
@@ -382,7 +402,7 @@ impl Rewriter {
     fn merge_all_of(&mut self, map: &mut Object, at: &str, hoist: bool) {
         let Some(all) = map.remove("allOf") else { return };
         let Value::Array(branches) = all else {
-            self.note(at, "removed allOf that is not an array", false);
+            self.note(at, ChangeKind::AllOfMerged, "removed allOf that is not an array", false);
             return;
         };
         let refs = branches.iter().filter(|b| b.get("$ref").is_some()).count();
@@ -393,7 +413,7 @@ impl Rewriter {
         for branch in branches {
             self.merge_branch(map, branch, at, merge);
         }
-        self.note(at, "merged allOf into the schema", false);
+        self.note(at, ChangeKind::AllOfMerged, "merged allOf into the schema", false);
     }
 
     fn merge_branch(&mut self, map: &mut Object, branch: Value, at: &str, merge: Merge) {
@@ -401,7 +421,7 @@ impl Rewriter {
             Value::Object(branch) => branch,
             Value::Bool(true) => return,
             _ => {
-                self.note(at, "dropped an allOf branch that matches nothing", false);
+                self.note(at, ChangeKind::AllOfMerged, "dropped an allOf branch that matches nothing", false);
                 return;
             }
         };
@@ -423,16 +443,26 @@ impl Rewriter {
         let position = self.inlining.iter().position(|seen| *seen == key);
         let Some(body) = self.body(&key).filter(|_| position.is_none_or(|index| index < merge.base)) else {
             if position.is_none() {
-                self.note(at, format!("dropped unresolvable allOf reference {reference}"), true);
+                self.note(
+                    at,
+                    ChangeKind::AllOfMerged,
+                    format!("dropped unresolvable allOf reference {reference}"),
+                    true,
+                );
             }
             return; // otherwise already merged into this schema
         };
         let recursive = position.is_some() || self.reaches_inlined(&key, merge.base, &mut Vec::new());
         if recursive && merge.hoist && merge.direct && !map.contains_key("$ref") {
-            self.note(at, format!("kept recursive allOf reference {reference} as $ref"), false);
+            self.note(
+                at,
+                ChangeKind::AllOfMerged,
+                format!("kept recursive allOf reference {reference} as $ref"),
+                false,
+            );
             map.insert("$ref".into(), reference);
         } else if position.is_some() {
-            self.note(at, format!("dropped recursive allOf reference {reference}"), true);
+            self.note(at, ChangeKind::AllOfMerged, format!("dropped recursive allOf reference {reference}"), true);
         } else {
             self.inlining.push(key);
             self.merge_branch(map, body, at, Merge { direct: false, ..merge });
@@ -468,10 +498,10 @@ impl Rewriter {
     fn one_of(&mut self, map: &mut Object, at: &str) {
         let Some(one_of) = map.remove("oneOf") else { return };
         if map.contains_key("anyOf") {
-            self.note(at, "removed oneOf (anyOf is already present)", false);
+            self.note(at, ChangeKind::OneOfReplaced, "removed oneOf (anyOf is already present)", false);
         } else {
             map.insert("anyOf".into(), one_of);
-            self.note(at, "replaced oneOf with anyOf", false);
+            self.note(at, ChangeKind::OneOfReplaced, "replaced oneOf with anyOf", false);
         }
     }
 
@@ -494,7 +524,7 @@ impl Rewriter {
                 }
             }
         }
-        self.note(at, format!("moved {} into each anyOf branch", moved.join(", ")), false);
+        self.note(at, ChangeKind::AnyOfRewritten, format!("moved {} into each anyOf branch", moved.join(", ")), false);
     }
 
     fn any_of(&mut self, map: &mut Object, branches: Value, at: &str) {
@@ -502,13 +532,18 @@ impl Rewriter {
         for (index, branch) in branches.as_array().into_iter().flatten().enumerate() {
             let branch_at = child(&child(at, "anyOf"), &index.to_string());
             if branch == &Value::Bool(false) {
-                self.note(&branch_at, "dropped an anyOf branch that matches nothing", false);
+                self.note(
+                    &branch_at,
+                    ChangeKind::AnyOfRewritten,
+                    "dropped an anyOf branch that matches nothing",
+                    false,
+                );
             } else {
                 out.push(self.node(branch.clone(), &branch_at));
             }
         }
         if out.is_empty() {
-            self.note(at, "removed an empty or invalid anyOf", false);
+            self.note(at, ChangeKind::AnyOfRewritten, "removed an empty or invalid anyOf", false);
         } else {
             map.insert("anyOf".into(), Value::Array(out));
         }
@@ -526,7 +561,7 @@ impl Rewriter {
         for (name, schema) in properties {
             let property_at = child(&child(at, "properties"), &name);
             if schema == Value::Bool(false) {
-                self.note(&property_at, "removed a property that must be absent", false);
+                self.note(&property_at, ChangeKind::PropertyRemoved, "removed a property that must be absent", false);
                 continue;
             }
             let mut schema = self.node(schema, &property_at);
@@ -536,7 +571,7 @@ impl Rewriter {
                 } else {
                     "optional property made required (already nullable)"
                 };
-                self.note(&property_at, what, false);
+                self.note(&property_at, ChangeKind::PropertyMadeRequired, what, false);
             }
             out.insert(name, schema);
         }
@@ -544,15 +579,20 @@ impl Rewriter {
             Some(Value::Bool(false)) => false,
             // Declared properties (even none: a tool without arguments) say what the object holds.
             None if !out.is_empty() || had_properties => {
-                self.note(at, "set additionalProperties: false", false);
+                self.note(at, ChangeKind::AdditionalPropertiesClosed, "set additionalProperties: false", false);
                 false
             }
             _ if out.is_empty() => {
-                self.note(at, "free-form object can only be sent as {}", true);
+                self.note(at, ChangeKind::AdditionalPropertiesClosed, "free-form object can only be sent as {}", true);
                 true
             }
             _ => {
-                self.note(at, "additional properties are no longer allowed", true);
+                self.note(
+                    at,
+                    ChangeKind::AdditionalPropertiesClosed,
+                    "additional properties are no longer allowed",
+                    true,
+                );
                 false
             }
         };
@@ -567,7 +607,12 @@ impl Rewriter {
         let unknown: Vec<&str> =
             required.iter().filter(|name| !properties.contains_key(*name)).map(String::as_str).collect();
         if !unknown.is_empty() {
-            self.note(at, format!("removed required names without a property: {}", unknown.join(", ")), false);
+            self.note(
+                at,
+                ChangeKind::RequiredRepaired,
+                format!("removed required names without a property: {}", unknown.join(", ")),
+                false,
+            );
         }
         let mut names: Vec<Value> = Vec::new();
         for name in required.iter().filter(|name| properties.contains_key(*name)).chain(properties.keys()) {
@@ -590,7 +635,12 @@ impl Rewriter {
         let items = match map.remove("items") {
             None => self.any_value(Object::new(), &items_at),
             Some(Value::Array(tuple)) => {
-                self.note(&items_at, "replaced tuple items with anyOf of the item schemas", false);
+                self.note(
+                    &items_at,
+                    ChangeKind::TupleItemsReplaced,
+                    "replaced tuple items with anyOf of the item schemas",
+                    false,
+                );
                 self.node(json!({"anyOf": tuple}), &items_at)
             }
             Some(items) => self.node(items, &items_at),

@@ -426,8 +426,8 @@ fn rewriting_is_deterministic_and_idempotent() {
 
 #[test]
 fn serializes_compactly() {
-    let change = Change { at: "#".into(), what: "x".into(), lossy: false };
-    assert_eq!(serde_json::to_value(&change).ok(), Some(json!({"at": "#", "what": "x"})));
+    let change = Change { at: "#".into(), kind: ChangeKind::KeywordsRemoved, what: "x".into(), lossy: false };
+    assert_eq!(serde_json::to_value(&change).ok(), Some(json!({"at": "#", "kind": "keywords_removed", "what": "x"})));
     let violation = Violation { rule: Rule::AdditionalPropertiesFalse, at: "#".into(), message: "m".into() };
     let value = serde_json::to_value(&violation).ok();
     assert_eq!(value, Some(json!({"rule": "additional_properties_false", "at": "#", "message": "m"})));
