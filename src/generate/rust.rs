@@ -74,8 +74,9 @@ pub fn lib_rs(mcpgen_version: &str, title: &str, with_handlers: bool) -> Result<
             pub const CATALOGUE: &str = include_str!("catalogue.json");
 
             /// The catalogue, parsed.
-            pub fn catalogue() -> Result<runtime::model::RuntimeConfig, String> {
-                serde_json::from_str(CATALOGUE).map_err(|e| format!("the embedded catalogue is invalid: {e}"))
+            pub fn catalogue() -> Result<runtime::model::RuntimeConfig, runtime::Error> {
+                serde_json::from_str(CATALOGUE)
+                    .map_err(|e| runtime::Error::Config(format!("the embedded catalogue is invalid: {e}")))
             }
 
             /// The names of the catalogue's tools, in order.

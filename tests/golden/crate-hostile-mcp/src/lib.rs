@@ -9,9 +9,11 @@ pub mod runtime;
 pub const CATALOGUE: &str = include_str!("catalogue.json");
 
 /// The catalogue, parsed.
-pub fn catalogue() -> Result<runtime::model::RuntimeConfig, String> {
+pub fn catalogue() -> Result<runtime::model::RuntimeConfig, runtime::Error> {
     serde_json::from_str(CATALOGUE)
-        .map_err(|e| format!("the embedded catalogue is invalid: {e}"))
+        .map_err(|e| runtime::Error::Config(
+            format!("the embedded catalogue is invalid: {e}"),
+        ))
 }
 
 /// The names of the catalogue's tools, in order.
