@@ -201,8 +201,13 @@ pub struct OAuth2Flow {
 pub struct McpExtension {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The tool's title (`x-mcp.title`): what clients show as its name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The title inside the tool's annotations (`x-mcp.annotations.title`, an MCP tool's
+    /// `annotations.title`), which MCP keeps apart from the tool's own title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations_title: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -224,7 +224,7 @@ fn read_entry<'a>(item: &'a Value, dialect: Dialect, pointer: &str) -> std::resu
         mcp.destructive = a.get("destructiveHint").and_then(Value::as_bool);
         mcp.idempotent = a.get("idempotentHint").and_then(Value::as_bool);
         mcp.open_world = a.get("openWorldHint").and_then(Value::as_bool);
-        mcp.title = a.get("title").and_then(Value::as_str).map(str::to_string);
+        mcp.annotations_title = a.get("title").and_then(Value::as_str).map(str::to_string);
     }
     Ok(RawFunction {
         pointer: fptr,

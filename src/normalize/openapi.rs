@@ -426,6 +426,8 @@ impl<'d> Walker<'d> {
                 ext.hidden = obj.get("hidden") == Some(&Value::Bool(true));
                 let hints = obj.get("annotations").and_then(Value::as_object).unwrap_or(obj);
                 let hint = |k: &str| hints.get(k).and_then(Value::as_bool);
+                ext.annotations_title =
+                    obj.get("annotations").and_then(|a| a.get("title")).and_then(Value::as_str).map(str::to_string);
                 ext.read_only = hint("readOnlyHint");
                 ext.destructive = hint("destructiveHint");
                 ext.idempotent = hint("idempotentHint");

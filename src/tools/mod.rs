@@ -281,8 +281,7 @@ fn function_tool(
     let http = opts.routing.binding(f, &mut schema, diagnostics)?;
     // Without a method of its own, a function may change things: annotate it as a POST.
     let method = http.as_ref().map_or(Method::Post, |h| h.method);
-    let mut ann = annotations(method, &f.mcp);
-    ann.title = f.mcp.title.clone();
+    let ann = annotations(method, &f.mcp);
     let input_schema = input_object(schema, &name)?;
     Ok(Tool {
         name,
@@ -395,7 +394,7 @@ pub fn annotations(method: Method, ext: &crate::ir::McpExtension) -> Annotations
         Method::Patch => (false, true, false),
     };
     Annotations {
-        title: None,
+        title: ext.annotations_title.clone(),
         read_only_hint: ext.read_only.unwrap_or(read_only),
         destructive_hint: ext.destructive.unwrap_or(destructive),
         idempotent_hint: ext.idempotent.unwrap_or(idempotent),

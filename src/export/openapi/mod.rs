@@ -160,6 +160,7 @@ fn mcp_extension(tool: &Tool, method: Method) -> Option<Value> {
     .into_iter()
     .filter(|(_, value, default)| value != default)
     .map(|(k, value, _)| (k.to_string(), json!(value)))
+    .chain(a.title.as_ref().map(|t| ("title".to_string(), json!(t))))
     .collect();
     if !differing.is_empty() {
         ext.insert("annotations".into(), Value::Object(differing));
