@@ -172,7 +172,7 @@ pub enum SecurityScheme {
         location: ApiKeyLocation,
     },
     Http {
-        scheme: String,
+        scheme: HttpScheme,
         #[serde(skip_serializing_if = "Option::is_none")]
         bearer_format: Option<String>,
     },
@@ -188,6 +188,41 @@ pub enum SecurityScheme {
         url: String,
     },
     MutualTls,
+}
+
+/// An HTTP authentication scheme (RFC 7235; the IANA registry's names, case-insensitive).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpScheme {
+    Basic,
+    Bearer,
+    /// Any other (`digest`, `hoba`, `negotiate`, ...), lower-case: the credential is the whole
+    /// `Authorization` value.
+    Other(String),
+}
+
+impl HttpScheme {
+    /// The scheme named `name`, in any case.
+    pub fn parse(name: &str) -> HttpScheme {
+        match name.to_ascii_lowercase().as_str() {
+            "basic" => HttpScheme::Basic,
+            "bearer" => HttpScheme::Bearer,
+            other => HttpScheme::Other(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            HttpScheme::Basic => "basic",
+            HttpScheme::Bearer => "bearer",
+            HttpScheme::Other(name) => name,
+        }
+    }
+}
+
+impl Serialize for HttpScheme {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

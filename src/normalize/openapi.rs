@@ -12,8 +12,8 @@ use url::Url;
 use super::schema::{SchemaConverter, kind_of};
 use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::ir::{
-    ApiInfo, ApiKeyLocation, McpExtension, MediaType, Method, OAuth2Flow, Operation, ParamLocation, ParamStyle,
-    Parameter, RequestBody, Response, SecurityRequirement, SecurityScheme,
+    ApiInfo, ApiKeyLocation, HttpScheme, McpExtension, MediaType, Method, OAuth2Flow, Operation, ParamLocation,
+    ParamStyle, Parameter, RequestBody, Response, SecurityRequirement, SecurityScheme,
 };
 use crate::load::{DocumentSet, split_ref};
 
@@ -522,7 +522,7 @@ fn parse_security_scheme(s: &Value) -> Result<SecurityScheme, String> {
             Ok(SecurityScheme::ApiKey { name, location })
         }
         Some("http") => Ok(SecurityScheme::Http {
-            scheme: text("scheme").unwrap_or("bearer").to_ascii_lowercase(),
+            scheme: HttpScheme::parse(text("scheme").unwrap_or("bearer")),
             bearer_format: text("bearerFormat").map(str::to_string),
         }),
         Some("oauth2") => {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ir::{self, SecurityRequirement};
+use crate::ir::{self, HttpScheme, SecurityRequirement};
 use crate::runtime::model::{SecurityRequirements, SecurityScheme};
 
 /// `SWAGGER_PETSTORE` for "Swagger Petstore": the prefix of every env var of an API.
@@ -58,13 +58,13 @@ pub fn runtime_schemes(
                 ir::SecurityScheme::ApiKey { name, location } => {
                     SecurityScheme::ApiKey { location: *location, name: name.clone(), env: env("") }
                 }
-                ir::SecurityScheme::Http { scheme, .. } if scheme == "basic" => {
+                ir::SecurityScheme::Http { scheme: HttpScheme::Basic, .. } => {
                     SecurityScheme::Basic { username_env: env("USERNAME"), password_env: env("PASSWORD") }
                 }
-                ir::SecurityScheme::Http { scheme, .. } if scheme == "bearer" => {
+                ir::SecurityScheme::Http { scheme: HttpScheme::Bearer, .. } => {
                     SecurityScheme::Bearer { env: env("TOKEN") }
                 }
-                ir::SecurityScheme::Http { scheme, .. } => SecurityScheme::External {
+                ir::SecurityScheme::Http { scheme: HttpScheme::Other(scheme), .. } => SecurityScheme::External {
                     description: format!(
                         "HTTP `{scheme}` authentication: the env var holds the whole Authorization value"
                     ),
