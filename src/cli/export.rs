@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::values::{FormatArg, name_of};
 use super::{InputArgs, output};
 use crate::error::Result;
-use crate::export::{self, Format};
+use crate::export;
 use crate::pipeline;
 
 pub const EXAMPLES: &str = "\
@@ -23,8 +24,8 @@ pub struct ExportArgs {
     pub input: InputArgs,
 
     /// The tool list's format.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Openai)]
-    pub format: Format,
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = FormatArg::Openai)]
+    pub format: FormatArg,
 
     /// OpenAI strict mode: additionalProperties false everywhere, every property required (optional
     /// ones made nullable), unsupported keywords removed; each change is reported on stderr.
@@ -45,14 +46,13 @@ pub fn run(args: &ExportArgs) -> Result<()> {
             p.tools.config
         }
     };
-    let out = export::export(&config, args.format, args.strict)?;
+    let out = export::export(&config, args.format.into(), args.strict)?;
     report_strict(&out);
     // Tool lists are JSON whatever the file is called.
     let path = args.output.as_deref();
     output::write(path, &output::render(&out.value, false, spec)?)?;
     if let Some(path) = path {
-        let format = clap::ValueEnum::to_possible_value(&args.format).map(|v| v.get_name().to_string());
-        eprintln!("wrote {} ({} tools, {} format)", path.display(), config.tools.len(), format.unwrap_or_default());
+        eprintln!("wrote {} ({} tools, {} format)", path.display(), config.tools.len(), name_of(&args.format));
     }
     Ok(())
 }

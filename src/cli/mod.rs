@@ -8,6 +8,7 @@ mod inspect;
 mod output;
 mod search;
 mod serve;
+mod values;
 
 pub use inspect::Report as InspectReport;
 
@@ -18,7 +19,8 @@ use clap::{Args, Parser, Subcommand};
 use crate::ir::Method;
 use crate::load::LoadOptions;
 use crate::pipeline::PipelineOptions;
-use crate::tools::{Bindings, Filter, Forward, ForwardMode, OutputSchemaPolicy, Routing, ToolOptions};
+use crate::tools::{Bindings, Filter, Forward, Routing, ToolOptions};
+use values::{ForwardModeArg, OutputSchemaArg};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -117,8 +119,8 @@ pub struct InputArgs {
     pub max_description_len: usize,
 
     /// Whether tools declare an outputSchema (from the 2xx JSON response).
-    #[arg(long, value_enum, value_name = "POLICY", default_value_t = OutputSchemaPolicy::None, help_heading = "Tools")]
-    pub output_schema: OutputSchemaPolicy,
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = OutputSchemaArg::None, help_heading = "Tools")]
+    pub output_schema: OutputSchemaArg,
 
     /// Prefix of the credential env vars (default: from the API title, e.g. SWAGGER_PETSTORE).
     #[arg(long, value_name = "PREFIX", help_heading = "Tools")]
@@ -129,8 +131,8 @@ pub struct InputArgs {
     pub forward_url: Option<String>,
 
     /// per-tool: `POST URL/{name}`; single: `POST URL` with {"name", "arguments"}.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = ForwardMode::PerTool, requires = "forward_url", help_heading = "Function lists")]
-    pub forward_mode: ForwardMode,
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = ForwardModeArg::PerTool, requires = "forward_url", help_heading = "Function lists")]
+    pub forward_mode: ForwardModeArg,
 
     /// YAML/JSON file mapping each function to a method, URL template and argument places.
     #[arg(long, value_name = "FILE", help_heading = "Function lists")]
@@ -153,7 +155,7 @@ impl InputArgs {
     /// The pipeline's options; reads the bindings file, if any.
     pub fn pipeline_options(&self, strict: bool) -> crate::error::Result<PipelineOptions> {
         let routing = match (&self.forward_url, &self.bindings) {
-            (Some(url), _) => Routing::Forward(Forward::new(url, self.forward_mode)?),
+            (Some(url), _) => Routing::Forward(Forward::new(url, self.forward_mode.into())?),
             (None, Some(path)) => Routing::Bindings(Box::new(Bindings::read(path)?)),
             (None, None) => Routing::Unbound,
         };
@@ -170,7 +172,7 @@ impl InputArgs {
                 },
                 max_name_len: usize::from(self.max_name_len),
                 max_description_len: self.max_description_len.max(16),
-                output_schema: self.output_schema,
+                output_schema: self.output_schema.into(),
                 base_url: self.base_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
                 env_prefix: self.env_prefix.clone(),
                 routing,

@@ -8,7 +8,8 @@ use serde_json::{Map, Value, json};
 
 use crate::runtime::model::{RuntimeConfig, Tool};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// The tool-list format of an LLM API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// OpenAI `tools`: `[{"type": "function", "function": {name, description, parameters}}]`.
     Openai,

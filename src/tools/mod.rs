@@ -31,7 +31,7 @@ use naming::NameAllocator;
 
 /// Whether tools declare an `outputSchema`. Declaring one obliges every success to conform,
 /// and real APIs often break their own schemas, so it is opt-in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum OutputSchemaPolicy {
     /// No output schemas (results still carry structured content).
     #[default]

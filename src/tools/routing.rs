@@ -19,7 +19,7 @@ use crate::runtime::model::{
 };
 
 /// How `--forward-url` sends calls.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ForwardMode {
     /// `POST URL/{name}` with the arguments object as the JSON body.
     #[default]
