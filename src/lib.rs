@@ -15,6 +15,7 @@ pub mod normalize;
 pub mod pipeline;
 pub mod progress;
 pub mod runtime;
+pub mod schema;
 pub mod tokens;
 pub mod tools;
 

@@ -25,6 +25,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("encode.rs", include_str!("../runtime/encode.rs")),
     ("engine.rs", include_str!("../runtime/engine.rs")),
     ("hooks.rs", include_str!("../runtime/hooks.rs")),
+    ("keywords.rs", include_str!("../runtime/keywords.rs")),
     ("legacy_sse.rs", include_str!("../runtime/legacy_sse.rs")),
     ("lexicon.rs", include_str!("../runtime/lexicon.rs")),
     ("manners.rs", include_str!("../runtime/manners.rs")),

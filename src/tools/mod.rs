@@ -300,7 +300,7 @@ fn function_tool(
 fn merge_root_combinators(schema: &mut Value) -> Option<String> {
     let obj = schema.as_object_mut()?;
     let mut merged = Vec::new();
-    for key in ["allOf", "anyOf", "oneOf"] {
+    for key in crate::schema::keywords::COMBINATORS {
         let Some(Value::Array(branches)) = obj.remove(key) else { continue };
         merged.push(key);
         let mut shared: Option<Vec<Value>> = None;
