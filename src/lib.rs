@@ -11,6 +11,7 @@ pub mod generate;
 pub mod ir;
 pub mod load;
 pub mod mem;
+pub mod names;
 pub mod normalize;
 pub mod pipeline;
 pub mod progress;

@@ -13,6 +13,7 @@ pub use handlers::missing_in as missing_handlers;
 pub use write::{WriteReport, write_crate};
 
 use crate::error::{Error, Location, Result};
+use crate::names;
 use crate::runtime::model::{RuntimeConfig, SecurityScheme};
 
 /// The engine's source, copied verbatim into every crate (`src/runtime/`).
@@ -104,9 +105,8 @@ pub fn default_crate_name(title: &str, spec: &str) -> String {
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("");
-    let words: Vec<&str> = stem
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty() && !FILE_NOISE.contains(&w.to_ascii_lowercase().as_str()))
+    let words: Vec<&str> = names::words(stem)
+        .filter(|w| !FILE_NOISE.contains(&w.to_ascii_lowercase().as_str()))
         .filter(|w| !(w.len() > 1 && w.starts_with(['v', 'V']) && w[1..].bytes().all(|b| b.is_ascii_digit())))
         .collect();
     if words.is_empty() || spec == "-" {
@@ -117,21 +117,7 @@ pub fn default_crate_name(title: &str, spec: &str) -> String {
 
 /// A Cargo package name from an API title: `Swagger Petstore` -> `swagger-petstore-mcp`.
 pub fn default_package_name(title: &str) -> String {
-    let mut slug = String::new();
-    for c in title.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c.to_ascii_lowercase());
-        } else if !slug.ends_with('-') && !slug.is_empty() {
-            slug.push('-');
-        }
-        if slug.len() >= 40 {
-            break;
-        }
-    }
-    let slug = slug.trim_matches('-');
-    let slug = if slug.is_empty() { "api".to_string() } else { slug.to_string() };
-    let name = if slug.starts_with(|c: char| c.is_ascii_digit()) { format!("api-{slug}") } else { slug };
-    format!("{name}-mcp")
+    format!("{}-mcp", names::kebab_slug(title, 40))
 }
 
 /// Cargo's rules for a package name, plus what makes the library name a usable identifier.
@@ -143,7 +129,7 @@ pub fn check_package_name(name: &str) -> Result<(), String> {
         ));
     }
     let ident = name.replace('-', "_");
-    if syn::parse_str::<syn::Ident>(&ident).is_err()
+    if !names::is_identifier(&ident)
         || ["test", "core", "std", "alloc", "proc_macro", "build"].contains(&ident.as_str())
     {
         return Err(format!("invalid crate name {name:?}: `{ident}` is reserved in Rust"));
