@@ -14,7 +14,7 @@ pub use write::{WriteReport, write_crate};
 
 use crate::error::{Error, Location, Result};
 use crate::names;
-use crate::runtime::model::{RuntimeConfig, SecurityScheme};
+use crate::runtime::model::RuntimeConfig;
 
 /// The engine's source, copied verbatim into every crate (`src/runtime/`).
 pub const ENGINE_SOURCES: &[(&str, &str)] = &[
@@ -230,29 +230,11 @@ fn credentials_help(config: &RuntimeConfig) -> String {
 fn env_vars(config: &RuntimeConfig) -> Vec<EnvVar> {
     let mut out = Vec::new();
     for (scheme, s) in &config.security_schemes {
-        let vars: Vec<(String, String)> = match s {
-            SecurityScheme::ApiKey { location, name, env } => {
-                vec![(
-                    env.clone(),
-                    format!("API key `{name}` ({scheme}, in {})", format!("{location:?}").to_lowercase()),
-                )]
-            }
-            SecurityScheme::Bearer { env } => vec![(env.clone(), format!("bearer token ({scheme})"))],
-            SecurityScheme::Basic { username_env, password_env } => vec![
-                (username_env.clone(), format!("HTTP basic user name ({scheme})")),
-                (password_env.clone(), format!("HTTP basic password ({scheme})")),
-            ],
-            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => token_env
-                .iter()
-                .map(|t| (t.clone(), format!("OAuth2 access token you already have ({scheme}); or set the two below")))
-                .chain([
-                    (client_id_env.clone(), format!("OAuth2 client ID ({scheme})")),
-                    (client_secret_env.clone(), format!("OAuth2 client secret ({scheme})")),
-                ])
-                .collect(),
-            SecurityScheme::External { description, env } => vec![(env.clone(), format!("{description} ({scheme})"))],
-        };
-        out.extend(vars.into_iter().map(|(name, about)| EnvVar { name, about }));
+        out.extend(
+            s.describe_env_vars()
+                .into_iter()
+                .map(|(name, what)| EnvVar { name: name.to_string(), about: format!("{what} ({scheme})") }),
+        );
     }
     out
 }
