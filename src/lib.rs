@@ -11,10 +11,12 @@ pub mod generate;
 pub mod ir;
 pub mod load;
 pub mod mem;
+pub mod names;
 pub mod normalize;
 pub mod pipeline;
 pub mod progress;
 pub mod runtime;
+pub mod schema;
 pub mod tokens;
 pub mod tools;
 

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::pipeline::{self, Pipeline};
 use crate::runtime::cli::ContextArgs;
 use crate::runtime::discovery::{self, group_digits};
-use crate::runtime::model::{Annotations, ListTokens, Method, SecurityScheme, Tool};
+use crate::runtime::model::{Annotations, ListTokens, Method, Tool};
 use crate::tokens::{self, Cost, ModeCosts};
 
 pub const EXAMPLES: &str = "\
@@ -155,18 +155,8 @@ impl Report {
             .security_schemes
             .iter()
             .map(|(name, s)| {
-                let kind = match s {
-                    SecurityScheme::ApiKey { location, name, .. } => {
-                        // Only the location is lower-cased: the key's own name is case-sensitive on the wire.
-                        format!("API key in {} `{name}`", format!("{location:?}").to_lowercase())
-                    }
-                    SecurityScheme::Bearer { .. } => "bearer token".to_string(),
-                    SecurityScheme::Basic { .. } => "HTTP basic".to_string(),
-                    SecurityScheme::OAuth2ClientCredentials { .. } => "OAuth2 client credentials".to_string(),
-                    SecurityScheme::External { description, .. } => description.clone(),
-                };
                 let env = s.env_vars().into_iter().map(str::to_string).collect();
-                Credential { scheme: name.clone(), kind, env, set: s.env_hint() }
+                Credential { scheme: name.clone(), kind: s.describe(), env, set: s.env_hint() }
             })
             .collect();
         Ok(Report {

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::rust::{doc_header, render};
 use crate::error::Result;
+use crate::names::{escape_keyword, is_identifier, pascal_identifier, snake_identifier};
 use crate::runtime::model::{RuntimeConfig, Tool};
 
 /// One tool answered by a handler, with its Rust names.
@@ -29,12 +30,12 @@ pub fn handlers(config: &RuntimeConfig) -> Vec<Handler<'_>> {
     config
         .unbound_tools()
         .map(|tool| {
-            let snake = snake_case(&tool.name);
+            let snake = snake_identifier(&tool.name, "tool");
             // Keywords, and the names handlers.rs imports, cannot be function names.
-            let taken = is_keyword(&snake) || RESERVED.contains(&snake.as_str());
+            let taken = !is_identifier(&snake) || RESERVED.contains(&snake.as_str());
             let function = unique(&mut used_fns, if taken { format!("{snake}_") } else { snake });
             // Unique before the suffix, so that a second `Parse` is `Parse2Args`.
-            let args_type = format!("{}Args", unique(&mut used_types, pascal_case(&tool.name)));
+            let args_type = format!("{}Args", unique(&mut used_types, pascal_identifier(&tool.name, "tool")));
             Handler { tool, function, args_type }
         })
         .collect()
@@ -56,56 +57,9 @@ fn unique(used: &mut BTreeSet<String>, name: String) -> String {
     candidate
 }
 
-/// Splits on non-alphanumerics and camelCase humps; `fallback` leads when nothing (or a digit) does.
-fn words(name: &str, fallback: &str) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_ascii_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_ascii_uppercase() && prev_lower && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        current.push(c.to_ascii_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    if words.first().is_none_or(|w| w.starts_with(|c: char| c.is_ascii_digit())) {
-        words.insert(0, fallback.into());
-    }
-    words
-}
-
-pub fn snake_case(name: &str) -> String {
-    words(name, "tool").join("_")
-}
-
-pub fn pascal_case(name: &str) -> String {
-    words(name, "tool")
-        .iter()
-        .map(|w| {
-            let mut cs = w.chars();
-            cs.next().map(|c| c.to_ascii_uppercase().to_string() + cs.as_str()).unwrap_or_default()
-        })
-        .collect()
-}
-
-fn is_keyword(s: &str) -> bool {
-    syn::parse_str::<syn::Ident>(s).is_err() || s == "self" || s == "super" || s == "crate"
-}
-
 /// A field identifier for a property name (the wire name is kept with `#[serde(rename)]`).
 fn field_ident(property: &str) -> String {
-    let snake = words(property, "field").join("_");
-    if is_keyword(&snake) { format!("{snake}_") } else { snake }
+    escape_keyword(snake_identifier(property, "field"))
 }
 
 /// The Rust type of a property schema, where one is plain to express; `serde_json::Value` else.
@@ -292,11 +246,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rust_names() {
-        assert_eq!(snake_case("getPetById"), "get_pet_by_id");
-        assert_eq!(snake_case("get-current.weather"), "get_current_weather");
-        assert_eq!(snake_case("1st"), "tool_1st");
-        assert_eq!(pascal_case("get_current_weather"), "GetCurrentWeather");
+    fn field_idents() {
         assert_eq!(field_ident("type"), "type_");
         assert_eq!(field_ident("self"), "self_");
         assert_eq!(field_ident("userId"), "user_id");

@@ -13,7 +13,8 @@ pub use handlers::missing_in as missing_handlers;
 pub use write::{WriteReport, write_crate};
 
 use crate::error::{Error, Result};
-use crate::runtime::model::{RuntimeConfig, SecurityScheme};
+use crate::names;
+use crate::runtime::model::RuntimeConfig;
 
 /// The engine's source, copied verbatim into every crate (`src/runtime/`).
 pub const ENGINE_SOURCES: &[(&str, &str)] = &[
@@ -26,6 +27,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("engine.rs", include_str!("../runtime/engine.rs")),
     ("error.rs", include_str!("../runtime/error.rs")),
     ("hooks.rs", include_str!("../runtime/hooks.rs")),
+    ("keywords.rs", include_str!("../runtime/keywords.rs")),
     ("legacy_sse.rs", include_str!("../runtime/legacy_sse.rs")),
     ("lexicon.rs", include_str!("../runtime/lexicon.rs")),
     ("manners.rs", include_str!("../runtime/manners.rs")),
@@ -105,9 +107,8 @@ pub fn default_crate_name(title: &str, spec: &str) -> String {
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("");
-    let words: Vec<&str> = stem
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty() && !FILE_NOISE.contains(&w.to_ascii_lowercase().as_str()))
+    let words: Vec<&str> = names::words(stem)
+        .filter(|w| !FILE_NOISE.contains(&w.to_ascii_lowercase().as_str()))
         .filter(|w| !(w.len() > 1 && w.starts_with(['v', 'V']) && w[1..].bytes().all(|b| b.is_ascii_digit())))
         .collect();
     if words.is_empty() || spec == "-" {
@@ -118,21 +119,7 @@ pub fn default_crate_name(title: &str, spec: &str) -> String {
 
 /// A Cargo package name from an API title: `Swagger Petstore` -> `swagger-petstore-mcp`.
 pub fn default_package_name(title: &str) -> String {
-    let mut slug = String::new();
-    for c in title.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c.to_ascii_lowercase());
-        } else if !slug.ends_with('-') && !slug.is_empty() {
-            slug.push('-');
-        }
-        if slug.len() >= 40 {
-            break;
-        }
-    }
-    let slug = slug.trim_matches('-');
-    let slug = if slug.is_empty() { "api".to_string() } else { slug.to_string() };
-    let name = if slug.starts_with(|c: char| c.is_ascii_digit()) { format!("api-{slug}") } else { slug };
-    format!("{name}-mcp")
+    format!("{}-mcp", names::kebab_slug(title, 40))
 }
 
 /// Cargo's rules for a package name, plus what makes the library name a usable identifier.
@@ -146,7 +133,7 @@ pub fn check_package_name(name: &str) -> Result<()> {
         });
     }
     let ident = name.replace('-', "_");
-    if syn::parse_str::<syn::Ident>(&ident).is_err()
+    if !names::is_identifier(&ident)
         || ["test", "core", "std", "alloc", "proc_macro", "build"].contains(&ident.as_str())
     {
         return Err(Error::Usage { message: format!("invalid crate name {name:?}: `{ident}` is reserved in Rust") });
@@ -247,29 +234,11 @@ fn credentials_help(config: &RuntimeConfig) -> String {
 fn env_vars(config: &RuntimeConfig) -> Vec<EnvVar> {
     let mut out = Vec::new();
     for (scheme, s) in &config.security_schemes {
-        let vars: Vec<(String, String)> = match s {
-            SecurityScheme::ApiKey { location, name, env } => {
-                vec![(
-                    env.clone(),
-                    format!("API key `{name}` ({scheme}, in {})", format!("{location:?}").to_lowercase()),
-                )]
-            }
-            SecurityScheme::Bearer { env } => vec![(env.clone(), format!("bearer token ({scheme})"))],
-            SecurityScheme::Basic { username_env, password_env } => vec![
-                (username_env.clone(), format!("HTTP basic user name ({scheme})")),
-                (password_env.clone(), format!("HTTP basic password ({scheme})")),
-            ],
-            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => token_env
-                .iter()
-                .map(|t| (t.clone(), format!("OAuth2 access token you already have ({scheme}); or set the two below")))
-                .chain([
-                    (client_id_env.clone(), format!("OAuth2 client ID ({scheme})")),
-                    (client_secret_env.clone(), format!("OAuth2 client secret ({scheme})")),
-                ])
-                .collect(),
-            SecurityScheme::External { description, env } => vec![(env.clone(), format!("{description} ({scheme})"))],
-        };
-        out.extend(vars.into_iter().map(|(name, about)| EnvVar { name, about }));
+        out.extend(
+            s.describe_env_vars()
+                .into_iter()
+                .map(|(name, what)| EnvVar { name: name.to_string(), about: format!("{what} ({scheme})") }),
+        );
     }
     out
 }

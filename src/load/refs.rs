@@ -6,6 +6,7 @@ use url::Url;
 use super::{DocumentSet, LoadOptions, fetch_url, parse_document, read_file};
 use crate::diag::escape_segment;
 use crate::error::{Error, Location, Result};
+use crate::schema::keywords;
 
 /// What a `$ref` points at: a document id and a JSON pointer inside it (`""` = the whole document).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,14 +37,17 @@ pub fn split_ref(base: &str, reference: &str) -> Result<RefTarget, String> {
     Ok(RefTarget { doc: target.to_string(), pointer })
 }
 
-/// Keys whose values are literal data (never schemas): `$ref`s under them are not followed.
+/// Keys whose values are literal data (never schemas): `$ref`s under them are not followed. The
+/// walk covers the whole document, not only schemas, so a schema's data keyword that also names
+/// something else in OpenAPI is walked: `default` is the catch-all response too.
 fn is_data_key(key: &str) -> bool {
-    key == "example" || key == "examples" || key.starts_with("x-")
+    keywords::is_data(key) && key != "default"
 }
 
 /// Keys whose values map user-chosen names to schemas: a name like `example` there is a schema.
+/// OpenAPI's `components/schemas` is one too.
 fn is_name_map(key: &str) -> bool {
-    matches!(key, "properties" | "patternProperties" | "$defs" | "definitions" | "schemas")
+    keywords::SCHEMA_MAP.contains(&key) || key == "schemas"
 }
 
 /// Loads, transitively, every document that `$ref`s in the set point to.
@@ -193,5 +197,24 @@ mod tests {
         assert_eq!(t.pointer, "/paths/~1pets{id}");
         assert!(split_ref("file:///a/root.yaml", "#Pet").is_err());
         assert!(split_ref("mem", "other.yaml").is_err());
+    }
+
+    #[test]
+    fn refs_in_data_are_not_followed() {
+        let doc = serde_json::json!({
+            "responses": {"default": {"$ref": "responses.yaml#/Error"}},
+            "schema": {
+                "enum": [{"$ref": "no.yaml"}], "const": {"$ref": "no.yaml"}, "examples": [{"$ref": "no.yaml"}],
+                "example": {"$ref": "no.yaml"}, "x-data": {"$ref": "no.yaml"}, "default": {"$ref": "default.yaml"},
+                "properties": {"example": {"$ref": "example.yaml"}},
+                "dependentSchemas": {"enum": {"$ref": "enum.yaml"}},
+            },
+            "components": {"schemas": {"x-named": {"$ref": "named.yaml"}}},
+        });
+        let mut found = Vec::new();
+        collect_external_refs(&doc, false, &mut Vec::new(), &mut found);
+        let mut refs: Vec<&str> = found.iter().map(|(r, _)| r.as_str()).collect();
+        refs.sort_unstable();
+        assert_eq!(refs, ["default.yaml", "enum.yaml", "example.yaml", "named.yaml", "responses.yaml#/Error"]);
     }
 }

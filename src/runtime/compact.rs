@@ -5,32 +5,10 @@
 
 use serde_json::{Map, Value};
 
+use super::keywords::{self, SCHEMA, SCHEMA_LIST, SCHEMA_MAP};
+
 /// Longest first sentence kept, in characters.
 pub const SENTENCE_MAX: usize = 200;
-
-/// Keywords whose value is one schema (`items` may also be a list of them, as in older drafts).
-/// These three lists say where schemas sit inside a schema; `tools::simplify` walks by them too.
-pub const SCHEMA_KEYWORDS: [&str; 12] = [
-    "items",
-    "additionalProperties",
-    "additionalItems",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contentSchema",
-];
-
-/// Keywords whose value is a list of schemas.
-pub const SCHEMA_LIST_KEYWORDS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
-
-/// Keywords whose value maps names (never rewritten) to schemas.
-pub const SCHEMA_MAP_KEYWORDS: [&str; 5] =
-    ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 
 /// The compact form of a tool's schema. The root's own description is kept whole.
 pub fn compact_schema(schema: &Map<String, Value>) -> Map<String, Value> {
@@ -41,13 +19,13 @@ fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool)
     let mut out = Map::with_capacity(schema.len());
     for (key, value) in schema {
         let key_str = key.as_str();
-        if matches!(key_str, "example" | "examples" | "externalDocs") || key_str.starts_with("x-") {
+        if keywords::DOCUMENTATION.contains(&key_str) || keywords::is_extension(key_str) {
             continue;
         }
         let compacted = match (key_str, value) {
             ("description", Value::String(text)) if !root => Value::String(first_sentence(text, SENTENCE_MAX)),
             ("title", Value::String(title)) if property.is_some_and(|p| same_words(p, title)) => continue,
-            (k, Value::Object(map)) if SCHEMA_MAP_KEYWORDS.contains(&k) => {
+            (k, Value::Object(map)) if SCHEMA_MAP.contains(&k) => {
                 let names_properties = k == "properties";
                 Value::Object(
                     map.iter()
@@ -58,8 +36,8 @@ fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool)
                         .collect(),
                 )
             }
-            (k, sub) if SCHEMA_KEYWORDS.contains(&k) => compact_value(sub, None),
-            (k, Value::Array(list)) if SCHEMA_LIST_KEYWORDS.contains(&k) => {
+            (k, sub) if SCHEMA.contains(&k) => compact_value(sub, None),
+            (k, Value::Array(list)) if SCHEMA_LIST.contains(&k) => {
                 Value::Array(list.iter().map(|s| compact_value(s, None)).collect())
             }
             // Everything else is a constraint or data (`enum`, `default`, `required`...): as it is.

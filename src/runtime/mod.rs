@@ -11,6 +11,7 @@ pub mod encode;
 pub mod engine;
 pub mod error;
 pub mod hooks;
+pub mod keywords;
 pub mod legacy_sse;
 pub mod lexicon;
 pub mod manners;

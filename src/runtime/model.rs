@@ -123,6 +123,40 @@ impl SecurityScheme {
             other => other.env_vars().join(" and "),
         }
     }
+
+    /// The scheme in words, for people: `API key in header `X-API-Key``, `bearer token`, `HTTP
+    /// basic`, `OAuth2 client credentials`, or an external scheme's own description. `inspect`,
+    /// generated crates' help and OpenAPI exports all say it so.
+    pub fn describe(&self) -> String {
+        match self {
+            // Only the location is lower-case: the key's own name is case-sensitive on the wire.
+            SecurityScheme::ApiKey { location, name, .. } => format!("API key in {} `{name}`", location.as_str()),
+            SecurityScheme::Bearer { .. } => "bearer token".to_string(),
+            SecurityScheme::Basic { .. } => "HTTP basic".to_string(),
+            SecurityScheme::OAuth2ClientCredentials { .. } => "OAuth2 client credentials".to_string(),
+            SecurityScheme::External { description, .. } => description.clone(),
+        }
+    }
+
+    /// Each env var of [`env_vars`](Self::env_vars) with what it holds, in words: the scheme's
+    /// [`describe`](Self::describe), and the part of the credential when there are several.
+    pub fn describe_env_vars(&self) -> Vec<(&str, String)> {
+        let what = self.describe();
+        match self {
+            SecurityScheme::Basic { username_env, password_env } => {
+                vec![(username_env, format!("{what} user name")), (password_env, format!("{what} password"))]
+            }
+            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => token_env
+                .iter()
+                .map(|t| (t.as_str(), format!("{what}: an access token you already have, or set the two below")))
+                .chain([
+                    (client_id_env.as_str(), format!("{what}: client ID")),
+                    (client_secret_env.as_str(), format!("{what}: client secret")),
+                ])
+                .collect(),
+            _ => self.env_vars().into_iter().map(|env| (env, what.clone())).collect(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +165,17 @@ pub enum ApiKeyLocation {
     Header,
     Query,
     Cookie,
+}
+
+impl ApiKeyLocation {
+    /// `header`, `query` or `cookie`, as OpenAPI and the config spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiKeyLocation::Header => "header",
+            ApiKeyLocation::Query => "query",
+            ApiKeyLocation::Cookie => "cookie",
+        }
+    }
 }
 
 /// Alternatives (any one suffices) of sets of schemes (all needed together); empty = no auth.
@@ -560,4 +605,59 @@ pub struct BodyField {
     /// Multipart only: the field is a file (its argument is base64 content or text).
     #[serde(default, skip_serializing_if = "is_false")]
     pub file: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn oauth2(token_env: Option<&str>) -> SecurityScheme {
+        SecurityScheme::OAuth2ClientCredentials {
+            token_url: "https://auth.example.com/token".into(),
+            scopes: vec![],
+            client_id_env: "ID".into(),
+            client_secret_env: "SECRET".into(),
+            token_env: token_env.map(String::from),
+        }
+    }
+
+    #[test]
+    fn api_key_locations_as_openapi_spells_them() {
+        for location in [ApiKeyLocation::Header, ApiKeyLocation::Query, ApiKeyLocation::Cookie] {
+            assert_eq!(serde_json::to_value(location).unwrap(), location.as_str());
+        }
+    }
+
+    #[test]
+    fn schemes_in_words() {
+        let key =
+            SecurityScheme::ApiKey { location: ApiKeyLocation::Cookie, name: "SESSIONID".into(), env: "K".into() };
+        assert_eq!(key.describe(), "API key in cookie `SESSIONID`");
+        assert_eq!(SecurityScheme::Bearer { env: "T".into() }.describe(), "bearer token");
+        let basic = SecurityScheme::Basic { username_env: "U".into(), password_env: "P".into() };
+        assert_eq!(basic.describe(), "HTTP basic");
+        assert_eq!(oauth2(None).describe(), "OAuth2 client credentials");
+        let external = SecurityScheme::External { description: "mutual TLS".into(), env: "T".into() };
+        assert_eq!(external.describe(), "mutual TLS");
+    }
+
+    #[test]
+    fn single_env_vars_hold_the_scheme() {
+        let key = SecurityScheme::ApiKey { location: ApiKeyLocation::Header, name: "X-Key".into(), env: "K".into() };
+        assert_eq!(key.describe_env_vars(), [("K", "API key in header `X-Key`".to_string())]);
+    }
+
+    #[test]
+    fn several_env_vars_say_their_part() {
+        let basic = SecurityScheme::Basic { username_env: "U".into(), password_env: "P".into() };
+        assert_eq!(
+            basic.describe_env_vars(),
+            [("U", "HTTP basic user name".to_string()), ("P", "HTTP basic password".to_string())]
+        );
+        let with_token = oauth2(Some("T"));
+        let vars: Vec<&str> = with_token.describe_env_vars().into_iter().map(|(env, _)| env).collect();
+        assert_eq!(vars, with_token.env_vars());
+        let without = oauth2(None);
+        assert_eq!(without.describe_env_vars()[0], ("ID", "OAuth2 client credentials: client ID".to_string()));
+    }
 }

@@ -8,9 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::simplify::merge_annotation_all_of;
 use crate::normalize::DEFS_PREFIX;
-
-/// Keywords whose values are data, never schemas: a `$ref` inside them is not a reference.
-pub const DATA_KEYWORDS: [&str; 6] = ["enum", "const", "default", "examples", "required", "dependentRequired"];
+use crate::schema::keywords;
 
 #[derive(Debug, Clone, Copy)]
 pub struct InlineLimits {
@@ -167,7 +165,7 @@ impl Run<'_> {
     }
 
     fn walk_keyword(&mut self, key: &str, v: &Value) -> Value {
-        if DATA_KEYWORDS.contains(&key) {
+        if keywords::is_data(key) {
             self.bytes += json_size(v);
             v.clone()
         } else {
@@ -216,7 +214,8 @@ fn first_sentence(text: &str) -> &str {
 fn merge_siblings(target: Value, siblings: Map<String, Value>) -> Value {
     match target {
         Value::Object(mut obj)
-            if !obj.contains_key("$ref") && !siblings.keys().any(|k| is_assertion(k) && obj.contains_key(k)) =>
+            if !obj.contains_key("$ref")
+                && !siblings.keys().any(|k| !keywords::is_annotation(k) && obj.contains_key(k)) =>
         {
             obj.extend(siblings);
             Value::Object(obj)
@@ -232,10 +231,6 @@ fn merge_siblings(target: Value, siblings: Map<String, Value>) -> Value {
             Value::Object(out)
         }
     }
-}
-
-fn is_assertion(k: &str) -> bool {
-    !matches!(k, "title" | "description" | "default" | "examples" | "readOnly" | "writeOnly" | "deprecated")
 }
 
 /// Removes, everywhere in a schema, the properties marked with `flag` (`readOnly` for inputs,
@@ -262,7 +257,7 @@ pub fn strip_flagged_properties(schema: &mut Value, flag: &str) {
                 }
             }
             for (k, v) in obj.iter_mut() {
-                if !DATA_KEYWORDS.contains(&k.as_str()) {
+                if !keywords::is_data(k) {
                     strip_flagged_properties(v, flag);
                 }
             }
@@ -285,7 +280,7 @@ pub fn ensure_array_items(schema: &mut Value) {
                 obj.insert("items".into(), json!({}));
             }
             for (k, v) in obj.iter_mut() {
-                if !DATA_KEYWORDS.contains(&k.as_str()) {
+                if !keywords::is_data(k) {
                     ensure_array_items(v);
                 }
             }

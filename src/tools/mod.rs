@@ -95,7 +95,7 @@ pub struct ToolSource {
 
 pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
     let mut diagnostics = Vec::new();
-    let prefix = opts.env_prefix.clone().unwrap_or_else(|| security::env_prefix(&ir.info.title));
+    let prefix = opts.env_prefix.clone().unwrap_or_else(|| crate::names::env_prefix(&ir.info.title));
     let mut security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
     let default_security = security::add_cli_schemes(&mut security_schemes, &opts.auth);
     security::add_authorization_header(&mut security_schemes, &ir.operations, &prefix);
@@ -302,7 +302,7 @@ fn function_tool(
 fn merge_root_combinators(schema: &mut Value) -> Option<String> {
     let obj = schema.as_object_mut()?;
     let mut merged = Vec::new();
-    for key in ["allOf", "anyOf", "oneOf"] {
+    for key in crate::schema::keywords::COMBINATORS {
         let Some(Value::Array(branches)) = obj.remove(key) else { continue };
         merged.push(key);
         let mut shared: Option<Vec<Value>> = None;

@@ -5,9 +5,8 @@
 
 use std::collections::HashSet;
 
-use heck::ToSnakeCase;
-
 use crate::ir::Operation;
+use crate::names::{name_parts, snake_case};
 
 /// The name an operation asks for, before sanitising: `x-mcp.name`, the operationId, or else
 /// [`path_name`].
@@ -24,9 +23,9 @@ pub fn desired_name(op: &Operation) -> String {
 /// A readable snake_case name from the method and the path: path parameters become `by_<name>`
 /// (`GET /users/{userId}/repos` -> `get_users_by_user_id_repos`); a path without words is `root`.
 pub fn path_name(method: &str, path: &str) -> String {
-    let mut words = vec![method.to_snake_case()];
+    let mut words = vec![snake_case(method)];
     let mut push = |text: &str, prefix: &str| {
-        let word = text.to_snake_case();
+        let word = snake_case(text);
         if !word.is_empty() {
             words.push(format!("{prefix}{word}"));
         }
@@ -74,7 +73,7 @@ pub fn shorten(name: &str, max: usize) -> String {
     if name.len() <= max {
         return name.to_string();
     }
-    let words = split_words(name);
+    let words = name_parts(name);
     for width in (3..=12).rev().filter(|_| words.len() > 1) {
         let candidate: String = words.iter().map(|w| &w[..w.len().min(width)]).collect::<Vec<_>>().join("_");
         if candidate.len() <= max {
@@ -85,23 +84,6 @@ pub fn shorten(name: &str, max: usize) -> String {
     let keep = max.saturating_sub(hash.len() + 1).max(1);
     let head = name[..keep].trim_end_matches(['_', '-']);
     format!("{head}_{hash}")
-}
-
-/// Words of a name: split at `_`, `-` and lower-to-upper case changes (`getPetById` -> get Pet By Id).
-fn split_words(name: &str) -> Vec<&str> {
-    let mut words = Vec::new();
-    for part in name.split(['_', '-']).filter(|p| !p.is_empty()) {
-        let bytes = part.as_bytes();
-        let mut start = 0;
-        for i in 1..bytes.len() {
-            if bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase() {
-                words.push(&part[start..i]);
-                start = i;
-            }
-        }
-        words.push(&part[start..]);
-    }
-    words
 }
 
 /// FNV-1a: a tiny hash whose value never changes between Rust versions (unlike `DefaultHasher`).

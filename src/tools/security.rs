@@ -4,45 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::ir::{self, HttpScheme, SecurityRequirement};
+use crate::names::screaming_snake_case;
 use crate::runtime::model::{SecurityRequirements, SecurityScheme};
-
-/// `SWAGGER_PETSTORE` for "Swagger Petstore": the prefix of every env var of an API.
-pub fn env_prefix(title: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut len = 0;
-    let upper: String =
-        title.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
-    for w in upper.split('_').filter(|w| !w.is_empty()) {
-        if len + w.len() > 24 && !words.is_empty() {
-            break;
-        }
-        len += w.len() + 1;
-        words.push(w.to_string());
-    }
-    let p = words.join("_");
-    if p.starts_with(|c: char| c.is_ascii_digit()) { format!("API_{p}") } else { p }
-}
-
-/// `bearerAuth` -> `BEARER_AUTH`, `api-key` -> `API_KEY`.
-pub fn screaming_snake(s: &str) -> String {
-    let mut out = String::new();
-    let mut prev_lower = false;
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && prev_lower {
-                out.push('_');
-            }
-            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-            out.push(c.to_ascii_uppercase());
-        } else {
-            if !out.ends_with('_') {
-                out.push('_');
-            }
-            prev_lower = false;
-        }
-    }
-    out.trim_matches('_').to_string()
-}
 
 pub fn runtime_schemes(
     schemes: &BTreeMap<String, ir::SecurityScheme>,
@@ -51,8 +14,11 @@ pub fn runtime_schemes(
     schemes
         .iter()
         .map(|(name, scheme)| {
-            let base =
-                if prefix.is_empty() { screaming_snake(name) } else { format!("{prefix}_{}", screaming_snake(name)) };
+            let base = if prefix.is_empty() {
+                screaming_snake_case(name)
+            } else {
+                format!("{prefix}_{}", screaming_snake_case(name))
+            };
             let env = |suffix: &str| if suffix.is_empty() { base.clone() } else { format!("{base}_{suffix}") };
             let s = match scheme {
                 ir::SecurityScheme::ApiKey { name, location } => {
@@ -205,18 +171,4 @@ pub fn declares_authorization(op: &crate::ir::Operation) -> bool {
     op.parameters.iter().any(|p| {
         p.location == crate::runtime::model::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization")
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        assert_eq!(env_prefix("Swagger Petstore - OpenAPI 3.0"), "SWAGGER_PETSTORE_OPENAPI");
-        assert_eq!(env_prefix("GitHub v3 REST API"), "GITHUB_V3_REST_API");
-        assert_eq!(screaming_snake("bearerAuth"), "BEARER_AUTH");
-        assert_eq!(screaming_snake("api_key"), "API_KEY");
-        assert_eq!(env_prefix("1Password"), "API_1PASSWORD");
-    }
 }

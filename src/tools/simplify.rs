@@ -9,44 +9,7 @@
 
 use serde_json::{Map, Value};
 
-/// Keywords that describe but never constrain: merging them into a sibling schema changes no
-/// validation result.
-fn is_annotation(key: &str) -> bool {
-    matches!(
-        key,
-        "description"
-            | "title"
-            | "default"
-            | "example"
-            | "examples"
-            | "deprecated"
-            | "readOnly"
-            | "writeOnly"
-            | "$comment"
-    ) || key.starts_with("x-")
-}
-
-use crate::runtime::compact::{
-    SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS as SCHEMA_LISTS, SCHEMA_MAP_KEYWORDS as SCHEMA_MAPS,
-};
-
-/// Keywords whose meaning depends on others of the same group in the same schema object
-/// (`additionalProperties` on `properties`, `items` on `prefixItems`, ...): a branch and a parent
-/// that both use one group are not merged.
-const ADJACENT_GROUPS: [&[&str]; 5] = [
-    &["properties", "patternProperties", "additionalProperties"],
-    &["prefixItems", "items", "additionalItems"],
-    &["contains", "minContains", "maxContains"],
-    &["if", "then", "else"],
-    &["contentMediaType", "contentEncoding", "contentSchema"],
-];
-
-/// Keywords that see every adjacent keyword: merged with anything that constrains, they would see
-/// more than before.
-const SEES_ADJACENT: [&str; 2] = ["unevaluatedProperties", "unevaluatedItems"];
-
-/// Keywords that scope a schema resource or name a location in it; a branch with one stays a branch.
-const SCOPING: [&str; 7] = ["$id", "$schema", "$anchor", "$dynamicAnchor", "$vocabulary", "$defs", "definitions"];
+use crate::schema::keywords::{ADJACENT, SCHEMA, SCHEMA_LIST, SCHEMA_MAP, SCOPING, SEES_ADJACENT, is_annotation};
 
 /// Merges, everywhere in a schema (schema positions only, never data such as `enum` or
 /// `default`), every `allOf` that only adds annotations to at most one schema. Innermost first,
@@ -56,11 +19,11 @@ pub fn merge_annotation_all_of(schema: &mut Value) {
     for (key, value) in obj.iter_mut() {
         let key = key.as_str();
         match value {
-            Value::Object(_) if SCHEMA_KEYWORDS.contains(&key) => merge_annotation_all_of(value),
-            Value::Array(list) if SCHEMA_LISTS.contains(&key) || key == "items" => {
+            Value::Object(_) if SCHEMA.contains(&key) => merge_annotation_all_of(value),
+            Value::Array(list) if SCHEMA_LIST.contains(&key) || key == "items" => {
                 list.iter_mut().for_each(merge_annotation_all_of);
             }
-            Value::Object(map) if SCHEMA_MAPS.contains(&key) => map.values_mut().for_each(merge_annotation_all_of),
+            Value::Object(map) if SCHEMA_MAP.contains(&key) => map.values_mut().for_each(merge_annotation_all_of),
             _ => {}
         }
     }
@@ -122,9 +85,12 @@ fn fits(parent: &Map<String, Value>, branch: &Map<String, Value>) -> bool {
     // A `$ref` beside constraints is ignored by validators of drafts before 2019-09.
     let reference = has(&mine, &["$ref"]) || has(&theirs, &["$ref"]);
     let collision = theirs.iter().any(|k| parent.get(k).is_some_and(|v| Some(v) != branch.get(k)));
-    let entangled = ADJACENT_GROUPS.iter().any(|g| has(&mine, g) && has(&theirs, g))
+    // Parent and branch both use one group of interdependent keywords (`additionalProperties` and
+    // `properties`, ...), or a keyword that sees all its neighbours would see more than before.
+    let entangled = ADJACENT.iter().any(|g| has(&mine, g) && has(&theirs, g))
         || has(&mine, &SEES_ADJACENT)
         || has(&theirs, &SEES_ADJACENT);
+    // A branch that scopes a resource or names a location in it stays a branch.
     !(reference || collision || entangled || has(&theirs, &SCOPING))
 }
 

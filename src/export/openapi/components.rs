@@ -5,15 +5,9 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::runtime::model::JsonObject;
-use crate::tools::inline::DATA_KEYWORDS;
+use crate::schema::keywords;
 
 const SCHEMAS_PREFIX: &str = "#/components/schemas/";
-
-/// Keywords that may stand beside a `$ref` without changing what it validates.
-const ANNOTATIONS: [&str; 7] = ["title", "description", "default", "examples", "readOnly", "writeOnly", "deprecated"];
-
-/// Keywords whose values map names to schemas.
-const NAME_MAPS: [&str; 5] = ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
 
 /// `components/schemas`, filled as tool schemas' `$defs` move in.
 #[derive(Default)]
@@ -145,9 +139,9 @@ enum KeyKind {
 }
 
 fn key_kind(key: &str) -> KeyKind {
-    if DATA_KEYWORDS.contains(&key) || key.starts_with("x-") {
+    if keywords::is_data(key) {
         KeyKind::Data
-    } else if NAME_MAPS.contains(&key) {
+    } else if keywords::SCHEMA_MAP.contains(&key) {
         KeyKind::NameMap
     } else {
         KeyKind::Schema
@@ -270,7 +264,7 @@ fn folded(v: &Value, targets: &[(&str, &Value)], prefix: &str) -> Option<Value> 
         let extra: Map<String, Value> =
             obj.iter().filter(|(k, _)| !t.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
         let mergeable =
-            extra.is_empty() || (!t.contains_key("$ref") && extra.keys().all(|k| ANNOTATIONS.contains(&k.as_str())));
+            extra.is_empty() || (!t.contains_key("$ref") && extra.keys().all(|k| keywords::is_annotation(k)));
         if !contains || !mergeable {
             return None;
         }

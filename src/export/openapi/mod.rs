@@ -18,8 +18,8 @@ use crate::tools::input::{BodyKind, FILE_NOTE, body_kind};
 use crate::tools::{ToolOptions, annotations};
 
 use crate::runtime::model::{
-    ApiKeyLocation, BodyBinding, BodyContent, BodyField, HttpBinding, ParamBinding, ParamLocation, ParamStyle,
-    RuntimeConfig, SecurityScheme, Tool,
+    BodyBinding, BodyContent, BodyField, HttpBinding, ParamBinding, ParamLocation, ParamStyle, RuntimeConfig,
+    SecurityScheme, Tool,
 };
 
 /// The error for `--forward-mode single`.
@@ -386,12 +386,7 @@ fn operation_security(tool: &Tool, http: &HttpBinding, config: &RuntimeConfig) -
 fn security_scheme(s: &SecurityScheme) -> Value {
     match s {
         SecurityScheme::ApiKey { location, name, .. } => {
-            let location = match location {
-                ApiKeyLocation::Header => "header",
-                ApiKeyLocation::Query => "query",
-                ApiKeyLocation::Cookie => "cookie",
-            };
-            json!({"type": "apiKey", "in": location, "name": name})
+            json!({"type": "apiKey", "in": location.as_str(), "name": name})
         }
         SecurityScheme::Bearer { .. } => json!({"type": "http", "scheme": "bearer"}),
         SecurityScheme::Basic { .. } => json!({"type": "http", "scheme": "basic"}),
@@ -399,9 +394,8 @@ fn security_scheme(s: &SecurityScheme) -> Value {
             let scopes: Map<String, Value> = scopes.iter().map(|s| (s.clone(), json!(""))).collect();
             json!({"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": scopes}}})
         }
-        SecurityScheme::External { description, .. } => {
-            json!({"type": "http", "scheme": "bearer", "description": description})
-        }
+        // What the engine sends is a bearer token; the description says where it comes from.
+        SecurityScheme::External { .. } => json!({"type": "http", "scheme": "bearer", "description": s.describe()}),
     }
 }
 

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{
-    COMPOSITION_KEYWORDS, FORMATS, NUMBER_KEYWORDS, Object, Rule, TYPES, Violation, applies, child, decode, strings,
-    type_names,
+    COMPOSITION_KEYWORDS, FORMATS, Object, Rule, TYPES, Violation, applies, child, decode, strings, type_names,
 };
+use crate::schema::keywords;
 
 const MAX_NESTING: usize = 10;
 const MAX_PROPERTIES: usize = 5_000;
@@ -115,7 +115,7 @@ impl<'a> Checker<'a> {
                 "$defs" => root && value.is_object(),
                 "pattern" | "format" => applies(key, types) && value.is_string(),
                 "minItems" | "maxItems" => applies(key, types) && value.is_u64(),
-                _ if NUMBER_KEYWORDS.contains(&key) => applies(key, types) && value.is_number(),
+                _ if keywords::NUMBER.contains(&key) => applies(key, types) && value.is_number(),
                 _ => applies(key, types),
             };
             if !ok {

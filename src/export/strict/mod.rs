@@ -8,6 +8,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::schema::keywords;
+
 mod check;
 mod rewrite;
 #[cfg(test)]
@@ -17,29 +19,25 @@ type Object = Map<String, Value>;
 
 const TYPES: [&str; 7] = ["string", "number", "boolean", "integer", "object", "array", "null"];
 const FORMATS: [&str; 9] = ["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
-const OBJECT_KEYWORDS: [&str; 3] = ["properties", "required", "additionalProperties"];
-const ARRAY_KEYWORDS: [&str; 3] = ["items", "minItems", "maxItems"];
-const STRING_KEYWORDS: [&str; 2] = ["pattern", "format"];
-const NUMBER_KEYWORDS: [&str; 5] = ["multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"];
+/// The type-specific keywords strict mode accepts: a subset of `keywords::OBJECT`, `ARRAY`, `STRING` and `NUMBER`.
+const SUPPORTED: [&str; 13] = [
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minItems",
+    "maxItems",
+    "pattern",
+    "format",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+];
 /// Composition and conditionals other than `anyOf`, which strict mode does not accept.
 const COMPOSITION_KEYWORDS: [&str; 9] =
     ["oneOf", "allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies"];
-/// Keywords that describe rather than constrain; they stay on an `anyOf` parent instead of moving into branches.
-const ANNOTATIONS: [&str; 13] = [
-    "description",
-    "title",
-    "default",
-    "examples",
-    "example",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-    "$schema",
-    "$id",
-    "$defs",
-    "definitions",
-];
 
 /// One rewrite made by [`strictify`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -197,24 +195,15 @@ fn type_names(map: &Object) -> Vec<&str> {
     }
 }
 
-/// Whether a type-specific keyword applies to a schema with `types`.
+/// Whether a type-specific keyword is supported and applies to a schema with `types`.
 fn applies(key: &str, types: &[&str]) -> bool {
-    let has = |t: &str| types.contains(&t);
-    if OBJECT_KEYWORDS.contains(&key) {
-        has("object")
-    } else if ARRAY_KEYWORDS.contains(&key) {
-        has("array")
-    } else if STRING_KEYWORDS.contains(&key) {
-        has("string")
-    } else if NUMBER_KEYWORDS.contains(&key) {
-        has("number") || has("integer")
-    } else {
-        false
-    }
+    SUPPORTED.contains(&key) && keywords::instance_types(key).iter().any(|t| types.contains(t))
 }
 
+/// Keywords that describe rather than constrain (annotations, and those that scope a schema or hold its
+/// definitions): they stay on an `anyOf` parent instead of moving into branches.
 fn is_annotation(key: &str) -> bool {
-    ANNOTATIONS.contains(&key) || key.starts_with("x-")
+    keywords::is_annotation(key) || keywords::SCOPING.contains(&key)
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {

@@ -3,9 +3,10 @@
 use serde_json::{Value, json};
 
 use super::{
-    Change, ChangeKind, FORMATS, NUMBER_KEYWORDS, Object, TYPES, applies, child, decode, empty_object, is_annotation,
-    make_nullable, merge_into, null_schema, strings, type_names,
+    Change, ChangeKind, FORMATS, Object, TYPES, applies, child, decode, empty_object, is_annotation, make_nullable,
+    merge_into, null_schema, strings, type_names,
 };
+use crate::schema::keywords;
 
 /// Rewrites `schema` for strict mode and lists every change made.
 pub(super) fn rewrite(schema: &Value) -> (Value, Vec<Change>) {
@@ -51,7 +52,7 @@ fn keeps(key: &str, value: &Value, types: &[&str]) -> bool {
         "format" => applies(key, types) && value.as_str().is_some_and(|f| FORMATS.contains(&f)),
         "pattern" => applies(key, types) && value.is_string(),
         "minItems" | "maxItems" => applies(key, types) && value.is_u64(),
-        _ if NUMBER_KEYWORDS.contains(&key) => applies(key, types) && value.is_number(),
+        _ if keywords::NUMBER.contains(&key) => applies(key, types) && value.is_number(),
         _ => applies(key, types),
     }
 }
@@ -352,11 +353,12 @@ impl Rewriter {
         if ["anyOf", "enum", "const"].iter().any(|key| map.contains_key(*key)) {
             return;
         }
+        // The keywords that betray a type: all the string and number ones, the commonest object and array ones.
         let hints: [(&str, &[&str]); 4] = [
             ("object", &["properties", "additionalProperties", "patternProperties", "required"]),
             ("array", &["items", "prefixItems", "minItems", "maxItems"]),
-            ("string", &["pattern", "format", "minLength", "maxLength"]),
-            ("number", &NUMBER_KEYWORDS),
+            ("string", &keywords::STRING),
+            ("number", &keywords::NUMBER),
         ];
         let found = hints.iter().find(|(_, keys)| keys.iter().any(|key| map.contains_key(*key)));
         if let Some((t, _)) = found {

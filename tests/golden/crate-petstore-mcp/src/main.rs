@@ -9,7 +9,7 @@ use petstore_mcp::runtime;
     name = "petstore-mcp",
     version,
     about = "MCP server for Swagger Petstore (stdio or Streamable HTTP)",
-    after_help = "Credentials (environment variables, or a .env file in the working directory):\n  SWAGGER_PETSTORE_API_KEY              API key `api_key` (api_key, in header)\n  SWAGGER_PETSTORE_PETSTORE_AUTH_TOKEN  OAuth2 (implicit): obtain an access token elsewhere and put it in the env var (petstore_auth)"
+    after_help = "Credentials (environment variables, or a .env file in the working directory):\n  SWAGGER_PETSTORE_API_KEY              API key in header `api_key` (api_key)\n  SWAGGER_PETSTORE_PETSTORE_AUTH_TOKEN  OAuth2 (implicit): obtain an access token elsewhere and put it in the env var (petstore_auth)"
 )]
 struct Cli {
     /// Base URL of the upstream API, overriding the catalogue's.

@@ -1,0 +1,287 @@
+//! JSON Schema keywords: where subschemas sit in a schema, which keywords hold data, which only
+//! annotate, which depend on their neighbours, and which constrain one type of value. JSON Schema
+//! 2020-12, plus what mcpgen still meets from older drafts (`definitions`, `additionalItems`,
+//! `items` as a list) and from OpenAPI 3.0 (`example`, `externalDocs`, `x-*` extensions).
+//!
+//! This is the one home of that knowledge for all of mcpgen. It lives in the engine because the
+//! engine needs it too (compact schemas) and `src/runtime/` is copied verbatim into generated
+//! crates, where it may name nothing outside itself; the rest of mcpgen reaches it through its
+//! `schema` module, as `schema::keywords`. Each user picks the set it means: a walker over
+//! subschemas wants [`SCHEMA`], [`SCHEMA_LIST`] and [`SCHEMA_MAP`] (or [`is_data`] to know what
+//! never to walk), a merge of schema objects wants [`is_annotation`], [`SCOPING`] and [`ADJACENT`].
+
+/// Keywords whose value is one schema (`items` may also be a list of them, as in drafts before
+/// 2020-12).
+pub const SCHEMA: [&str; 12] = [
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+];
+
+/// Keywords whose value is a list of schemas.
+pub const SCHEMA_LIST: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// Keywords whose value maps names (never rewritten) to schemas.
+pub const SCHEMA_MAP: [&str; 5] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+
+/// The combinators: lists of schemas that all apply to the same value (all, any or one of them).
+pub const COMBINATORS: [&str; 3] = ["allOf", "anyOf", "oneOf"];
+
+/// Keywords whose value is data (values, property names), never a schema: a `$ref` inside one is
+/// no reference, and walkers leave them as they are. [`is_data`] adds the `x-*` extensions.
+pub const DATA: [&str; 7] = ["enum", "const", "default", "examples", "example", "required", "dependentRequired"];
+
+/// Whether a keyword's value is data rather than schemas: [`DATA`] or an extension.
+pub fn is_data(key: &str) -> bool {
+    DATA.contains(&key) || is_extension(key)
+}
+
+/// OpenAPI's specification extensions (`x-*`): free-form data that validates nothing.
+pub fn is_extension(key: &str) -> bool {
+    key.starts_with("x-")
+}
+
+/// Keywords that only document, for readers rather than validators: examples and links to more.
+pub const DOCUMENTATION: [&str; 3] = ["examples", "example", "externalDocs"];
+
+/// The meta-data vocabulary of 2020-12: annotations that describe a value and constrain nothing.
+pub const META_DATA: [&str; 7] = ["title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples"];
+
+/// Whether a keyword describes but never constrains, so that moving it to a neighbouring schema
+/// object changes no validation result: [`META_DATA`], OpenAPI 3.0's `example`, `$comment` and the
+/// extensions.
+pub fn is_annotation(key: &str) -> bool {
+    META_DATA.contains(&key) || matches!(key, "example" | "$comment") || is_extension(key)
+}
+
+/// Keywords that scope a schema resource or name a location in it (and the definitions held
+/// there): they constrain nothing, but belong to the schema object that carries them.
+pub const SCOPING: [&str; 7] = ["$id", "$schema", "$anchor", "$dynamicAnchor", "$vocabulary", "$defs", "definitions"];
+
+/// Keywords whose meaning depends on others of the same group in the same schema object
+/// (`additionalProperties` on `properties`, `items` on `prefixItems`, ...).
+pub const ADJACENT: [&[&str]; 5] = [
+    &["properties", "patternProperties", "additionalProperties"],
+    &["prefixItems", "items", "additionalItems"],
+    &["contains", "minContains", "maxContains"],
+    &["if", "then", "else"],
+    &["contentMediaType", "contentEncoding", "contentSchema"],
+];
+
+/// Keywords that see every adjacent keyword (and the subschemas those apply).
+pub const SEES_ADJACENT: [&str; 2] = ["unevaluatedProperties", "unevaluatedItems"];
+
+/// Keywords that constrain numbers (integers included) and let any other value pass.
+pub const NUMBER: [&str; 5] = ["multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"];
+
+/// Keywords that constrain strings and let any other value pass (`format` is the format
+/// vocabulary's, the others validation's).
+pub const STRING: [&str; 4] = ["minLength", "maxLength", "pattern", "format"];
+
+/// Keywords that constrain arrays and let any other value pass.
+pub const ARRAY: [&str; 10] = [
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "unevaluatedItems",
+];
+
+/// Keywords that constrain objects and let any other value pass.
+pub const OBJECT: [&str; 10] = [
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "required",
+    "dependentRequired",
+    "dependentSchemas",
+    "minProperties",
+    "maxProperties",
+    "unevaluatedProperties",
+];
+
+/// The `type`s a keyword constrains: `["number", "integer"]` for [`NUMBER`], one type for
+/// [`STRING`], [`ARRAY`] and [`OBJECT`], none for keywords that apply to every value.
+pub fn instance_types(key: &str) -> &'static [&'static str] {
+    if NUMBER.contains(&key) {
+        &["number", "integer"]
+    } else if STRING.contains(&key) {
+        &["string"]
+    } else if ARRAY.contains(&key) {
+        &["array"]
+    } else if OBJECT.contains(&key) {
+        &["object"]
+    } else {
+        &[]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every keyword of JSON Schema 2020-12's vocabularies.
+    const DRAFT_2020_12: [&str; 57] = [
+        // Core.
+        "$schema",
+        "$id",
+        "$ref",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$comment",
+        "$defs",
+        // Applicator.
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentSchemas",
+        "prefixItems",
+        "items",
+        "contains",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        // Unevaluated.
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        // Validation.
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxContains",
+        "minContains",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+        // Meta-data.
+        "title",
+        "description",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "examples",
+        // Format and content.
+        "format",
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+    ];
+
+    /// Keywords that apply to every value and hold no subschema.
+    const GENERAL: [&str; 5] = ["$ref", "$dynamicRef", "type", "contentEncoding", "contentMediaType"];
+
+    fn holds_schemas(key: &str) -> bool {
+        SCHEMA.contains(&key) || SCHEMA_LIST.contains(&key) || SCHEMA_MAP.contains(&key)
+    }
+
+    #[test]
+    fn every_keyword_has_a_place() {
+        for key in DRAFT_2020_12 {
+            let placed = holds_schemas(key)
+                || is_data(key)
+                || is_annotation(key)
+                || SCOPING.contains(&key)
+                || !instance_types(key).is_empty()
+                || GENERAL.contains(&key);
+            assert!(placed, "{key}");
+        }
+    }
+
+    #[test]
+    fn schema_positions_are_never_data_nor_annotations() {
+        for key in SCHEMA.iter().chain(&SCHEMA_LIST).chain(&SCHEMA_MAP) {
+            assert!(!is_data(key) && !is_annotation(key), "{key}");
+        }
+        let positions: Vec<&str> = SCHEMA.iter().chain(&SCHEMA_LIST).chain(&SCHEMA_MAP).copied().collect();
+        let mut unique = positions.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), positions.len(), "each position once");
+    }
+
+    #[test]
+    fn combinators_are_schema_lists() {
+        assert!(COMBINATORS.iter().all(|k| SCHEMA_LIST.contains(k)));
+    }
+
+    #[test]
+    fn extensions_are_data_and_annotations() {
+        assert!(is_data("x-internal") && is_annotation("x-internal") && is_extension("x-internal"));
+        assert!(!is_extension("xml"));
+    }
+
+    #[test]
+    fn annotations_constrain_no_type() {
+        for key in META_DATA.iter().chain(&["example", "$comment"]) {
+            assert!(is_annotation(key) && instance_types(key).is_empty(), "{key}");
+        }
+        for key in ["type", "$ref", "enum", "required", "minimum", "$defs", "externalDocs"] {
+            assert!(!is_annotation(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn examples_are_data_annotations_and_documentation() {
+        for key in ["examples", "example"] {
+            assert!(is_data(key) && is_annotation(key) && DOCUMENTATION.contains(&key), "{key}");
+        }
+    }
+
+    #[test]
+    fn scoping_keywords_hold_no_value_constraint() {
+        for key in SCOPING {
+            assert!(!is_annotation(key) && !is_data(key) && instance_types(key).is_empty(), "{key}");
+        }
+    }
+
+    #[test]
+    fn adjacent_groups_are_schema_object_keywords() {
+        for key in ADJACENT.iter().flat_map(|g| g.iter()).chain(&SEES_ADJACENT) {
+            assert!(!is_data(key) && !is_annotation(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn type_specific_keywords() {
+        assert_eq!(instance_types("maximum"), ["number", "integer"]);
+        assert_eq!(instance_types("pattern"), ["string"]);
+        assert_eq!(instance_types("prefixItems"), ["array"]);
+        assert_eq!(instance_types("dependentRequired"), ["object"]);
+        assert!(instance_types("enum").is_empty() && instance_types("allOf").is_empty());
+    }
+}
