@@ -43,9 +43,11 @@ pub struct SendEmailArgs {
 /// The arguments of `get_random_joke`.
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct GetRandomJokeArgs {}
+
 /// The arguments of `list_reminders`.
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct ListRemindersArgs {}
+
 /// Routes each call to its function in `crate::handlers`.
 pub struct Handlers;
 
