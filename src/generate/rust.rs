@@ -83,8 +83,8 @@ pub fn lib_rs(mcpgen_version: &str, title: &str, with_handlers: bool) -> Result<
             }
 
             /// The names of the catalogue's tools, in order.
-            pub fn catalogue_tool_names() -> Vec<String> {
-                catalogue().map(|c| c.tools.into_iter().map(|t| t.name).collect()).unwrap_or_default()
+            pub fn catalogue_tool_names() -> Result<Vec<String>, String> {
+                catalogue().map(|c| c.tools.into_iter().map(|t| t.name).collect())
             }
 
             /// The hooks and handlers this server runs with.
@@ -152,7 +152,7 @@ pub fn tools_test_rs(mcpgen_version: &str, package: &str) -> Result<String> {
 
             #[test]
             fn lists_its_tools() {
-                let names = #krate::catalogue_tool_names();
+                let names = #krate::catalogue_tool_names().expect("the catalogue parses");
                 assert!(!names.is_empty());
                 let config = #krate::catalogue().expect("the catalogue parses");
                 let options = #krate::runtime::EngineOptions { base_url: Some("http://127.0.0.1:9".into()), ..Default::default() };
