@@ -222,9 +222,49 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     }
     let header = format!("// {}\n", rust::header(version));
     for (name, source) in ENGINE_SOURCES {
-        files.push(file(&format!("src/runtime/{name}"), format!("{header}{source}")));
+        files.push(file(&format!("src/runtime/{name}"), format!("{header}{}", without_tests(source))));
     }
     Ok(files)
+}
+
+/// An engine file without its `#[cfg(test)]` items: a generated crate ships the engine, not
+/// mcpgen's tests of it (they use mcpgen's dev-dependencies and files). The items are found in the
+/// text, which rustfmt shapes: the attribute alone on a line at column 0, then the item, which
+/// ends at its first line that is `}` or that ends with `;` at column 0. Doc comments right above
+/// go too. A test checks the result against a parse of every engine file.
+pub fn without_tests(source: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let mut lines = source.lines();
+    while let Some(line) = lines.next() {
+        if line != "#[cfg(test)]" {
+            out.push(line);
+            continue;
+        }
+        while out.last().is_some_and(|l| l.starts_with("///")) {
+            out.pop();
+        }
+        // Further attributes, then the item.
+        let mut ended = false;
+        for item_line in lines.by_ref() {
+            if item_line.starts_with("#[") {
+                continue;
+            }
+            if item_line == "}" || (item_line.ends_with(';') && !item_line.starts_with(' ')) {
+                ended = true;
+                break;
+            }
+        }
+        if !ended {
+            // Not the shape described above: keep the file as it is rather than cut it wrong.
+            return source.to_string();
+        }
+        while out.last().is_some_and(|l| l.trim().is_empty()) {
+            out.pop();
+        }
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
 }
 
 /// The credential env vars, for the binary's `--help`.
@@ -337,6 +377,47 @@ mod tests {
         );
         assert!(readme.contains("`--base-url URL` (required: the API description names no server)"), "{readme}");
         assert!(!readme.contains("(set with"), "{readme}");
+    }
+
+    /// The engine files without tests are the files' items but the `#[cfg(test)]` ones, exactly.
+    #[test]
+    fn engine_sources_ship_without_tests() {
+        use quote::ToTokens;
+        let is_test = |item: &syn::Item| {
+            let attrs = match item {
+                syn::Item::Mod(m) => &m.attrs,
+                syn::Item::Fn(f) => &f.attrs,
+                syn::Item::Use(u) => &u.attrs,
+                syn::Item::Const(c) => &c.attrs,
+                syn::Item::Struct(s) => &s.attrs,
+                syn::Item::Impl(i) => &i.attrs,
+                syn::Item::Enum(e) => &e.attrs,
+                syn::Item::Static(s) => &s.attrs,
+                syn::Item::Trait(t) => &t.attrs,
+                syn::Item::Type(t) => &t.attrs,
+                syn::Item::Macro(m) => &m.attrs,
+                _ => return false,
+            };
+            attrs.iter().any(|a| a.to_token_stream().to_string() == "# [cfg (test)]")
+        };
+        let items = |file: &syn::File, skip_tests: bool| -> Vec<String> {
+            file.items.iter().filter(|i| !(skip_tests && is_test(i))).map(|i| i.to_token_stream().to_string()).collect()
+        };
+        let mut removed = 0;
+        for (name, source) in ENGINE_SOURCES {
+            let stripped = without_tests(source);
+            assert!(!stripped.contains("cfg(test)"), "{name}");
+            assert!(stripped.ends_with("}\n") || stripped.ends_with(";\n"), "{name}");
+            let original: syn::File = syn::parse_str(source).unwrap();
+            let shipped: syn::File = syn::parse_str(&stripped).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(items(&shipped, false), items(&original, true), "{name}");
+            removed += original.items.len() - shipped.items.len();
+        }
+        assert!(removed >= 10, "the engine's test modules are removed");
+        let text = "fn a() {}\n\n/// Doc.\n#[cfg(test)]\n#[allow(unused)]\nuse b;\n\n#[cfg(test)]\nmod tests {\n    fn t() {\n    }\n}\n";
+        assert_eq!(without_tests(text), "fn a() {}\n");
+        let odd = "fn a() {}\n#[cfg(test)]\nmod tests {\n  }";
+        assert_eq!(without_tests(odd), odd, "kept as is when the item's end is not found");
     }
 
     #[test]
