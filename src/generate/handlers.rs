@@ -41,7 +41,7 @@ pub fn handlers(config: &RuntimeConfig) -> Vec<Handler<'_>> {
 }
 
 /// Names in scope in handlers.rs and tools.rs.
-const RESERVED: [&str; 4] = ["not_implemented", "parse", "handlers", "tools"];
+const RESERVED: [&str; 4] = ["reply", "parse", "handlers", "tools"];
 
 /// `name`, or `name_2`, `name_3`, ... (`Name2` for a PascalCase type name) when taken.
 fn unique(used: &mut BTreeSet<String>, name: String) -> String {
@@ -189,7 +189,7 @@ pub fn tools_rs(mcpgen_version: &str, config: &RuntimeConfig) -> Result<String> 
         let name = &h.tool.name;
         let function = format_ident!("{}", h.function);
         quote! {
-            #name => Box::pin(async move { crate::handlers::#function(parse(args)?).await }),
+            #name => Box::pin(async move { reply(crate::handlers::#function(parse(args)?).await) }),
         }
     });
     render(
@@ -200,6 +200,7 @@ pub fn tools_rs(mcpgen_version: &str, config: &RuntimeConfig) -> Result<String> 
 
             use serde_json::{Map, Value};
 
+            use crate::runtime::ext::Error;
             use crate::runtime::hooks::HandlerFuture;
 
             #(#items)*
@@ -217,8 +218,13 @@ pub fn tools_rs(mcpgen_version: &str, config: &RuntimeConfig) -> Result<String> 
             }
 
             /// The arguments, already checked against the tool's schema, as the handler's type.
-            fn parse<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> Result<T, String> {
-                serde_json::from_value(Value::Object(args)).map_err(|e| format!("invalid arguments: {e}"))
+            fn parse<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> Result<T, Error> {
+                serde_json::from_value(Value::Object(args)).map_err(|e| Error::new(format!("invalid arguments: {e}")))
+            }
+
+            /// A handler's answer: its error is an `Error` or converts into one (a `String`, say).
+            fn reply<E: Into<Error>>(answer: Result<Value, E>) -> Result<Value, Error> {
+                answer.map_err(Into::into)
             }
         },
         "src/tools.rs",
@@ -231,9 +237,7 @@ pub fn handlers_rs(config: &RuntimeConfig) -> Result<String> {
     let stubs = list.iter().map(stub);
     let text = render(
         quote! {
-            use serde_json::Value;
-
-            use crate::runtime::hooks::not_implemented;
+            use crate::runtime::ext::{Error, Value};
             use crate::tools::*;
 
             #(#stubs)*
@@ -254,9 +258,9 @@ fn stub(h: &Handler<'_>) -> TokenStream {
     };
     quote! {
         #(#[doc = #docs])*
-        pub async fn #function(args: #ty) -> Result<Value, String> {
+        pub async fn #function(args: #ty) -> Result<Value, Error> {
             let _ = args;
-            Err(not_implemented(#name))
+            Err(Error::not_implemented(#name))
         }
     }
 }
@@ -266,7 +270,7 @@ pub fn missing_in(existing: &str, config: &RuntimeConfig) -> Vec<String> {
     handlers(config)
         .iter()
         .filter(|h| !existing.contains(&format!("fn {}(", h.function)))
-        .map(|h| format!("pub async fn {}(args: {}) -> Result<Value, String>", h.function, h.args_type))
+        .map(|h| format!("pub async fn {}(args: {}) -> Result<Value, Error>", h.function, h.args_type))
         .collect()
 }
 
@@ -275,14 +279,18 @@ const HANDLERS_DOC: &str = "\
 //!
 //! Each tool without an HTTP binding is answered by the function of the same name below. Return
 //! `Ok(value)` and the JSON value is the tool's result (an object becomes structured content;
-//! `serde_json::json!` builds one); return `Err(message)` and the model sees a tool error. The
-//! argument types are in `src/tools.rs`, which mcpgen regenerates with the catalogue.
+//! `json!` builds one); return `Err(Error::new(message))` and the model sees a tool error (`?`
+//! converts reqwest and serde_json errors too). The argument types are in `src/tools.rs`, which
+//! mcpgen regenerates with the catalogue. This file builds on `crate::runtime::ext` (see
+//! src/runtime/ext.rs), which regenerating keeps working, and on those types.
 //!
 //! Example:
 //!
 //! ```ignore
-//! pub async fn get_current_weather(args: GetCurrentWeatherArgs) -> Result<Value, String> {
-//!     Ok(serde_json::json!({ \"location\": args.location, \"temperature\": 21, \"unit\": \"celsius\" }))
+//! use crate::runtime::ext::json;
+//!
+//! pub async fn get_current_weather(args: GetCurrentWeatherArgs) -> Result<Value, Error> {
+//!     Ok(json!({ \"location\": args.location, \"temperature\": 21, \"unit\": \"celsius\" }))
 //! }
 //! ```
 ";

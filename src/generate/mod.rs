@@ -24,6 +24,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("discovery.rs", include_str!("../runtime/discovery.rs")),
     ("encode.rs", include_str!("../runtime/encode.rs")),
     ("engine.rs", include_str!("../runtime/engine.rs")),
+    ("ext.rs", include_str!("../runtime/ext.rs")),
     ("hooks.rs", include_str!("../runtime/hooks.rs")),
     ("legacy_sse.rs", include_str!("../runtime/legacy_sse.rs")),
     ("lexicon.rs", include_str!("../runtime/lexicon.rs")),
@@ -267,6 +268,25 @@ pub fn without_tests(source: &str) -> String {
     text
 }
 
+/// The files that are the user's from the first generation on and build on `runtime::ext`.
+pub const USER_CODE: [&str; 2] = ["src/hooks.rs", "src/handlers.rs"];
+
+/// The engine modules other than `runtime::ext` that the user's code names (`runtime::hooks`,
+/// say): the engine's inside, which changes between mcpgen versions. Comments do not count.
+pub fn engine_paths_in(user_code: &str) -> Vec<String> {
+    let mut found = std::collections::BTreeSet::new();
+    for line in user_code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for (i, _) in line.match_indices("runtime::") {
+            let rest = &line[i + "runtime::".len()..];
+            let module: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if !module.is_empty() && module != "ext" {
+                found.insert(format!("runtime::{module}"));
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
 /// The credential env vars, for the binary's `--help`.
 fn credentials_help(config: &RuntimeConfig) -> String {
     let vars = env_vars(config);
@@ -418,6 +438,94 @@ mod tests {
         assert_eq!(without_tests(text), "fn a() {}\n");
         let odd = "fn a() {}\n#[cfg(test)]\nmod tests {\n  }";
         assert_eq!(without_tests(odd), odd, "kept as is when the item's end is not found");
+    }
+
+    /// What a generated crate's own code may use (`runtime::ext`, and the fields of the request
+    /// types it re-exports) is pinned: changing it means changing this golden file on purpose.
+    #[test]
+    fn ext_surface_is_pinned() {
+        let source = |name: &str| ENGINE_SOURCES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).unwrap();
+        let mut surface = String::from("// runtime::ext, what a generated crate's own code may use\n\n");
+        surface.push_str(&self::surface(source("ext.rs"), &[]));
+        surface.push_str("\n// runtime::request, the types ext re-exports (fields only)\n\n");
+        surface.push_str(&self::surface(source("request.rs"), &["PreparedRequest", "PreparedBody", "Part"]));
+        expectorate::assert_contents("tests/golden/ext-surface.txt", &surface);
+    }
+
+    /// The public items of a module without bodies or docs (`only`: these types' definitions).
+    fn surface(source: &str, only: &[&str]) -> String {
+        use syn::Visibility::Public;
+        let mut file: syn::File = syn::parse_str(source).unwrap();
+        let no_docs = |attrs: &mut Vec<syn::Attribute>| attrs.retain(|a| !a.path().is_ident("doc"));
+        let empty_block = || syn::parse_quote!({});
+        let mut items = Vec::new();
+        for item in std::mem::take(&mut file.items) {
+            let kept = match item {
+                syn::Item::Use(mut u) if matches!(u.vis, Public(_)) && only.is_empty() => {
+                    no_docs(&mut u.attrs);
+                    syn::Item::Use(u)
+                }
+                syn::Item::Struct(mut s)
+                    if matches!(s.vis, Public(_))
+                        && (only.is_empty() || only.contains(&s.ident.to_string().as_str())) =>
+                {
+                    no_docs(&mut s.attrs);
+                    let fields = s.fields.iter_mut().filter(|f| matches!(f.vis, Public(_)));
+                    fields.for_each(|f| no_docs(&mut f.attrs));
+                    if let syn::Fields::Named(named) = &mut s.fields {
+                        let all = std::mem::take(&mut named.named);
+                        named.named = all.into_iter().filter(|f| matches!(f.vis, Public(_))).collect();
+                    }
+                    syn::Item::Struct(s)
+                }
+                syn::Item::Enum(mut e)
+                    if matches!(e.vis, Public(_))
+                        && (only.is_empty() || only.contains(&e.ident.to_string().as_str())) =>
+                {
+                    no_docs(&mut e.attrs);
+                    e.variants.iter_mut().for_each(|v| no_docs(&mut v.attrs));
+                    syn::Item::Enum(e)
+                }
+                syn::Item::Trait(mut t) if matches!(t.vis, Public(_)) && only.is_empty() => {
+                    no_docs(&mut t.attrs);
+                    for i in &mut t.items {
+                        if let syn::TraitItem::Fn(f) = i {
+                            // A provided method keeps an (empty) body: users may leave it out.
+                            no_docs(&mut f.attrs);
+                            if f.default.is_some() {
+                                f.default = Some(empty_block());
+                            }
+                        }
+                    }
+                    syn::Item::Trait(t)
+                }
+                syn::Item::Impl(mut i) if only.is_empty() => {
+                    no_docs(&mut i.attrs);
+                    i.items.retain(|m| matches!(m, syn::ImplItem::Fn(f) if matches!(f.vis, Public(_))));
+                    for m in &mut i.items {
+                        if let syn::ImplItem::Fn(f) = m {
+                            no_docs(&mut f.attrs);
+                            f.block = empty_block();
+                        }
+                    }
+                    syn::Item::Impl(i)
+                }
+                _ => continue,
+            };
+            items.push(kept);
+        }
+        file.attrs.clear();
+        file.items = items;
+        prettyplease::unparse(&file)
+    }
+
+    #[test]
+    fn user_code_on_the_engines_inside() {
+        let old = "//! Uses crate::runtime::hooks.\nuse crate::runtime::hooks::not_implemented;\nimpl crate::runtime::hooks::Hooks for H {}\nuse crate::runtime::{ext, request::PreparedRequest};\n";
+        assert_eq!(engine_paths_in(old), ["runtime::hooks"], "comments and `runtime::{{` lists aside");
+        assert!(engine_paths_in(templates::HOOKS_RS).is_empty());
+        let p = crate::pipeline::run("samples/openai-functions.json", &Default::default()).unwrap();
+        assert!(engine_paths_in(&handlers::handlers_rs(&p.tools.config).unwrap()).is_empty());
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod compact;
 pub mod discovery;
 pub mod encode;
 pub mod engine;
+pub mod ext;
 pub mod hooks;
 pub mod legacy_sse;
 pub mod lexicon;

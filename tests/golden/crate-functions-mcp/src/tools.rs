@@ -3,6 +3,7 @@
 //! The argument types of the tools answered by `crate::handlers`, and the dispatch to them.
 
 use serde_json::{Map, Value};
+use crate::runtime::ext::Error;
 use crate::runtime::hooks::HandlerFuture;
 
 /// The arguments of `get_current_weather`.
@@ -61,32 +62,35 @@ impl crate::runtime::hooks::Handlers for Handlers {
             match tool {
                 "get_current_weather" => {
                     Box::pin(async move {
-                        crate::handlers::get_current_weather(parse(args)?).await
+                        reply(crate::handlers::get_current_weather(parse(args)?).await)
                     })
                 }
                 "get_current_time" => {
                     Box::pin(async move {
-                        crate::handlers::get_current_time(parse(args)?).await
+                        reply(crate::handlers::get_current_time(parse(args)?).await)
                     })
                 }
                 "get_n_day_weather_forecast" => {
                     Box::pin(async move {
-                        crate::handlers::get_n_day_weather_forecast(parse(args)?).await
+                        reply(
+                            crate::handlers::get_n_day_weather_forecast(parse(args)?)
+                                .await,
+                        )
                     })
                 }
                 "send_email" => {
                     Box::pin(async move {
-                        crate::handlers::send_email(parse(args)?).await
+                        reply(crate::handlers::send_email(parse(args)?).await)
                     })
                 }
                 "get_random_joke" => {
                     Box::pin(async move {
-                        crate::handlers::get_random_joke(parse(args)?).await
+                        reply(crate::handlers::get_random_joke(parse(args)?).await)
                     })
                 }
                 "list_reminders" => {
                     Box::pin(async move {
-                        crate::handlers::list_reminders(parse(args)?).await
+                        reply(crate::handlers::list_reminders(parse(args)?).await)
                     })
                 }
                 _ => return None,
@@ -96,7 +100,12 @@ impl crate::runtime::hooks::Handlers for Handlers {
 }
 
 /// The arguments, already checked against the tool's schema, as the handler's type.
-fn parse<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> Result<T, String> {
+fn parse<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> Result<T, Error> {
     serde_json::from_value(Value::Object(args))
-        .map_err(|e| format!("invalid arguments: {e}"))
+        .map_err(|e| Error::new(format!("invalid arguments: {e}")))
+}
+
+/// A handler's answer: its error is an `Error` or converts into one (a `String`, say).
+fn reply<E: Into<Error>>(answer: Result<Value, E>) -> Result<Value, Error> {
+    answer.map_err(Into::into)
 }
