@@ -7,46 +7,77 @@ use crate::runtime::ext::Error;
 use crate::runtime::hooks::HandlerFuture;
 
 /// The arguments of `get_current_weather`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct GetCurrentWeatherArgs {
     /// The city and state, e.g. San Francisco, CA
     pub location: String,
-    pub unit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<GetCurrentWeatherUnit>,
+}
+
+/// `unit` in the arguments of `get_current_weather`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
+pub enum GetCurrentWeatherUnit {
+    #[serde(rename = "celsius")]
+    Celsius,
+    #[serde(rename = "fahrenheit")]
+    Fahrenheit,
 }
 
 /// The arguments of `get_current_time`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct GetCurrentTimeArgs {
     /// An IANA timezone name, e.g. America/New_York
     pub timezone: String,
 }
 
 /// The arguments of `get_n_day_weather_forecast`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct GetNDayWeatherForecastArgs {
     /// The temperature unit to use. Infer this from the users location.
-    pub format: String,
+    pub format: GetNDayWeatherForecastFormat,
     /// The city and state, e.g. San Francisco, CA
     pub location: String,
     /// The number of days to forecast
     pub num_days: i64,
 }
 
+/// The temperature unit to use. Infer this from the users location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
+pub enum GetNDayWeatherForecastFormat {
+    #[serde(rename = "celsius")]
+    Celsius,
+    #[serde(rename = "fahrenheit")]
+    Fahrenheit,
+}
+
 /// The arguments of `send_email`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct SendEmailArgs {
     pub body: String,
-    pub priority: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<SendEmailPriority>,
     pub subject: String,
     pub to: Vec<String>,
 }
 
+/// `priority` in the arguments of `send_email`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
+pub enum SendEmailPriority {
+    #[serde(rename = "low")]
+    Low,
+    #[serde(rename = "normal")]
+    Normal,
+    #[serde(rename = "high")]
+    High,
+}
+
 /// The arguments of `get_random_joke`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct GetRandomJokeArgs {}
 
 /// The arguments of `list_reminders`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct ListRemindersArgs {}
 
 /// Routes each call to its function in `crate::handlers`.
