@@ -8,11 +8,14 @@
 //!   sign the request) or refuse it, and change each result before it goes back to the client.
 //! - Handlers: each tool without an HTTP binding is answered by
 //!   `pub async fn tool_name(args: ToolNameArgs) -> Result<Value, Error>` in `src/handlers.rs`,
-//!   whose typed arguments `src/tools.rs` declares. Return [`Value`]s built with [`json!`].
+//!   whose typed arguments `src/tools.rs` declares (its error may be anything that converts into
+//!   an [`Error`]). Return [`Value`]s built with [`json!`].
 //! - [`Error`]: what a hook or a handler fails with. The call fails and the model sees the
-//!   message as a tool error; `?` converts `String`s, `&str`s, reqwest and serde_json errors.
+//!   message as a tool error; `?` converts `String`s, `&str`s, reqwest and serde_json errors, and
+//!   invalid header values.
 //! - [`Request`] (with [`Body`] and [`Part`]): the upstream request a hook may change: its
 //!   fields are part of this module's promise (the methods of these types are not).
+//! - [`CallToolResult`] and [`ContentBlock`] (rmcp's): a result, as `after_response` sees it.
 //!
 //! ```ignore
 //! use crate::runtime::ext::{self, Error, Map, Request, Value, header};
@@ -25,8 +28,7 @@
 //!             return Err(Error::new("deleting pets is switched off"));
 //!         }
 //!         let token = reqwest::get("http://127.0.0.1:9000/token").await?.text().await?;
-//!         let value = header::HeaderValue::from_str(&format!("Bearer {token}")).map_err(|e| Error::new(e.to_string()))?;
-//!         request.headers.insert(header::AUTHORIZATION, value);
+//!         request.headers.insert(header::AUTHORIZATION, header::HeaderValue::from_str(&format!("Bearer {token}"))?);
 //!         Ok(())
 //!     }
 //! }
@@ -36,7 +38,7 @@ use std::fmt;
 use std::future::Future;
 
 pub use reqwest::header;
-pub use rmcp::model::CallToolResult;
+pub use rmcp::model::{CallToolResult, ContentBlock};
 pub use serde_json::{Map, Value, json};
 
 pub use super::request::{Part, PreparedBody as Body, PreparedRequest as Request};
@@ -133,6 +135,12 @@ impl From<reqwest::Error> for Error {
 
 impl From<serde_json::Error> for Error {
     fn from(e: serde_json::Error) -> Error {
+        Error::with_causes(&e)
+    }
+}
+
+impl From<header::InvalidHeaderValue> for Error {
+    fn from(e: header::InvalidHeaderValue) -> Error {
         Error::with_causes(&e)
     }
 }

@@ -7,14 +7,13 @@
 //! runs on each result before it goes back to the client.
 //!
 //! Example: a token from your own service on every request of one tool, and short results of
-//! another.
+//! another (with `header` added to the `use` line below).
 //!
 //! ```ignore
 //! async fn before_request(&self, tool: &str, _args: &Map<String, Value>, request: &mut Request) -> Result<(), Error> {
 //!     if tool == "createPet" {
 //!         let token = reqwest::get("http://127.0.0.1:9000/token").await?.text().await?;
-//!         let value = header::HeaderValue::from_str(&format!("Bearer {token}")).map_err(|e| Error::new(e.to_string()))?;
-//!         request.headers.insert(header::AUTHORIZATION, value);
+//!         request.headers.insert(header::AUTHORIZATION, header::HeaderValue::from_str(&format!("Bearer {token}"))?);
 //!     }
 //!     Ok(())
 //! }
