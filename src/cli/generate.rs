@@ -85,6 +85,17 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
             }
         }
     }
+    for f in report.kept.iter().filter(|f| generate::USER_CODE.contains(&f.as_str())) {
+        let code = std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+        let inside = generate::engine_paths_in(&code);
+        if !inside.is_empty() {
+            eprintln!(
+                "\nnote: {f} uses {}, the engine's inside, which changes between mcpgen versions: \
+                 build on crate::runtime::ext instead (see src/runtime/ext.rs)",
+                inside.join(", ")
+            );
+        }
+    }
     let handlers = config.unbound_tools().count();
     if handlers > 0 && !handlers_kept {
         eprintln!(

@@ -26,7 +26,9 @@ fn space_items(text: &str) -> String {
         // `use a; use b;` and `mod a; mod b;` stay together.
         let kind = |l: &str| l.trim_start_matches("pub ").split(' ').next().unwrap_or("").to_string();
         let same_run = line.ends_with(';') && next.ends_with(';') && kind(line) == kind(next);
-        let item_end = *line == "}" || (line.ends_with(';') && !line.starts_with(' '));
+        // A top-level line that closes an item: `}`, `pub struct Empty {}`, `pub mod a;`.
+        let top_level = !line.starts_with([' ', '#', '/']);
+        let item_end = top_level && (line.ends_with('}') || line.ends_with(';'));
         let docs_end = line.starts_with("//!") && !next.starts_with("//!");
         if ((item_end && !same_run) || docs_end) && !next.is_empty() {
             out.push('\n');
@@ -80,8 +82,8 @@ pub fn lib_rs(mcpgen_version: &str, title: &str, with_handlers: bool) -> Result<
             }
 
             /// The names of the catalogue's tools, in order.
-            pub fn catalogue_tool_names() -> Vec<String> {
-                catalogue().map(|c| c.tools.into_iter().map(|t| t.name).collect()).unwrap_or_default()
+            pub fn catalogue_tool_names() -> Result<Vec<String>, runtime::Error> {
+                catalogue().map(|c| c.tools.into_iter().map(|t| t.name).collect())
             }
 
             /// The hooks and handlers this server runs with.
@@ -149,7 +151,7 @@ pub fn tools_test_rs(mcpgen_version: &str, package: &str) -> Result<String> {
 
             #[test]
             fn lists_its_tools() {
-                let names = #krate::catalogue_tool_names();
+                let names = #krate::catalogue_tool_names().expect("the catalogue parses");
                 assert!(!names.is_empty());
                 let config = #krate::catalogue().expect("the catalogue parses");
                 let options = #krate::runtime::EngineOptions { base_url: Some("http://127.0.0.1:9".into()), ..Default::default() };
@@ -174,6 +176,13 @@ pub fn tools_test_rs(mcpgen_version: &str, package: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn items_are_spaced() {
+        let text = "//! Docs.\nuse a;\nuse b;\n/// One.\npub struct Empty {}\n/// Two.\npub struct Unit;\nfn f() {\n    g();\n}\nmod m;\n";
+        let expected = "//! Docs.\n\nuse a;\nuse b;\n\n/// One.\npub struct Empty {}\n\n/// Two.\npub struct Unit;\n\nfn f() {\n    g();\n}\n\nmod m;\n";
+        assert_eq!(space_items(text), expected);
+    }
 
     #[test]
     fn hostile_titles_stay_literals() {

@@ -305,7 +305,7 @@ impl Engine {
                 }
                 result
             }
-            Err(message) => tool_error(message),
+            Err(e) => tool_error(e.to_string()),
         }
     }
 
@@ -326,8 +326,8 @@ impl Engine {
             Ok(o) => o,
             Err(e) => return tool_error(e.to_string()),
         };
-        if let Err(e) = self.ext.hooks.before_request(&tool.mcp.name, args, &mut req) {
-            return tool_error(e);
+        if let Err(e) = self.ext.hooks.before_request(&tool.mcp.name, args, &mut req).await {
+            return tool_error(e.to_string());
         }
         let mut outcome = self.upstream.send(&req).await;
         // A refused OAuth2 token may have been revoked early: fetch a new one, once.

@@ -1,6 +1,6 @@
-//! Customisation points: change a request before it is sent, or a result before it is returned
-//! ([`Hooks`]), and answer tools that have no HTTP binding in Rust ([`Handlers`]). `mcpgen serve`
-//! uses neither; a generated crate passes its own `hooks` and `handlers` modules.
+//! How the engine holds the customisation points of [`super::ext`]: the [`Hooks`] that change a
+//! request or a result, and the [`Handlers`] that answer tools without an HTTP binding in Rust.
+//! `mcpgen serve` uses neither; a generated crate passes its own `hooks` and `tools` modules.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -9,24 +9,36 @@ use std::sync::Arc;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
+use super::ext::{Error, Hooks};
 use super::request::PreparedRequest;
 
-pub trait Hooks: Send + Sync + 'static {
-    /// Called before each upstream request of `tool`, after credentials were added. Change the
-    /// URL, headers or body; return `Err(message)` to refuse the call (the model sees the message).
-    fn before_request(
-        &self,
-        tool: &str,
-        args: &Map<String, Value>,
-        request: &mut PreparedRequest,
-    ) -> Result<(), String> {
-        let _ = (tool, args, request);
-        Ok(())
+/// A boxed future, as the engine stores and awaits them.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// [`Hooks`] as a trait object: every `Hooks` is one, with its `before_request` future boxed.
+pub trait DynHooks: Send + Sync + 'static {
+    fn before_request<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Map<String, Value>,
+        request: &'a mut PreparedRequest,
+    ) -> BoxFuture<'a, Result<(), Error>>;
+
+    fn after_response(&self, tool: &str, result: &mut CallToolResult);
+}
+
+impl<H: Hooks> DynHooks for H {
+    fn before_request<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Map<String, Value>,
+        request: &'a mut PreparedRequest,
+    ) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(Hooks::before_request(self, tool, args, request))
     }
 
-    /// Called with each result of `tool` before it goes back to the client.
     fn after_response(&self, tool: &str, result: &mut CallToolResult) {
-        let _ = (tool, result);
+        Hooks::after_response(self, tool, result);
     }
 }
 
@@ -35,10 +47,11 @@ pub struct NoHooks;
 
 impl Hooks for NoHooks {}
 
-/// What a handler answers: a JSON value (the structured result), or an error message for the model.
-pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, String>> + Send + 'a>>;
+/// What a handler answers: a JSON value (the structured result), or an error for the model.
+pub type HandlerFuture<'a> = BoxFuture<'a, Result<Value, Error>>;
 
-/// Code that answers the tools without an HTTP binding (function-calling tools in a generated crate).
+/// Code that answers the tools without an HTTP binding (a generated crate's `tools::Handlers`,
+/// which routes each call to its function in the user's `handlers.rs`).
 pub trait Handlers: Send + Sync + 'static {
     /// The call of `tool`, or `None` when there is no handler for it.
     fn call<'a>(&'a self, tool: &'a str, args: Map<String, Value>) -> Option<HandlerFuture<'a>>;
@@ -53,15 +66,10 @@ impl Handlers for NoHandlers {
     }
 }
 
-/// The message of a handler that is still the generated stub.
-pub fn not_implemented(tool: &str) -> String {
-    format!("`{tool}` is not implemented yet: write its handler in src/handlers.rs")
-}
-
 /// The hooks and handlers a server runs with.
 #[derive(Clone)]
 pub struct Extensions {
-    pub hooks: Arc<dyn Hooks>,
+    pub hooks: Arc<dyn DynHooks>,
     pub handlers: Arc<dyn Handlers>,
 }
 

@@ -10,6 +10,7 @@ pub mod discovery;
 pub mod encode;
 pub mod engine;
 pub mod error;
+pub mod ext;
 pub mod hooks;
 pub mod keywords;
 pub mod legacy_sse;

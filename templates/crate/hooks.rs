@@ -1,15 +1,19 @@
-//! Your customisations: mcpgen creates this file once and never overwrites it.
+//! Your customisations: mcpgen creates this file once and never overwrites it. It builds on
+//! `crate::runtime::ext` (see src/runtime/ext.rs), which regenerating keeps working.
 //!
-//! `before_request` runs before each upstream request (after credentials were added): change the
-//! URL, headers or body, or return `Err(message)` to refuse the call. `after_response` runs on
-//! each result before it goes back to the client.
+//! `before_request` runs before each upstream request, after credentials were added, and may
+//! await (fetch a token, sign the request): change the URL, headers or body, or return
+//! `Err(Error::new(message))` to refuse the call (the model sees the message). `after_response`
+//! runs on each result before it goes back to the client.
 //!
-//! Example: tag every request of one tool, and keep results of another short.
+//! Example: a token from your own service on every request of one tool, and short results of
+//! another (with `header` added to the `use` line below).
 //!
 //! ```ignore
-//! fn before_request(&self, tool: &str, _args: &Map<String, Value>, request: &mut PreparedRequest) -> Result<(), String> {
+//! async fn before_request(&self, tool: &str, _args: &Map<String, Value>, request: &mut Request) -> Result<(), Error> {
 //!     if tool == "createPet" {
-//!         request.headers.insert("x-source", reqwest::header::HeaderValue::from_static("mcp"));
+//!         let token = reqwest::get("http://127.0.0.1:9000/token").await?.text().await?;
+//!         request.headers.insert(header::AUTHORIZATION, header::HeaderValue::from_str(&format!("Bearer {token}"))?);
 //!     }
 //!     Ok(())
 //! }
@@ -21,16 +25,13 @@
 //! }
 //! ```
 
-use rmcp::model::CallToolResult;
-use serde_json::{Map, Value};
-
-use crate::runtime::request::PreparedRequest;
+use crate::runtime::ext::{self, CallToolResult, Error, Map, Request, Value};
 
 /// The hooks this server runs with.
 pub struct Hooks;
 
-impl crate::runtime::hooks::Hooks for Hooks {
-    fn before_request(&self, _tool: &str, _args: &Map<String, Value>, _request: &mut PreparedRequest) -> Result<(), String> {
+impl ext::Hooks for Hooks {
+    async fn before_request(&self, _tool: &str, _args: &Map<String, Value>, _request: &mut Request) -> Result<(), Error> {
         Ok(())
     }
 

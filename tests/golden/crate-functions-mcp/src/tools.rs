@@ -3,49 +3,83 @@
 //! The argument types of the tools answered by `crate::handlers`, and the dispatch to them.
 
 use serde_json::{Map, Value};
+use crate::runtime::ext::Error;
 use crate::runtime::hooks::HandlerFuture;
 
 /// The arguments of `get_current_weather`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct GetCurrentWeatherArgs {
     /// The city and state, e.g. San Francisco, CA
     pub location: String,
-    pub unit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<GetCurrentWeatherUnit>,
+}
+
+/// `unit` in the arguments of `get_current_weather`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
+pub enum GetCurrentWeatherUnit {
+    #[serde(rename = "celsius")]
+    Celsius,
+    #[serde(rename = "fahrenheit")]
+    Fahrenheit,
 }
 
 /// The arguments of `get_current_time`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct GetCurrentTimeArgs {
     /// An IANA timezone name, e.g. America/New_York
     pub timezone: String,
 }
 
 /// The arguments of `get_n_day_weather_forecast`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct GetNDayWeatherForecastArgs {
     /// The temperature unit to use. Infer this from the users location.
-    pub format: String,
+    pub format: GetNDayWeatherForecastFormat,
     /// The city and state, e.g. San Francisco, CA
     pub location: String,
     /// The number of days to forecast
     pub num_days: i64,
 }
 
+/// The temperature unit to use. Infer this from the users location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
+pub enum GetNDayWeatherForecastFormat {
+    #[serde(rename = "celsius")]
+    Celsius,
+    #[serde(rename = "fahrenheit")]
+    Fahrenheit,
+}
+
 /// The arguments of `send_email`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct SendEmailArgs {
     pub body: String,
-    pub priority: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<SendEmailPriority>,
     pub subject: String,
     pub to: Vec<String>,
 }
 
+/// `priority` in the arguments of `send_email`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
+pub enum SendEmailPriority {
+    #[serde(rename = "low")]
+    Low,
+    #[serde(rename = "normal")]
+    Normal,
+    #[serde(rename = "high")]
+    High,
+}
+
 /// The arguments of `get_random_joke`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct GetRandomJokeArgs {}
+
 /// The arguments of `list_reminders`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct ListRemindersArgs {}
+
 /// Routes each call to its function in `crate::handlers`.
 pub struct Handlers;
 
@@ -59,32 +93,35 @@ impl crate::runtime::hooks::Handlers for Handlers {
             match tool {
                 "get_current_weather" => {
                     Box::pin(async move {
-                        crate::handlers::get_current_weather(parse(args)?).await
+                        reply(crate::handlers::get_current_weather(parse(args)?).await)
                     })
                 }
                 "get_current_time" => {
                     Box::pin(async move {
-                        crate::handlers::get_current_time(parse(args)?).await
+                        reply(crate::handlers::get_current_time(parse(args)?).await)
                     })
                 }
                 "get_n_day_weather_forecast" => {
                     Box::pin(async move {
-                        crate::handlers::get_n_day_weather_forecast(parse(args)?).await
+                        reply(
+                            crate::handlers::get_n_day_weather_forecast(parse(args)?)
+                                .await,
+                        )
                     })
                 }
                 "send_email" => {
                     Box::pin(async move {
-                        crate::handlers::send_email(parse(args)?).await
+                        reply(crate::handlers::send_email(parse(args)?).await)
                     })
                 }
                 "get_random_joke" => {
                     Box::pin(async move {
-                        crate::handlers::get_random_joke(parse(args)?).await
+                        reply(crate::handlers::get_random_joke(parse(args)?).await)
                     })
                 }
                 "list_reminders" => {
                     Box::pin(async move {
-                        crate::handlers::list_reminders(parse(args)?).await
+                        reply(crate::handlers::list_reminders(parse(args)?).await)
                     })
                 }
                 _ => return None,
@@ -94,7 +131,12 @@ impl crate::runtime::hooks::Handlers for Handlers {
 }
 
 /// The arguments, already checked against the tool's schema, as the handler's type.
-fn parse<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> Result<T, String> {
+fn parse<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> Result<T, Error> {
     serde_json::from_value(Value::Object(args))
-        .map_err(|e| format!("invalid arguments: {e}"))
+        .map_err(|e| Error::new(format!("invalid arguments: {e}")))
+}
+
+/// A handler's answer: its error is an `Error` or converts into one (a `String`, say).
+fn reply<E: Into<Error>>(answer: Result<Value, E>) -> Result<Value, Error> {
+    answer.map_err(Into::into)
 }

@@ -2,7 +2,7 @@
 
 #[test]
 fn lists_its_tools() {
-    let names = functions_mcp::catalogue_tool_names();
+    let names = functions_mcp::catalogue_tool_names().expect("the catalogue parses");
     assert!(! names.is_empty());
     let config = functions_mcp::catalogue().expect("the catalogue parses");
     let options = functions_mcp::runtime::EngineOptions {

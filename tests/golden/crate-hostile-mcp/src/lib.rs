@@ -17,10 +17,8 @@ pub fn catalogue() -> Result<runtime::model::RuntimeConfig, runtime::Error> {
 }
 
 /// The names of the catalogue's tools, in order.
-pub fn catalogue_tool_names() -> Vec<String> {
-    catalogue()
-        .map(|c| c.tools.into_iter().map(|t| t.name).collect())
-        .unwrap_or_default()
+pub fn catalogue_tool_names() -> Result<Vec<String>, runtime::Error> {
+    catalogue().map(|c| c.tools.into_iter().map(|t| t.name).collect())
 }
 
 /// The hooks and handlers this server runs with.

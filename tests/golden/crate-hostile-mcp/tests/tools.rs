@@ -2,7 +2,7 @@
 
 #[test]
 fn lists_its_tools() {
-    let names = hostile_mcp::catalogue_tool_names();
+    let names = hostile_mcp::catalogue_tool_names().expect("the catalogue parses");
     assert!(! names.is_empty());
     let config = hostile_mcp::catalogue().expect("the catalogue parses");
     let options = hostile_mcp::runtime::EngineOptions {

@@ -2,7 +2,7 @@
 
 #[test]
 fn lists_its_tools() {
-    let names = petstore_mcp::catalogue_tool_names();
+    let names = petstore_mcp::catalogue_tool_names().expect("the catalogue parses");
     assert!(! names.is_empty());
     let config = petstore_mcp::catalogue().expect("the catalogue parses");
     let options = petstore_mcp::runtime::EngineOptions {
