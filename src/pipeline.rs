@@ -69,12 +69,7 @@ pub fn run_str(text: &str, origin: &str, opts: &PipelineOptions) -> Result<Pipel
 /// Like [`run`] for a document already loaded (for commands whose options depend on it).
 pub fn run_loaded(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
     let ir = normalize(doc, opts.lenient)?;
-    let tools = tools::build(&ir, &opts.tools).map_err(|e| match e {
-        Error::NoTools { reason, diagnostics, .. } => {
-            Error::NoTools { origin: origin.to_string(), reason, diagnostics }
-        }
-        other => other,
-    })?;
+    let tools = tools::build(&ir, origin, &opts.tools)?;
     let pipeline = Pipeline { origin: origin.to_string(), ir, tools };
     if opts.strict {
         let warnings: Vec<Diagnostic> = pipeline.diagnostics().filter(|d| d.kind.is_warning()).cloned().collect();

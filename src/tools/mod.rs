@@ -93,7 +93,8 @@ pub struct ToolSource {
     pub tags: Vec<String>,
 }
 
-pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
+/// The tools of `ir`, the API read from `origin` (which error messages name).
+pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
     let mut diagnostics = Vec::new();
     let prefix = opts.env_prefix.clone().unwrap_or_else(|| crate::names::env_prefix(&ir.info.title));
     let mut security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
@@ -172,7 +173,7 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
         } else {
             "every operation is hidden by x-mcp".to_string()
         };
-        return Err(Error::NoTools { origin: ir.info.title.clone(), reason, diagnostics: Vec::new() });
+        return Err(Error::NoTools { origin: origin.to_string(), reason, diagnostics: Vec::new() });
     }
     let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned()).or_else(|| opts.routing.base_url());
     let config = RuntimeConfig {
