@@ -77,20 +77,25 @@ impl Default for ToolOptions {
 #[derive(Debug, Clone)]
 pub struct ToolSet {
     pub config: RuntimeConfig,
-    /// Parallel to `config.tools`: the operation or function each tool comes from.
-    pub sources: Vec<ToolSource>,
+    /// By tool name: the operation or function each tool comes from.
+    pub sources: BTreeMap<String, ToolSource>,
     /// Operations (or functions) in the input, before filtering.
     pub operations: usize,
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl ToolSet {
+    /// Where the tool `name` comes from.
+    pub fn source(&self, name: &str) -> Option<&ToolSource> {
+        self.sources.get(name)
+    }
+}
+
+/// Where a tool comes from.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ToolSource {
+    /// JSON pointer of the operation or function in its document (the IR's `pointer`).
     pub pointer: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub operation_id: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
 }
 
 /// The tools of `ir`, the API read from `origin` (which error messages name).
@@ -119,7 +124,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
     }
     let mut names = NameAllocator::new(opts.max_name_len.clamp(8, 128));
     let mut tools = Vec::new();
-    let mut sources = Vec::new();
+    let mut sources = BTreeMap::new();
 
     // Names are allocated over all operations before filtering, so that a filter never changes
     // the name of a tool it keeps.
@@ -137,13 +142,9 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
             continue;
         }
+        sources.insert(name.clone(), ToolSource { pointer: op.pointer.clone() });
         let tool = operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics)?;
         tools.push(tool);
-        sources.push(ToolSource {
-            pointer: op.pointer.clone(),
-            operation_id: op.operation_id.clone(),
-            tags: op.tags.clone(),
-        });
     }
     for f in &ir.functions {
         let name = names.allocate(&naming::sanitize(f.mcp.name.as_deref().unwrap_or(&f.name)));
@@ -157,8 +158,8 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         if f.mcp.hidden || !opts.filter.keeps(&name, None) {
             continue;
         }
+        sources.insert(name.clone(), ToolSource { pointer: f.pointer.clone() });
         tools.push(function_tool(f, name, ir, opts, &mut diagnostics)?);
-        sources.push(ToolSource { pointer: f.pointer.clone(), operation_id: None, tags: Vec::new() });
     }
     // `--auth` credentials go to every tool that declares no scheme of its own.
     if !default_security.is_empty() {
