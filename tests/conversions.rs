@@ -4,9 +4,9 @@
 use std::process::Command;
 
 use mcpgen::export::{self, Format, strict};
+use mcpgen::normalize::{Bindings, Forward, ForwardMode, Routing};
 use mcpgen::pipeline::{PipelineOptions, run, run_str};
 use mcpgen::runtime::model::{RuntimeConfig, Tool};
-use mcpgen::tools::{Bindings, Forward, ForwardMode, Routing};
 use serde_json::{Value, json};
 
 const OPENAPI_SAMPLES: &[&str] = &[
@@ -47,8 +47,7 @@ const FORMATS: [(Format, &str); 5] = [
 const BINDINGS: &str = "samples/bindings/openai-functions.bindings.yaml";
 
 fn tools(spec: &str, routing: Routing) -> RuntimeConfig {
-    let mut opts = PipelineOptions::default();
-    opts.tools.routing = routing;
+    let opts = PipelineOptions { routing, ..Default::default() };
     run(spec, &opts).unwrap_or_else(|e| panic!("{spec}: {e}")).tools.config
 }
 

@@ -7,8 +7,8 @@ use clap::{Args, ValueEnum};
 
 use super::{InputArgs, StrictArg, output};
 use crate::error::{Error, Location, Result};
+use crate::normalize::{Forward, ForwardMode, Routing};
 use crate::pipeline;
-use crate::tools::{Forward, ForwardMode, Routing};
 
 pub const EXAMPLES: &str = "\
 Examples:
@@ -46,11 +46,11 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     let mut opts = args.input.pipeline_options(args.warnings.strict)?;
     let doc = crate::load::load(spec, &opts.load)?;
     // A function list without a binding follows the forward-URL convention; no server is named.
-    if !doc.dialect.is_openapi() && matches!(opts.tools.routing, Routing::Unbound) {
+    if !doc.dialect.is_openapi() && matches!(opts.routing, Routing::Unbound) {
         eprintln!(
             "note: no --forward-url or --bindings: each function becomes POST /{{name}}; add `servers` to the document"
         );
-        opts.tools.routing = Routing::Forward(Forward { url: String::new(), mode: ForwardMode::PerTool });
+        opts.routing = Routing::Forward(Forward { url: String::new(), mode: ForwardMode::PerTool });
     }
     let p = pipeline::run_loaded(spec, doc, &opts)?;
     super::report_warnings(&p);

@@ -201,6 +201,7 @@ impl<'d> Walker<'d> {
             security,
             servers,
             mcp,
+            function: None,
         })
     }
 
@@ -352,6 +353,7 @@ impl<'d> Walker<'d> {
             required: obj.get("required") == Some(&Value::Bool(true)),
             description: obj.get("description").and_then(Value::as_str).map(str::to_string),
             content,
+            arguments: None,
         }))
     }
 

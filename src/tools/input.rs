@@ -476,6 +476,7 @@ mod tests {
             security: None,
             servers: vec![],
             mcp: Default::default(),
+            function: None,
         }
     }
 
@@ -500,6 +501,7 @@ mod tests {
             required: true,
             description: None,
             content: vec![MediaType { media_type: "application/json".into(), schema, encoding: BTreeMap::new() }],
+            arguments: None,
         }
     }
 
@@ -562,6 +564,7 @@ mod tests {
                 schema: json!({}),
                 encoding: BTreeMap::new(),
             }],
+            arguments: None,
         };
         let input = build_input(&op(vec![], Some(raw)), &BTreeMap::new(), InlineLimits::default());
         assert_eq!(input.schema["properties"]["body"]["contentEncoding"], "base64");
@@ -573,6 +576,7 @@ mod tests {
                 schema: json!({"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, "note": {"type": "string"}}}),
                 encoding: [("file".to_string(), "image/png".to_string())].into(),
             }],
+            arguments: None,
         };
         let input = build_input(&op(vec![], Some(mp)), &BTreeMap::new(), InlineLimits::default());
         let Some(BodyBinding { content: BodyContent::Properties { fields, .. }, .. }) = &input.body else { panic!() };

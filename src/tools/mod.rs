@@ -7,7 +7,6 @@ mod filter;
 pub(crate) mod inline;
 pub mod input;
 pub mod naming;
-pub mod routing;
 pub mod security;
 mod simplify;
 
@@ -19,13 +18,13 @@ use crate::runtime::model::JsonObject;
 
 pub use filter::Filter;
 pub use inline::InlineLimits;
-pub use routing::{Bindings, Forward, ForwardMode, Routing};
 
 use crate::diag::{DiagKind, Diagnostic, child};
 use crate::error::{Error, Result};
 use crate::ir::{ApiIr, Function, Method, Operation};
 use crate::runtime::model::{
-    Annotations, CONFIG_FORMAT_VERSION, HttpBinding, Limits, RuntimeConfig, ServerInfo, Tool, Upstream,
+    Annotations, BodyBinding, CONFIG_FORMAT_VERSION, HttpBinding, Limits, ParamBinding, RuntimeConfig, ServerInfo,
+    Tool, Upstream,
 };
 use naming::NameAllocator;
 
@@ -51,8 +50,6 @@ pub struct ToolOptions {
     /// Prefix of credential env vars; derived from the API title when `None`.
     pub env_prefix: Option<String>,
     pub inline: InlineLimits,
-    /// Where the calls of function-calling tools go.
-    pub routing: Routing,
     /// Credentials (`--auth`) for every operation that declares no scheme of its own.
     pub auth: Vec<crate::runtime::model::SecurityScheme>,
 }
@@ -67,7 +64,6 @@ impl Default for ToolOptions {
             base_url: None,
             env_prefix: None,
             inline: InlineLimits::default(),
-            routing: Routing::Unbound,
             auth: Vec::new(),
         }
     }
@@ -105,23 +101,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
     let mut security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
     let default_security = security::add_cli_schemes(&mut security_schemes, &opts.auth);
     security::add_authorization_header(&mut security_schemes, &ir.operations, &prefix);
-    let mut headers = BTreeMap::new();
-    match &opts.routing {
-        Routing::Unbound => {}
-        _ if !ir.operations.is_empty() => {
-            return Err(Error::Usage {
-                message: "--forward-url and --bindings apply to function lists; an OpenAPI document's operations \
-                          already say where calls go (use --base-url to point them elsewhere)"
-                    .into(),
-            });
-        }
-        Routing::Forward(_) => {}
-        Routing::Bindings(b) => {
-            b.check_names(&ir.functions)?;
-            security_schemes.extend(b.security_schemes.clone());
-            headers.extend(b.headers.clone());
-        }
-    }
+    security_schemes.extend(ir.credentials.clone());
     let mut names = NameAllocator::new(opts.max_name_len.clamp(8, 128));
     let mut tools = Vec::new();
     let mut sources = BTreeMap::new();
@@ -129,37 +109,33 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
     // Names are allocated over all operations before filtering, so that a filter never changes
     // the name of a tool it keeps.
     for op in &ir.operations {
-        let desired = naming::sanitize(&naming::desired_name(op));
-        let name = names.allocate(&desired);
-        let original = op.mcp.name.as_deref().or(op.operation_id.as_deref());
-        if original.is_some_and(|o| o != name) {
-            diagnostics.push(Diagnostic::new(
-                DiagKind::ToolRenamed,
-                &op.pointer,
-                format!("`{}` is the tool `{name}`", original.unwrap_or("")),
-            ));
-        }
+        let name = match &op.function {
+            Some(f) => function_name(f, &mut names, &mut diagnostics),
+            None => operation_name(op, &mut names, &mut diagnostics),
+        };
         if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
             continue;
         }
         sources.insert(name.clone(), ToolSource { pointer: op.pointer.clone() });
-        let tool = operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics)?;
+        let tool = match &op.function {
+            Some(f) => {
+                let http = bound_binding(op, ir, &security_schemes);
+                function_tool(f, name, Some(http), ir, opts, &mut diagnostics)?
+            }
+            None => operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics)?,
+        };
         tools.push(tool);
     }
     for f in &ir.functions {
-        let name = names.allocate(&naming::sanitize(f.mcp.name.as_deref().unwrap_or(&f.name)));
-        if name != f.name {
-            diagnostics.push(Diagnostic::new(
-                DiagKind::ToolRenamed,
-                &f.pointer,
-                format!("`{}` is the tool `{name}`", f.name),
-            ));
-        }
+        let name = function_name(f, &mut names, &mut diagnostics);
         if f.mcp.hidden || !opts.filter.keeps(&name, None) {
             continue;
         }
+        if let Some(file) = &ir.bindings_file {
+            return Err(crate::normalize::missing_binding(file, &f.name));
+        }
         sources.insert(name.clone(), ToolSource { pointer: f.pointer.clone() });
-        tools.push(function_tool(f, name, ir, opts, &mut diagnostics)?);
+        tools.push(function_tool(f, name, None, ir, opts, &mut diagnostics)?);
     }
     // `--auth` credentials go to every tool that declares no scheme of its own.
     if !default_security.is_empty() {
@@ -176,7 +152,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         };
         return Err(Error::NoTools { origin: origin.to_string(), reason, diagnostics: Vec::new() });
     }
-    let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned()).or_else(|| opts.routing.base_url());
+    let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned());
     let config = RuntimeConfig {
         mcpgen_config: CONFIG_FORMAT_VERSION,
         server: ServerInfo {
@@ -185,13 +161,81 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
             title: Some(ir.info.title.clone()),
             instructions: ir.info.description.as_deref().map(|d| cap(d, opts.max_description_len)),
         },
-        upstream: Upstream { base_url, headers },
+        upstream: Upstream { base_url, headers: ir.headers.clone() },
         security_schemes,
         limits: Limits::default(),
         context: Default::default(),
         tools,
     };
     Ok(ToolSet { config, sources, operations, diagnostics })
+}
+
+/// The tool name of an operation: `x-mcp.name`, the operationId, or from the method and path.
+fn operation_name(op: &Operation, names: &mut NameAllocator, diagnostics: &mut Vec<Diagnostic>) -> String {
+    let desired = naming::sanitize(&naming::desired_name(op));
+    let name = names.allocate(&desired);
+    let original = op.mcp.name.as_deref().or(op.operation_id.as_deref());
+    if original.is_some_and(|o| o != name) {
+        diagnostics.push(Diagnostic::new(
+            DiagKind::ToolRenamed,
+            &op.pointer,
+            format!("`{}` is the tool `{name}`", original.unwrap_or("")),
+        ));
+    }
+    name
+}
+
+/// The tool name of a function, bound or not: its own, sanitised.
+fn function_name(f: &Function, names: &mut NameAllocator, diagnostics: &mut Vec<Diagnostic>) -> String {
+    let name = names.allocate(&naming::sanitize(f.mcp.name.as_deref().unwrap_or(&f.name)));
+    if name != f.name {
+        diagnostics.push(Diagnostic::new(
+            DiagKind::ToolRenamed,
+            &f.pointer,
+            format!("`{}` is the tool `{name}`", f.name),
+        ));
+    }
+    name
+}
+
+/// How a bound function's operation is sent: its parameters and body as the binding placed the
+/// arguments, under the names the function declares.
+fn bound_binding(
+    op: &Operation,
+    ir: &ApiIr,
+    schemes: &BTreeMap<String, crate::runtime::model::SecurityScheme>,
+) -> HttpBinding {
+    let params = op
+        .parameters
+        .iter()
+        .map(|p| ParamBinding {
+            arg: p.argument.clone().unwrap_or_else(|| p.name.clone()),
+            name: p.name.clone(),
+            location: p.location,
+            style: p.style,
+            explode: p.explode,
+            allow_reserved: p.allow_reserved,
+            content_type: p.content_type.clone(),
+        })
+        .collect();
+    let body = op.request_body.as_ref().and_then(|b| {
+        Some(BodyBinding {
+            media_type: b.content.first()?.media_type.clone(),
+            required: b.required,
+            content: b.arguments.clone()?,
+        })
+    });
+    HttpBinding {
+        method: op.method,
+        path: op.path.clone(),
+        params,
+        body,
+        security: security::requirements(op.security.as_deref().unwrap_or(&ir.security), schemes),
+        // A function's own server stays, whatever the API's base URL.
+        base_url: op.servers.first().cloned(),
+        headers: BTreeMap::new(),
+        query: BTreeMap::new(),
+    }
 }
 
 fn operation_tool(
@@ -249,9 +293,11 @@ fn operation_tool(
     })
 }
 
+/// The tool of a function as declared; `http`: where its calls go, if anywhere.
 fn function_tool(
     f: &Function,
     name: String,
+    http: Option<HttpBinding>,
     ir: &ApiIr,
     opts: &ToolOptions,
     diagnostics: &mut Vec<Diagnostic>,
@@ -280,7 +326,6 @@ fn function_tool(
         inline::ensure_array_items(&mut out);
         object_root(out)
     });
-    let http = opts.routing.binding(f, &mut schema, diagnostics)?;
     // Without a method of its own, a function may change things: annotate it as a POST.
     let method = http.as_ref().map_or(Method::Post, |h| h.method);
     let ann = annotations(method, &f.mcp);
