@@ -19,6 +19,7 @@ use crate::runtime::model::JsonObject;
 pub use filter::Filter;
 pub use inline::InlineLimits;
 
+use crate::conventions;
 use crate::diag::{DiagKind, Diagnostic, child};
 use crate::error::{Error, Result};
 use crate::ir::{ApiIr, Function, Method, Operation};
@@ -432,20 +433,15 @@ fn input_object(schema: Value, tool: &str) -> Result<JsonObject> {
     }
 }
 
-/// Annotations from the HTTP method (see DESIGN.md), with `x-mcp` overrides.
+/// Annotations from the HTTP method ([`conventions::method_hints`]), with `x-mcp` overrides.
 pub fn annotations(method: Method, ext: &crate::ir::McpExtension) -> Annotations {
-    let (read_only, destructive, idempotent) = match method {
-        Method::Get | Method::Head | Method::Options | Method::Trace => (true, false, true),
-        Method::Put | Method::Delete => (false, true, true),
-        Method::Post => (false, false, false),
-        Method::Patch => (false, true, false),
-    };
+    let (read_only, destructive, idempotent) = conventions::method_hints(method);
     Annotations {
         title: ext.annotations_title.clone(),
         read_only_hint: ext.read_only.unwrap_or(read_only),
         destructive_hint: ext.destructive.unwrap_or(destructive),
         idempotent_hint: ext.idempotent.unwrap_or(idempotent),
-        open_world_hint: ext.open_world.unwrap_or(true),
+        open_world_hint: ext.open_world.unwrap_or(conventions::OPEN_WORLD),
     }
 }
 
