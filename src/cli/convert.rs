@@ -1,5 +1,5 @@
 //! `mcpgen convert`: a function list (with its bindings, or the forward-URL convention) as an
-//! OpenAPI 3.1 document.
+//! OpenAPI 3.1 document: the IR of the operations that became tools, written out.
 
 use std::path::PathBuf;
 
@@ -54,8 +54,15 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     }
     let p = pipeline::run_loaded(spec, doc, &opts)?;
     super::report_warnings(&p);
-    let config = p.tools.config;
-    let doc = crate::export::openapi::to_openapi(&config)
+    let operations = p.tools.config.tools.len();
+    let mut ir = crate::export::openapi::of_tools(p.ir, &p.tools);
+    if let Some(url) = &opts.tools.base_url {
+        // As for the tools: `--base-url` stands for the document's servers, a bound function's
+        // own server stays.
+        ir.servers = vec![url.clone()];
+        ir.operations.iter_mut().filter(|op| op.function.is_none()).for_each(|op| op.servers.clear());
+    }
+    let doc = crate::export::openapi::to_openapi(&ir)
         .map_err(|message| Error::Invalid { location: Location::doc(spec), message })?;
     let doc = Ordered {
         openapi: &doc["openapi"],
@@ -63,11 +70,12 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
         servers: doc.get("servers"),
         paths: &doc["paths"],
         components: doc.get("components"),
+        security: doc.get("security"),
     };
     let path = args.output.as_deref();
     output::write(path, &output::render(&doc, path.is_some_and(output::is_yaml), spec)?)?;
     if let Some(path) = path {
-        eprintln!("wrote {} (OpenAPI 3.1, {} operations)", path.display(), config.tools.len());
+        eprintln!("wrote {} (OpenAPI 3.1, {operations} operations)", path.display());
     }
     Ok(())
 }
@@ -82,4 +90,6 @@ struct Ordered<'a> {
     paths: &'a serde_json::Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     components: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    security: Option<&'a serde_json::Value>,
 }
