@@ -43,7 +43,7 @@ fn measure(path: &str) {
     let t1 = Instant::now();
     let ir = normalize(doc, false).expect("normalize");
     let t2 = Instant::now();
-    let set = tools::build(&ir, &ToolOptions::default()).expect("tools");
+    let set = tools::build(&ir, path, &ToolOptions::default()).expect("tools");
     let t3 = Instant::now();
     let list_bytes =
         mcpgen::runtime::model::tools_list_bytes(set.config.tools.iter().map(|t| t.mcp_view()), usize::MAX);

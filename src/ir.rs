@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::diag::Diagnostic;
-pub use crate::runtime::model::{ApiKeyLocation, ParamLocation, ParamStyle};
+pub use crate::runtime::model::{ApiKeyLocation, BodyContent, ParamLocation, ParamStyle};
 
 /// The kind of input a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -55,12 +55,23 @@ pub struct ApiIr {
     pub security_schemes: BTreeMap<String, SecurityScheme>,
     /// The API-wide default security requirement.
     pub security: Vec<SecurityRequirement>,
-    /// Sorted by path, then method.
+    /// Sorted by path, then method; functions bound to HTTP (`--forward-url`, `--bindings`) in
+    /// the list's order.
     pub operations: Vec<Operation>,
-    /// Function-calling inputs: tools without an HTTP binding.
+    /// Function-calling inputs without an HTTP binding: a generated crate answers them in Rust.
     pub functions: Vec<Function>,
     /// Named schemas referenced as `#/$defs/<name>` from the schemas above.
     pub schemas: BTreeMap<String, Value>,
+    /// Credentials whose env var names are given (a bindings file's), taken as they are.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub credentials: BTreeMap<String, crate::runtime::model::SecurityScheme>,
+    /// Static headers sent with every request (a bindings file's).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// The bindings file that bound the functions, if any: a function it left unbound cannot
+    /// become a tool (it may still be filtered out).
+    #[serde(skip)]
+    pub bindings_file: Option<String>,
     #[serde(skip)]
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -110,6 +121,11 @@ pub struct Operation {
     pub servers: Vec<String>,
     #[serde(skip_serializing_if = "McpExtension::is_empty")]
     pub mcp: McpExtension,
+    /// A function of a tool list bound to this request (`--forward-url`, `--bindings`): its tool
+    /// is the function as declared (name, texts, schemas, annotations), sent as this operation.
+    /// The other fields say the same in OpenAPI's terms, which is what `convert` writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<Box<Function>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -142,6 +158,10 @@ pub struct RequestBody {
     pub description: Option<String>,
     /// In the document's order.
     pub content: Vec<MediaType>,
+    /// How the arguments make up the body when a binding fixes it (a bound function: the
+    /// arguments object, a call, or named fields). `None`: from the schema, as OpenAPI says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<BodyContent>,
 }
 
 #[derive(Debug, Clone, Serialize)]

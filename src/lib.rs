@@ -4,6 +4,7 @@
 //! Each stage is a plain function from one representation to the next.
 
 pub mod cli;
+pub mod conventions;
 pub mod diag;
 pub mod error;
 pub mod export;

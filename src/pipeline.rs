@@ -4,13 +4,15 @@ use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
 use crate::ir::ApiIr;
 use crate::load::{self, LoadOptions};
-use crate::normalize::normalize;
+use crate::normalize::{Routing, bind, normalize};
 use crate::runtime::model::RuntimeConfig;
 use crate::tools::{self, ToolOptions, ToolSet};
 
 #[derive(Debug, Clone, Default)]
 pub struct PipelineOptions {
     pub load: LoadOptions,
+    /// Where the calls of a function list go (`--forward-url`, `--bindings`).
+    pub routing: Routing,
     pub tools: ToolOptions,
     /// Fail on any warning instead of skipping what cannot be converted.
     pub strict: bool,
@@ -68,13 +70,8 @@ pub fn run_str(text: &str, origin: &str, opts: &PipelineOptions) -> Result<Pipel
 
 /// Like [`run`] for a document already loaded (for commands whose options depend on it).
 pub fn run_loaded(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
-    let ir = normalize(doc, opts.lenient)?;
-    let tools = tools::build(&ir, &opts.tools).map_err(|e| match e {
-        Error::NoTools { reason, diagnostics, .. } => {
-            Error::NoTools { origin: origin.to_string(), reason, diagnostics }
-        }
-        other => other,
-    })?;
+    let ir = bind(normalize(doc, opts.lenient)?, &opts.routing)?;
+    let tools = tools::build(&ir, origin, &opts.tools)?;
     let pipeline = Pipeline { origin: origin.to_string(), ir, tools };
     if opts.strict {
         let warnings: Vec<Diagnostic> = pipeline.diagnostics().filter(|d| d.kind.is_warning()).cloned().collect();

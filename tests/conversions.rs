@@ -4,9 +4,9 @@
 use std::process::Command;
 
 use mcpgen::export::{self, Format, strict};
-use mcpgen::pipeline::{PipelineOptions, run, run_str};
+use mcpgen::normalize::{Bindings, Forward, ForwardMode, Routing};
+use mcpgen::pipeline::{Pipeline, PipelineOptions, run, run_str};
 use mcpgen::runtime::model::{RuntimeConfig, Tool};
-use mcpgen::tools::{Bindings, Forward, ForwardMode, Routing};
 use serde_json::{Value, json};
 
 const OPENAPI_SAMPLES: &[&str] = &[
@@ -47,9 +47,18 @@ const FORMATS: [(Format, &str); 5] = [
 const BINDINGS: &str = "samples/bindings/openai-functions.bindings.yaml";
 
 fn tools(spec: &str, routing: Routing) -> RuntimeConfig {
-    let mut opts = PipelineOptions::default();
-    opts.tools.routing = routing;
-    run(spec, &opts).unwrap_or_else(|e| panic!("{spec}: {e}")).tools.config
+    pipeline(spec, routing).tools.config
+}
+
+fn pipeline(spec: &str, routing: Routing) -> Pipeline {
+    let opts = PipelineOptions { routing, ..Default::default() };
+    run(spec, &opts).unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+/// What `mcpgen convert` writes for a pipeline's tools.
+fn converted(p: Pipeline) -> Value {
+    let spec = p.origin.clone();
+    export::openapi::to_openapi(&export::openapi::of_tools(p.ir, &p.tools)).unwrap_or_else(|e| panic!("{spec}: {e}"))
 }
 
 fn reload(text: &str, origin: &str) -> RuntimeConfig {
@@ -194,8 +203,9 @@ fn function_lists_to_openapi_and_back() {
         .collect();
     cases.push(("samples/openai-functions.json".into(), bindings()));
     for (spec, routing) in cases {
-        let original = tools(&spec, routing);
-        let doc = export::openapi::to_openapi(&original).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let p = pipeline(&spec, routing);
+        let original = p.tools.config.clone();
+        let doc = converted(p);
         assert_eq!(doc["openapi"], "3.1.0");
         let back = reload(&doc.to_string(), &format!("{spec}.openapi.json"));
         assert_eq!(back.tools.len(), original.tools.len(), "{spec}");
@@ -211,6 +221,31 @@ fn function_lists_to_openapi_and_back() {
             back.security_schemes.keys().collect::<Vec<_>>(),
             original.security_schemes.keys().collect::<Vec<_>>()
         );
+    }
+}
+
+/// OpenAPI (2.0, 3.0, 3.1) → `convert` (the IR written as OpenAPI 3.1) → load: the same tools,
+/// bindings and all.
+#[test]
+fn openapi_to_openapi_and_back() {
+    for sample in OPENAPI_SAMPLES {
+        let spec = format!("samples/{sample}");
+        let p = pipeline(&spec, Routing::Unbound);
+        let original = p.tools.config.clone();
+        let doc = converted(p);
+        let text = doc.to_string();
+        let back = run_str(&text, &format!("{sample}.openapi.json"), &PipelineOptions::default())
+            .unwrap_or_else(|e| panic!("{sample}: {e}\n{text}"))
+            .tools
+            .config;
+        let names =
+            |c: &RuntimeConfig| c.tools.iter().map(|t| t.name.clone()).collect::<std::collections::BTreeSet<_>>();
+        assert_eq!(names(&back), names(&original), "{sample}");
+        for a in &original.tools {
+            assert_eq!(Some(a), back.tools.iter().find(|b| b.name == a.name), "{sample}");
+        }
+        assert_eq!(back.upstream, original.upstream, "{sample}");
+        assert_eq!(back.security_schemes, original.security_schemes, "{sample}");
     }
 }
 

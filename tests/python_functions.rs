@@ -9,9 +9,9 @@ mod common;
 
 use common::*;
 use mcpgen::export::{self, Format, strict};
+use mcpgen::normalize::{Forward, ForwardMode, Routing};
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::runtime::{Engine, EngineOptions};
-use mcpgen::tools::{Forward, ForwardMode, Routing};
 use serde_json::{Map, Value, json};
 
 /// xorshift64*: a tiny seeded generator, so that the lists are the same on every run.
@@ -146,9 +146,8 @@ async fn three_hundred_python_style_lists() {
     let (mut functions, mut strict_tools, mut calls) = (0, 0, 0);
     for n in 0..300 {
         let list = function_list(&mut rng, n);
-        let mut opts = PipelineOptions::default();
-        opts.tools.routing =
-            Routing::Forward(Forward::new(&format!("{}/fn", mock.url()), ForwardMode::PerTool).unwrap());
+        let forward = Forward::new(&format!("{}/fn", mock.url()), ForwardMode::PerTool).unwrap();
+        let opts = PipelineOptions { routing: Routing::Forward(forward), ..Default::default() };
         let origin = format!("list-{n}.json");
         let p =
             pipeline::run_str(&list.to_string(), &origin, &opts).unwrap_or_else(|e| panic!("{origin}: {e}\n{list}"));

@@ -1,5 +1,5 @@
 //! `mcpgen convert`: a function list (with its bindings, or the forward-URL convention) as an
-//! OpenAPI 3.1 document.
+//! OpenAPI 3.1 document: the IR of the operations that became tools, written out.
 
 use std::path::PathBuf;
 
@@ -7,8 +7,8 @@ use clap::{Args, ValueEnum};
 
 use super::{InputArgs, StrictArg, output};
 use crate::error::{Error, Location, Result};
+use crate::normalize::{Forward, ForwardMode, Routing};
 use crate::pipeline;
-use crate::tools::{Forward, ForwardMode, Routing};
 
 pub const EXAMPLES: &str = "\
 Examples:
@@ -46,16 +46,23 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     let mut opts = args.input.pipeline_options(args.warnings.strict)?;
     let doc = crate::load::load(spec, &opts.load)?;
     // A function list without a binding follows the forward-URL convention; no server is named.
-    if !doc.dialect.is_openapi() && matches!(opts.tools.routing, Routing::Unbound) {
+    if !doc.dialect.is_openapi() && matches!(opts.routing, Routing::Unbound) {
         eprintln!(
             "note: no --forward-url or --bindings: each function becomes POST /{{name}}; add `servers` to the document"
         );
-        opts.tools.routing = Routing::Forward(Forward { url: String::new(), mode: ForwardMode::PerTool });
+        opts.routing = Routing::Forward(Forward { url: String::new(), mode: ForwardMode::PerTool });
     }
     let p = pipeline::run_loaded(spec, doc, &opts)?;
     super::report_warnings(&p);
-    let config = p.tools.config;
-    let doc = crate::export::openapi::to_openapi(&config)
+    let operations = p.tools.config.tools.len();
+    let mut ir = crate::export::openapi::of_tools(p.ir, &p.tools);
+    if let Some(url) = &opts.tools.base_url {
+        // As for the tools: `--base-url` stands for the document's servers, a bound function's
+        // own server stays.
+        ir.servers = vec![url.clone()];
+        ir.operations.iter_mut().filter(|op| op.function.is_none()).for_each(|op| op.servers.clear());
+    }
+    let doc = crate::export::openapi::to_openapi(&ir)
         .map_err(|message| Error::Invalid { location: Location::doc(spec), message })?;
     let doc = Ordered {
         openapi: &doc["openapi"],
@@ -63,11 +70,12 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
         servers: doc.get("servers"),
         paths: &doc["paths"],
         components: doc.get("components"),
+        security: doc.get("security"),
     };
     let path = args.output.as_deref();
     output::write(path, &output::render(&doc, path.is_some_and(output::is_yaml), spec)?)?;
     if let Some(path) = path {
-        eprintln!("wrote {} (OpenAPI 3.1, {} operations)", path.display(), config.tools.len());
+        eprintln!("wrote {} (OpenAPI 3.1, {operations} operations)", path.display());
     }
     Ok(())
 }
@@ -82,4 +90,6 @@ struct Ordered<'a> {
     paths: &'a serde_json::Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     components: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    security: Option<&'a serde_json::Value>,
 }

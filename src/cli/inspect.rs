@@ -131,8 +131,7 @@ impl Report {
             .tools
             .iter()
             .zip(&full)
-            .zip(&p.tools.sources)
-            .map(|((t, entry), src)| ToolRow {
+            .map(|(t, entry)| ToolRow {
                 name: t.name.clone(),
                 method: t.http.as_ref().map(|h| h.method),
                 path: t.http.as_ref().map(|h| h.path.clone()),
@@ -140,7 +139,7 @@ impl Report {
                 schema_bytes: serde_json::to_vec(&t.input_schema).map(|v| v.len()).unwrap_or(0),
                 tokens: tokens::count(&serde_json::to_string(&entry.mcp).unwrap_or_default()),
                 annotations: t.annotations.clone(),
-                source: src.pointer.clone(),
+                source: p.tools.source(&t.name).map(|s| s.pointer.clone()).unwrap_or_default(),
             })
             .collect();
         let skipped = p.diagnostics().filter(|d| d.kind == crate::diag::DiagKind::OperationSkipped).count();

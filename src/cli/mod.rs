@@ -18,8 +18,9 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::ir::Method;
 use crate::load::LoadOptions;
+use crate::normalize::{Bindings, Forward, Routing};
 use crate::pipeline::PipelineOptions;
-use crate::tools::{Bindings, Filter, Forward, Routing, ToolOptions};
+use crate::tools::{Filter, ToolOptions};
 use values::{ForwardModeArg, OutputSchemaArg};
 
 const EXAMPLES: &str = "\
@@ -161,6 +162,7 @@ impl InputArgs {
         };
         Ok(PipelineOptions {
             load: LoadOptions { allow_remote_refs: self.allow_remote_refs },
+            routing,
             tools: ToolOptions {
                 filter: Filter {
                     include_tags: self.include_tag.clone(),
@@ -175,7 +177,6 @@ impl InputArgs {
                 output_schema: self.output_schema.into(),
                 base_url: self.base_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
                 env_prefix: self.env_prefix.clone(),
-                routing,
                 auth: self.auth.clone(),
                 ..ToolOptions::default()
             },

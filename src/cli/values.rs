@@ -4,7 +4,8 @@
 use clap::ValueEnum;
 
 use crate::export::Format;
-use crate::tools::{ForwardMode, OutputSchemaPolicy};
+use crate::normalize::ForwardMode;
+use crate::tools::OutputSchemaPolicy;
 
 /// `--format` of `mcpgen export`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,5 +1,6 @@
 //! Stage 2, normalize: a loaded [`Document`] to the [`ApiIr`].
 
+mod bind;
 mod functions;
 mod openapi;
 pub mod schema;
@@ -10,6 +11,9 @@ use crate::error::{Error, Result};
 use crate::ir::{ApiInfo, ApiIr, Dialect};
 use crate::load::Document;
 
+pub use bind::{
+    ArgLocation, ArgPlace, Bindings, Forward, ForwardMode, FunctionBinding, Routing, bind, missing_binding,
+};
 pub use openapi::template_vars;
 pub use schema::DEFS_PREFIX;
 
@@ -36,6 +40,9 @@ pub fn normalize(mut doc: Document, lenient: bool) -> Result<ApiIr> {
             operations: Vec::new(),
             functions,
             schemas,
+            credentials: Default::default(),
+            headers: Default::default(),
+            bindings_file: None,
             diagnostics,
         });
     }
@@ -80,6 +87,9 @@ pub fn normalize(mut doc: Document, lenient: bool) -> Result<ApiIr> {
         operations,
         functions: Vec::new(),
         schemas,
+        credentials: Default::default(),
+        headers: Default::default(),
+        bindings_file: None,
         diagnostics,
     })
 }

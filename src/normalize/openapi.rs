@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use super::schema::{SchemaConverter, kind_of};
+use crate::conventions::{self, X_MCP, X_MCP_ARGUMENT};
 use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::ir::{
     ApiInfo, ApiKeyLocation, HttpScheme, McpExtension, MediaType, Method, OAuth2Flow, Operation, ParamLocation,
@@ -168,7 +169,7 @@ impl<'d> Walker<'d> {
         };
         let text =
             |k: &str| obj.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
-        let (path, fixed_query) = split_path_key(path);
+        let (path, fixed_query) = conventions::split_path_key(path);
         let parameters = self.parameters(path, item, op, pointer)?;
         let request_body = match obj.get("requestBody") {
             Some(b) => self.request_body(Located { value: b, doc: op.doc }, &child(pointer, "requestBody"))?,
@@ -180,7 +181,7 @@ impl<'d> Walker<'d> {
         if servers.is_empty() {
             servers = self.servers(item.value.get("servers"), &child(pointer, "../servers"));
         }
-        let mcp = self.mcp_extension(obj.get("x-mcp"), &child(pointer, "x-mcp"));
+        let mcp = self.mcp_extension(obj.get(X_MCP), &child(pointer, X_MCP));
         Ok(Operation {
             pointer: self.docs.place(op.doc, pointer),
             method,
@@ -201,6 +202,7 @@ impl<'d> Walker<'d> {
             security,
             servers,
             mcp,
+            function: None,
         })
     }
 
@@ -334,7 +336,7 @@ impl<'d> Walker<'d> {
             allow_reserved: obj.get("allowReserved") == Some(&Value::Bool(true)),
             schema,
             content_type,
-            argument: obj.get("x-mcp-argument").and_then(Value::as_str).filter(|a| !a.is_empty()).map(str::to_string),
+            argument: obj.get(X_MCP_ARGUMENT).and_then(Value::as_str).filter(|a| !a.is_empty()).map(str::to_string),
         }))
     }
 
@@ -352,6 +354,7 @@ impl<'d> Walker<'d> {
             required: obj.get("required") == Some(&Value::Bool(true)),
             description: obj.get("description").and_then(Value::as_str).map(str::to_string),
             content,
+            arguments: None,
         }))
     }
 
@@ -414,32 +417,15 @@ impl<'d> Walker<'d> {
     }
 
     fn mcp_extension(&mut self, v: Option<&Value>, pointer: &str) -> McpExtension {
-        let mut ext = McpExtension::default();
-        match v {
-            None => {}
-            Some(Value::Bool(enabled)) => ext.hidden = !enabled,
-            Some(Value::Object(obj)) => {
-                let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
-                ext.name = text("name");
-                ext.title = text("title");
-                ext.description = text("description");
-                ext.hidden = obj.get("hidden") == Some(&Value::Bool(true));
-                let hints = obj.get("annotations").and_then(Value::as_object).unwrap_or(obj);
-                let hint = |k: &str| hints.get(k).and_then(Value::as_bool);
-                ext.annotations_title =
-                    obj.get("annotations").and_then(|a| a.get("title")).and_then(Value::as_str).map(str::to_string);
-                ext.read_only = hint("readOnlyHint");
-                ext.destructive = hint("destructiveHint");
-                ext.idempotent = hint("idempotentHint");
-                ext.open_world = hint("openWorldHint");
-            }
-            Some(other) => self.warn(
+        let Some(v) = v else { return McpExtension::default() };
+        conventions::read_mcp(v).unwrap_or_else(|| {
+            self.warn(
                 DiagKind::Lenient,
                 pointer,
-                format!("x-mcp must be an object or a boolean, found {}", kind_of(other)),
-            ),
-        }
-        ext
+                format!("x-mcp must be an object or a boolean, found {}", kind_of(v)),
+            );
+            McpExtension::default()
+        })
     }
 
     /// Follows `$ref`s of non-schema objects (parameters, bodies, responses, path items).
@@ -565,25 +551,6 @@ fn substitute_variables(url: &str, vars: Option<&Value>) -> String {
 }
 
 /// The `{name}` variables of a path template, in order.
-/// A path key that carries a fragment or query (`/#Action=AddTagsToResource`, the shape of AWS's
-/// query-protocol descriptions; `/items?type=x`): the path before `#`/`?`, and the `name=value`
-/// pairs after it, which are sent as query parameters. A bare name (`#analyzerArn`) only told
-/// two keys apart: dropped.
-pub fn split_path_key(key: &str) -> (&str, Vec<(String, String)>) {
-    let Some(at) = key.find(['#', '?']) else { return (key, Vec::new()) };
-    let pairs = key[at + 1..]
-        .split(['&', '#', '?'])
-        .filter_map(|pair| pair.split_once('='))
-        .filter(|(name, _)| !name.is_empty())
-        .map(|(name, value)| {
-            let decode = |s: &str| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned();
-            (decode(name), decode(value))
-        })
-        .collect();
-    let path = &key[..at];
-    (if path.is_empty() { "/" } else { path }, pairs)
-}
-
 pub fn template_vars(path: &str) -> Vec<&str> {
     let mut vars = Vec::new();
     let mut rest = path;

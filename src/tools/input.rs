@@ -266,7 +266,7 @@ pub fn preferred_media(content: &[MediaType]) -> Option<&MediaType> {
 /// How a body is sent, by media type: the loader keeps the schemas of JSON, form and multipart
 /// bodies; text and binary bodies are one string argument.
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
-pub enum BodyKind {
+enum BodyKind {
     Json,
     Form,
     Multipart,
@@ -274,7 +274,7 @@ pub enum BodyKind {
     Binary,
 }
 
-pub fn body_kind(media: &str) -> BodyKind {
+fn body_kind(media: &str) -> BodyKind {
     let t = media.to_ascii_lowercase();
     if crate::runtime::request::is_json_media(&t) || t.starts_with("*/*") {
         BodyKind::Json
@@ -439,7 +439,7 @@ fn is_binary(schema: &Value, registry: &BTreeMap<String, Value>) -> bool {
 }
 
 /// What the description of a multipart file argument ends with.
-pub const FILE_NOTE: &str = "(file content: base64-encoded, or plain text)";
+const FILE_NOTE: &str = "(file content: base64-encoded, or plain text)";
 
 /// A multipart file field in the input: base64 content, or plain text for text files.
 fn file_schema(schema: &Value, registry: &BTreeMap<String, Value>) -> Value {
@@ -476,6 +476,7 @@ mod tests {
             security: None,
             servers: vec![],
             mcp: Default::default(),
+            function: None,
         }
     }
 
@@ -500,6 +501,7 @@ mod tests {
             required: true,
             description: None,
             content: vec![MediaType { media_type: "application/json".into(), schema, encoding: BTreeMap::new() }],
+            arguments: None,
         }
     }
 
@@ -562,6 +564,7 @@ mod tests {
                 schema: json!({}),
                 encoding: BTreeMap::new(),
             }],
+            arguments: None,
         };
         let input = build_input(&op(vec![], Some(raw)), &BTreeMap::new(), InlineLimits::default());
         assert_eq!(input.schema["properties"]["body"]["contentEncoding"], "base64");
@@ -573,6 +576,7 @@ mod tests {
                 schema: json!({"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, "note": {"type": "string"}}}),
                 encoding: [("file".to_string(), "image/png".to_string())].into(),
             }],
+            arguments: None,
         };
         let input = build_input(&op(vec![], Some(mp)), &BTreeMap::new(), InlineLimits::default());
         let Some(BodyBinding { content: BodyContent::Properties { fields, .. }, .. }) = &input.body else { panic!() };

@@ -7,7 +7,6 @@ mod filter;
 pub(crate) mod inline;
 pub mod input;
 pub mod naming;
-pub mod routing;
 pub mod security;
 mod simplify;
 
@@ -19,13 +18,14 @@ use crate::runtime::model::JsonObject;
 
 pub use filter::Filter;
 pub use inline::InlineLimits;
-pub use routing::{Bindings, Forward, ForwardMode, Routing};
 
+use crate::conventions;
 use crate::diag::{DiagKind, Diagnostic, child};
 use crate::error::{Error, Result};
 use crate::ir::{ApiIr, Function, Method, Operation};
 use crate::runtime::model::{
-    Annotations, CONFIG_FORMAT_VERSION, HttpBinding, Limits, RuntimeConfig, ServerInfo, Tool, Upstream,
+    Annotations, BodyBinding, CONFIG_FORMAT_VERSION, HttpBinding, Limits, ParamBinding, RuntimeConfig, ServerInfo,
+    Tool, Upstream,
 };
 use naming::NameAllocator;
 
@@ -51,8 +51,6 @@ pub struct ToolOptions {
     /// Prefix of credential env vars; derived from the API title when `None`.
     pub env_prefix: Option<String>,
     pub inline: InlineLimits,
-    /// Where the calls of function-calling tools go.
-    pub routing: Routing,
     /// Credentials (`--auth`) for every operation that declares no scheme of its own.
     pub auth: Vec<crate::runtime::model::SecurityScheme>,
 }
@@ -67,7 +65,6 @@ impl Default for ToolOptions {
             base_url: None,
             env_prefix: None,
             inline: InlineLimits::default(),
-            routing: Routing::Unbound,
             auth: Vec::new(),
         }
     }
@@ -77,87 +74,69 @@ impl Default for ToolOptions {
 #[derive(Debug, Clone)]
 pub struct ToolSet {
     pub config: RuntimeConfig,
-    /// Parallel to `config.tools`: the operation or function each tool comes from.
-    pub sources: Vec<ToolSource>,
+    /// By tool name: the operation or function each tool comes from.
+    pub sources: BTreeMap<String, ToolSource>,
     /// Operations (or functions) in the input, before filtering.
     pub operations: usize,
     pub diagnostics: Vec<Diagnostic>,
 }
 
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ToolSource {
-    pub pointer: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub operation_id: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
+impl ToolSet {
+    /// Where the tool `name` comes from.
+    pub fn source(&self, name: &str) -> Option<&ToolSource> {
+        self.sources.get(name)
+    }
 }
 
-pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
+/// Where a tool comes from.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ToolSource {
+    /// JSON pointer of the operation or function in its document (the IR's `pointer`).
+    pub pointer: String,
+}
+
+/// The tools of `ir`, the API read from `origin` (which error messages name).
+pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
     let mut diagnostics = Vec::new();
     let prefix = opts.env_prefix.clone().unwrap_or_else(|| crate::names::env_prefix(&ir.info.title));
     let mut security_schemes = security::runtime_schemes(&ir.security_schemes, &prefix);
     let default_security = security::add_cli_schemes(&mut security_schemes, &opts.auth);
     security::add_authorization_header(&mut security_schemes, &ir.operations, &prefix);
-    let mut headers = BTreeMap::new();
-    match &opts.routing {
-        Routing::Unbound => {}
-        _ if !ir.operations.is_empty() => {
-            return Err(Error::Usage {
-                message: "--forward-url and --bindings apply to function lists; an OpenAPI document's operations \
-                          already say where calls go (use --base-url to point them elsewhere)"
-                    .into(),
-            });
-        }
-        Routing::Forward(_) => {}
-        Routing::Bindings(b) => {
-            b.check_names(&ir.functions)?;
-            security_schemes.extend(b.security_schemes.clone());
-            headers.extend(b.headers.clone());
-        }
-    }
+    security_schemes.extend(ir.credentials.clone());
     let mut names = NameAllocator::new(opts.max_name_len.clamp(8, 128));
     let mut tools = Vec::new();
-    let mut sources = Vec::new();
+    let mut sources = BTreeMap::new();
 
     // Names are allocated over all operations before filtering, so that a filter never changes
     // the name of a tool it keeps.
     for op in &ir.operations {
-        let desired = naming::sanitize(&naming::desired_name(op));
-        let name = names.allocate(&desired);
-        let original = op.mcp.name.as_deref().or(op.operation_id.as_deref());
-        if original.is_some_and(|o| o != name) {
-            diagnostics.push(Diagnostic::new(
-                DiagKind::ToolRenamed,
-                &op.pointer,
-                format!("`{}` is the tool `{name}`", original.unwrap_or("")),
-            ));
-        }
+        let name = match &op.function {
+            Some(f) => function_name(f, &mut names, &mut diagnostics),
+            None => operation_name(op, &mut names, &mut diagnostics),
+        };
         if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
             continue;
         }
-        let tool = operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics)?;
+        sources.insert(name.clone(), ToolSource { pointer: op.pointer.clone() });
+        let tool = match &op.function {
+            Some(f) => {
+                let http = bound_binding(op, ir, &security_schemes);
+                function_tool(f, name, Some(http), ir, opts, &mut diagnostics)?
+            }
+            None => operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics)?,
+        };
         tools.push(tool);
-        sources.push(ToolSource {
-            pointer: op.pointer.clone(),
-            operation_id: op.operation_id.clone(),
-            tags: op.tags.clone(),
-        });
     }
     for f in &ir.functions {
-        let name = names.allocate(&naming::sanitize(f.mcp.name.as_deref().unwrap_or(&f.name)));
-        if name != f.name {
-            diagnostics.push(Diagnostic::new(
-                DiagKind::ToolRenamed,
-                &f.pointer,
-                format!("`{}` is the tool `{name}`", f.name),
-            ));
-        }
+        let name = function_name(f, &mut names, &mut diagnostics);
         if f.mcp.hidden || !opts.filter.keeps(&name, None) {
             continue;
         }
-        tools.push(function_tool(f, name, ir, opts, &mut diagnostics)?);
-        sources.push(ToolSource { pointer: f.pointer.clone(), operation_id: None, tags: Vec::new() });
+        if let Some(file) = &ir.bindings_file {
+            return Err(crate::normalize::missing_binding(file, &f.name));
+        }
+        sources.insert(name.clone(), ToolSource { pointer: f.pointer.clone() });
+        tools.push(function_tool(f, name, None, ir, opts, &mut diagnostics)?);
     }
     // `--auth` credentials go to every tool that declares no scheme of its own.
     if !default_security.is_empty() {
@@ -172,9 +151,9 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
         } else {
             "every operation is hidden by x-mcp".to_string()
         };
-        return Err(Error::NoTools { origin: ir.info.title.clone(), reason, diagnostics: Vec::new() });
+        return Err(Error::NoTools { origin: origin.to_string(), reason, diagnostics: Vec::new() });
     }
-    let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned()).or_else(|| opts.routing.base_url());
+    let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned());
     let config = RuntimeConfig {
         mcpgen_config: CONFIG_FORMAT_VERSION,
         server: ServerInfo {
@@ -183,13 +162,81 @@ pub fn build(ir: &ApiIr, opts: &ToolOptions) -> Result<ToolSet> {
             title: Some(ir.info.title.clone()),
             instructions: ir.info.description.as_deref().map(|d| cap(d, opts.max_description_len)),
         },
-        upstream: Upstream { base_url, headers },
+        upstream: Upstream { base_url, headers: ir.headers.clone() },
         security_schemes,
         limits: Limits::default(),
         context: Default::default(),
         tools,
     };
     Ok(ToolSet { config, sources, operations, diagnostics })
+}
+
+/// The tool name of an operation: `x-mcp.name`, the operationId, or from the method and path.
+fn operation_name(op: &Operation, names: &mut NameAllocator, diagnostics: &mut Vec<Diagnostic>) -> String {
+    let desired = naming::sanitize(&naming::desired_name(op));
+    let name = names.allocate(&desired);
+    let original = op.mcp.name.as_deref().or(op.operation_id.as_deref());
+    if original.is_some_and(|o| o != name) {
+        diagnostics.push(Diagnostic::new(
+            DiagKind::ToolRenamed,
+            &op.pointer,
+            format!("`{}` is the tool `{name}`", original.unwrap_or("")),
+        ));
+    }
+    name
+}
+
+/// The tool name of a function, bound or not: its own, sanitised.
+fn function_name(f: &Function, names: &mut NameAllocator, diagnostics: &mut Vec<Diagnostic>) -> String {
+    let name = names.allocate(&naming::sanitize(f.mcp.name.as_deref().unwrap_or(&f.name)));
+    if name != f.name {
+        diagnostics.push(Diagnostic::new(
+            DiagKind::ToolRenamed,
+            &f.pointer,
+            format!("`{}` is the tool `{name}`", f.name),
+        ));
+    }
+    name
+}
+
+/// How a bound function's operation is sent: its parameters and body as the binding placed the
+/// arguments, under the names the function declares.
+fn bound_binding(
+    op: &Operation,
+    ir: &ApiIr,
+    schemes: &BTreeMap<String, crate::runtime::model::SecurityScheme>,
+) -> HttpBinding {
+    let params = op
+        .parameters
+        .iter()
+        .map(|p| ParamBinding {
+            arg: p.argument.clone().unwrap_or_else(|| p.name.clone()),
+            name: p.name.clone(),
+            location: p.location,
+            style: p.style,
+            explode: p.explode,
+            allow_reserved: p.allow_reserved,
+            content_type: p.content_type.clone(),
+        })
+        .collect();
+    let body = op.request_body.as_ref().and_then(|b| {
+        Some(BodyBinding {
+            media_type: b.content.first()?.media_type.clone(),
+            required: b.required,
+            content: b.arguments.clone()?,
+        })
+    });
+    HttpBinding {
+        method: op.method,
+        path: op.path.clone(),
+        params,
+        body,
+        security: security::requirements(op.security.as_deref().unwrap_or(&ir.security), schemes),
+        // A function's own server stays, whatever the API's base URL.
+        base_url: op.servers.first().cloned(),
+        headers: BTreeMap::new(),
+        query: BTreeMap::new(),
+    }
 }
 
 fn operation_tool(
@@ -247,9 +294,11 @@ fn operation_tool(
     })
 }
 
+/// The tool of a function as declared; `http`: where its calls go, if anywhere.
 fn function_tool(
     f: &Function,
     name: String,
+    http: Option<HttpBinding>,
     ir: &ApiIr,
     opts: &ToolOptions,
     diagnostics: &mut Vec<Diagnostic>,
@@ -278,7 +327,6 @@ fn function_tool(
         inline::ensure_array_items(&mut out);
         object_root(out)
     });
-    let http = opts.routing.binding(f, &mut schema, diagnostics)?;
     // Without a method of its own, a function may change things: annotate it as a POST.
     let method = http.as_ref().map_or(Method::Post, |h| h.method);
     let ann = annotations(method, &f.mcp);
@@ -385,20 +433,15 @@ fn input_object(schema: Value, tool: &str) -> Result<JsonObject> {
     }
 }
 
-/// Annotations from the HTTP method (see DESIGN.md), with `x-mcp` overrides.
+/// Annotations from the HTTP method ([`conventions::method_hints`]), with `x-mcp` overrides.
 pub fn annotations(method: Method, ext: &crate::ir::McpExtension) -> Annotations {
-    let (read_only, destructive, idempotent) = match method {
-        Method::Get | Method::Head | Method::Options | Method::Trace => (true, false, true),
-        Method::Put | Method::Delete => (false, true, true),
-        Method::Post => (false, false, false),
-        Method::Patch => (false, true, false),
-    };
+    let (read_only, destructive, idempotent) = conventions::method_hints(method);
     Annotations {
         title: ext.annotations_title.clone(),
         read_only_hint: ext.read_only.unwrap_or(read_only),
         destructive_hint: ext.destructive.unwrap_or(destructive),
         idempotent_hint: ext.idempotent.unwrap_or(idempotent),
-        open_world_hint: ext.open_world.unwrap_or(true),
+        open_world_hint: ext.open_world.unwrap_or(conventions::OPEN_WORLD),
     }
 }
 

@@ -191,6 +191,7 @@ mod tests {
             security: None,
             servers: vec![],
             mcp: Default::default(),
+            function: None,
         };
         assert_eq!(desired_name(&op), "get_pets_by_pet_id");
         op.operation_id = Some("listPets".into());

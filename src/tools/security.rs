@@ -166,9 +166,11 @@ pub fn add_authorization_header(
     }
 }
 
-/// Whether an operation declares an `Authorization` header parameter.
+/// Whether an operation declares an `Authorization` header parameter (a bound function's is an
+/// argument it declared).
 pub fn declares_authorization(op: &crate::ir::Operation) -> bool {
-    op.parameters.iter().any(|p| {
-        p.location == crate::runtime::model::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization")
-    })
+    op.function.is_none()
+        && op.parameters.iter().any(|p| {
+            p.location == crate::runtime::model::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization")
+        })
 }

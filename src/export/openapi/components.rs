@@ -1,133 +1,51 @@
-//! `components/schemas`: tool schemas' `$defs` moved to the document, where OpenAPI resolves `#/...`.
+//! `components/schemas`: the IR's named schemas, referred to as `#/components/schemas/<name>`.
+//! Also the folding of inlined recursive definitions back into references, for tool lists.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
+use crate::normalize::DEFS_PREFIX;
 use crate::runtime::model::JsonObject;
 use crate::schema::keywords;
 
 const SCHEMAS_PREFIX: &str = "#/components/schemas/";
 
-/// `components/schemas`, filled as tool schemas' `$defs` move in.
-#[derive(Default)]
-pub(super) struct Schemas(BTreeMap<String, Value>);
-
-/// One schema bound for components: a `$defs` entry (`local` is its name there), or the root
-/// (`local: None`) when something refers to it.
-struct Entry {
-    local: Option<String>,
-    base: String,
-    raw: Value,
+/// An IR schema as the document has it: its `#/$defs/<name>` references point into
+/// `components/schemas`, under the same names. Adds the names to `used`.
+pub(super) fn refer(schema: &Value, used: &mut BTreeSet<String>) -> Value {
+    let mut out = schema.clone();
+    rewrite_refs(&mut out, used);
+    out
 }
 
-impl Schemas {
-    pub(super) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub(super) fn into_map(self) -> Map<String, Value> {
-        self.0.into_iter().collect()
-    }
-
-    /// A tool schema without its root `$defs`, which move into components; references to them
-    /// (and to the root) are rewritten to point there. With `fold_root`, a root that is itself a
-    /// recursive definition becomes a reference to it (right for a response schema, which the
-    /// loader inlines as a whole; a request body is inlined field by field).
-    pub(super) fn hoist(&mut self, schema: &JsonObject, root_name: &str, fold_root: bool) -> Value {
-        let mut body = Value::Object(schema.clone());
-        let mut entries: Vec<Entry> = match body.as_object_mut().and_then(|o| o.remove("$defs")) {
-            Some(Value::Object(defs)) => defs
-                .into_iter()
-                .map(|(name, raw)| Entry { base: component_name(&name), local: Some(name), raw })
-                .collect(),
-            Some(other) => {
-                // Not a map of definitions: nothing can refer into it; it stays where it was.
-                body["$defs"] = other;
-                Vec::new()
-            }
-            None => Vec::new(),
-        };
-        if refers_to_root(&body) || entries.iter().any(|e| refers_to_root(&e.raw)) {
-            entries.push(Entry { local: None, base: component_name(root_name), raw: body.clone() });
-        }
-        if entries.is_empty() {
-            return body;
-        }
-        let (names, values, body) = self.allocate(&entries, &body, fold_root);
-        self.0.extend(names.into_iter().zip(values));
-        body
-    }
-
-    /// Component names for the entries: the entry's own name, else `Name_2`, `Name_3`, ...
-    /// An existing component is shared when it holds the same schema. Returns the names, the
-    /// entries' and the body's final schemas.
-    fn allocate(&self, entries: &[Entry], body: &Value, fold_root: bool) -> (Vec<String>, Vec<Value>, Value) {
-        let mut suffix = vec![1usize; entries.len()];
-        loop {
-            let names: Vec<String> = entries
-                .iter()
-                .zip(&suffix)
-                .map(|(e, n)| if *n == 1 { e.base.clone() } else { format!("{}_{n}", e.base) })
-                .collect();
-            let (values, out) = render(entries, &names, body, fold_root);
-            // Each round moves one entry to a further name; finitely many names are taken.
-            let clash = (0..names.len())
-                .find(|&i| names[..i].contains(&names[i]) || self.0.get(&names[i]).is_some_and(|v| *v != values[i]));
-            match clash {
-                Some(i) => suffix[i] += 1,
-                None => return (names, values, out),
+/// `components/schemas`: the IR schemas in `used` and those they refer to, references rewritten.
+pub(super) fn reachable(schemas: &BTreeMap<String, Value>, mut used: BTreeSet<String>) -> Map<String, Value> {
+    let mut out = Map::new();
+    let mut pending: Vec<String> = used.iter().cloned().collect();
+    while let Some(name) = pending.pop() {
+        let Some(schema) = schemas.get(&name) else { continue };
+        let mut found = BTreeSet::new();
+        out.insert(name, refer(schema, &mut found));
+        for n in found {
+            if used.insert(n.clone()) {
+                pending.push(n);
             }
         }
     }
+    out
 }
 
-/// The entries' and the body's schemas under the given component names: references rewritten,
-/// then subschemas equal to a (recursive) component replaced by a reference to it, where the
-/// tool schema had the reference before mcpgen inlined it: re-inlining on load rebuilds the
-/// same schema, with the recursion closing at the same place.
-fn render(entries: &[Entry], names: &[String], body: &Value, fold_root: bool) -> (Vec<Value>, Value) {
-    let locals: BTreeMap<&str, &str> =
-        entries.iter().zip(names).filter_map(|(e, n)| Some((e.local.as_deref()?, n.as_str()))).collect();
-    let root = entries.iter().zip(names).find(|(e, _)| e.local.is_none()).map(|(_, n)| n.as_str());
-    let rewritten: Vec<Value> = entries
-        .iter()
-        .map(|e| {
-            let mut v = e.raw.clone();
-            rewrite_refs(&mut v, &locals, root);
-            v
-        })
-        .collect();
-    let targets: Vec<(&str, &Value)> =
-        names.iter().map(String::as_str).zip(&rewritten).filter(|(_, v)| has_ref(v)).collect();
-    let values = rewritten
-        .iter()
-        .map(|v| {
-            let mut v = v.clone();
-            fold_refs(&mut v, &targets, SCHEMAS_PREFIX);
-            v
-        })
-        .collect();
-    let mut out = body.clone();
-    rewrite_refs(&mut out, &locals, root);
-    fold_refs(&mut out, &targets, SCHEMAS_PREFIX);
-    if fold_root && let Some(r) = folded(&out, &targets, SCHEMAS_PREFIX) {
-        out = r;
+/// Points every `#/$defs/` reference at components, noting the names.
+fn rewrite_refs(v: &mut Value, used: &mut BTreeSet<String>) {
+    if let Some(name) = ref_of(v).and_then(|r| r.strip_prefix(DEFS_PREFIX)).map(str::to_string)
+        && let Some(obj) = v.as_object_mut()
+    {
+        obj.insert("$ref".into(), json!(format!("{SCHEMAS_PREFIX}{name}")));
+        used.insert(name);
     }
-    (values, out)
-}
-
-/// A name valid for `components/schemas` that the loader keeps as the `$defs` name (it names a
-/// referenced schema after the last pointer segment, `[A-Za-z0-9_.-]`, unless all digits).
-fn component_name(name: &str) -> String {
-    let clean: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect();
-    if clean.trim_matches('_').is_empty() {
-        "Schema".to_string()
-    } else if clean.chars().all(|c| c.is_ascii_digit()) {
-        format!("Schema_{clean}")
-    } else {
-        clean
+    for c in children_mut(v) {
+        rewrite_refs(c, used);
     }
 }
 
@@ -149,22 +67,6 @@ fn key_kind(key: &str) -> KeyKind {
 }
 
 /// The subschemas directly under a schema (objects only: nothing else holds a reference).
-fn children(v: &Value) -> Vec<&Value> {
-    let mut out = Vec::new();
-    let Value::Object(obj) = v else { return out };
-    for (k, c) in obj {
-        match (key_kind(k), c) {
-            (KeyKind::Data, _) => {}
-            (KeyKind::NameMap, Value::Object(m)) => out.extend(m.values().filter(|s| s.is_object())),
-            (KeyKind::Schema, Value::Array(items)) => out.extend(items.iter().filter(|s| s.is_object())),
-            (KeyKind::Schema, Value::Object(_)) => out.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// [`children`], mutable.
 fn children_mut(v: &mut Value) -> Vec<&mut Value> {
     let mut out = Vec::new();
     let Value::Object(obj) = v else { return out };
@@ -182,46 +84,6 @@ fn children_mut(v: &mut Value) -> Vec<&mut Value> {
 
 fn ref_of(v: &Value) -> Option<&str> {
     v.get("$ref").and_then(Value::as_str)
-}
-
-fn has_ref(v: &Value) -> bool {
-    ref_of(v).is_some() || children(v).into_iter().any(has_ref)
-}
-
-/// Whether a schema refers to its root (`#`, or a pointer outside `$defs`).
-fn refers_to_root(v: &Value) -> bool {
-    let here = ref_of(v).is_some_and(|r| r == "#" || (r.starts_with("#/") && !r.starts_with("#/$defs/")));
-    here || children(v).into_iter().any(refers_to_root)
-}
-
-/// Points references into the root's `$defs` (and to the root) at components.
-fn rewrite_refs(v: &mut Value, locals: &BTreeMap<&str, &str>, root: Option<&str>) {
-    if let Some(new) = ref_of(v).and_then(|r| rewritten_ref(r, locals, root))
-        && let Some(obj) = v.as_object_mut()
-    {
-        obj.insert("$ref".into(), json!(new));
-    }
-    for c in children_mut(v) {
-        rewrite_refs(c, locals, root);
-    }
-}
-
-fn rewritten_ref(r: &str, locals: &BTreeMap<&str, &str>, root: Option<&str>) -> Option<String> {
-    let pointer = r.strip_prefix('#')?;
-    if let Some(rest) = pointer.strip_prefix("/$defs/") {
-        let (token, tail) = match rest.split_once('/') {
-            Some((token, tail)) => (token, format!("/{tail}")),
-            None => (rest, String::new()),
-        };
-        // A `$ref` is a URI: its fragment may be percent-encoded.
-        let name =
-            percent_encoding::percent_decode_str(token).decode_utf8_lossy().replace("~1", "/").replace("~0", "~");
-        return locals.get(name.as_str()).map(|c| format!("{SCHEMAS_PREFIX}{c}{tail}"));
-    }
-    if pointer.is_empty() || pointer.starts_with('/') {
-        return root.map(|c| format!("{SCHEMAS_PREFIX}{c}{pointer}"));
-    }
-    None
 }
 
 /// Replaces, below the root, every subschema that is a target (perhaps with extra annotations)
@@ -297,24 +159,5 @@ mod tests {
         let folded = fold_local_defs(schema.as_object().unwrap());
         assert_eq!(folded["properties"]["head"], json!({"$ref": "#/$defs/N"}));
         assert_eq!(folded["$defs"]["N"], node, "a definition is never a reference to itself");
-    }
-
-    #[test]
-    fn names_and_refs() {
-        assert_eq!(component_name("a b/c"), "a_b_c");
-        assert_eq!(component_name("__"), "Schema");
-        assert_eq!(component_name("42"), "Schema_42");
-        let locals = BTreeMap::from([("a/b", "a_b"), ("N", "N_2")]);
-        assert_eq!(rewritten_ref("#/$defs/a~1b", &locals, None).as_deref(), Some("#/components/schemas/a_b"));
-        assert_eq!(
-            rewritten_ref("#/$defs/%4E/items", &locals, None).as_deref(),
-            Some("#/components/schemas/N_2/items")
-        );
-        assert_eq!(
-            rewritten_ref("#/properties/x", &locals, Some("t")).as_deref(),
-            Some("#/components/schemas/t/properties/x")
-        );
-        assert_eq!(rewritten_ref("other.json#/x", &locals, Some("t")), None);
-        assert_eq!(rewritten_ref("#/$defs/Unknown", &locals, Some("t")), None);
     }
 }

@@ -1,211 +1,200 @@
-//! `mcpgen convert FUNCTIONS --to openapi`: the runtime config (tools and their HTTP bindings) as
-//! an OpenAPI 3.1 document.
+//! `mcpgen convert --to openapi`: the IR as an OpenAPI 3.1 document.
 //!
-//! The document is written for the way mcpgen reads OpenAPI back, so that loading it yields the
-//! same tools: titles go to `x-mcp` (a `summary` would be merged into the description), only the
-//! annotation hints that differ from the method's defaults are written, parameter descriptions
-//! sit on the parameter (the loader copies them into the argument schema), and recursive schemas
-//! are referenced where the tool schema's own `$defs` were, so that re-inlining rebuilds them.
+//! Operations are written as the IR has them (functions bound by `--forward-url` or a bindings
+//! file are operations there too), and `components/schemas` is [`ApiIr::schemas`], each schema
+//! under its IR name: the loader names a referenced schema after its component, so loading the
+//! document yields the same IR schemas and the same tools. What the loader reads in its own way
+//! (`x-mcp`, `x-mcp-argument`, descriptions) follows [`crate::conventions`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use components::Schemas;
-
-use crate::ir::{McpExtension, Method};
-use crate::tools::input::{BodyKind, FILE_NOTE, body_kind};
-use crate::tools::{ToolOptions, annotations};
-
-use crate::runtime::model::{
-    BodyBinding, BodyContent, BodyField, HttpBinding, ParamBinding, ParamLocation, ParamStyle, RuntimeConfig,
-    SecurityScheme, Tool,
+use crate::conventions::{self, X_MCP, X_MCP_ARGUMENT};
+use crate::ir::{
+    ApiIr, BodyContent, MediaType, Operation, ParamLocation, ParamStyle, Parameter, RequestBody, Response,
+    SecurityRequirement,
 };
+use crate::runtime::model::SecurityScheme;
+use crate::tools::{ToolSet, naming};
 
 /// The error for `--forward-mode single`.
 const CALL_MODE: &str = "--forward-mode single sends every tool to one URL, which one OpenAPI path per tool cannot \
                          describe; use the default forward mode or a bindings file";
 
-/// An OpenAPI 3.1 document describing the tools' HTTP bindings.
-pub fn to_openapi(config: &RuntimeConfig) -> Result<Value, String> {
-    let unbound: Vec<&str> = config.unbound_tools().map(|t| t.name.as_str()).collect();
-    if !unbound.is_empty() {
-        return Err(format!(
-            "no HTTP binding for {}; pass --forward-url URL or --bindings FILE",
-            unbound.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-        ));
-    }
-    // Checked first: single-mode tools share one URL, so the path checks below would misreport them.
-    let mut bodies = config.tools.iter().filter_map(|t| t.http.as_ref()?.body.as_ref());
-    if bodies.any(|b| matches!(b.content, BodyContent::Call { .. })) {
-        return Err(CALL_MODE.to_string());
-    }
-    let mut schemas = Schemas::default();
-    let mut paths = Map::new();
-    let mut taken: BTreeMap<(&str, &str), &str> = BTreeMap::new();
-    for tool in &config.tools {
-        let Some(http) = &tool.http else { continue };
-        let key = http.method.key();
-        if !http.path.starts_with('/') {
-            return Err(format!("tool `{}`: the path {:?} does not start with `/`", tool.name, http.path));
+/// The IR of the operations that became `tools`, each named as its tool (`x-mcp.name` where the
+/// loader would derive another name: a filter, a clash or `--max-name-len` changed it), and of
+/// the functions that became tools without an operation.
+pub fn of_tools(mut ir: ApiIr, tools: &ToolSet) -> ApiIr {
+    let names: BTreeMap<&str, &str> =
+        tools.sources.iter().map(|(name, s)| (s.pointer.as_str(), name.as_str())).collect();
+    ir.operations.retain_mut(|op| match names.get(op.pointer.as_str()) {
+        Some(name) => {
+            conventions::pin_name(op, name);
+            true
         }
-        if let Some(first) = taken.insert((http.path.as_str(), key), &tool.name) {
-            return Err(format!(
-                "tools `{first}` and `{}` both bind {} {}: one OpenAPI operation cannot be two tools",
-                tool.name,
-                key.to_ascii_uppercase(),
-                http.path
-            ));
-        }
-        let op = operation(tool, http, http.method, config, &mut schemas)?;
-        let item = paths.entry(http.path.clone()).or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(item) = item {
-            item.insert(key.to_string(), op);
-        }
-    }
-    Ok(document(config, paths, schemas))
+        None => false,
+    });
+    ir.functions.retain(|f| names.contains_key(f.pointer.as_str()));
+    ir
 }
 
-/// The top level: info, servers, paths and components.
-fn document(config: &RuntimeConfig, paths: Map<String, Value>, schemas: Schemas) -> Value {
-    let server = &config.server;
+/// An OpenAPI 3.1 document describing the operations of `ir`. Functions without an HTTP binding
+/// cannot be described, nor functions forwarded to one URL (`--forward-mode single`).
+pub fn to_openapi(ir: &ApiIr) -> Result<Value, String> {
+    if !ir.functions.is_empty() {
+        let names: Vec<String> = ir.functions.iter().map(|f| format!("`{}`", f.name)).collect();
+        return Err(format!("no HTTP binding for {}; pass --forward-url URL or --bindings FILE", names.join(", ")));
+    }
+    // Checked first: forwarded calls share one URL, so the path checks below would misreport them.
+    let bodies = ir.operations.iter().filter_map(|op| op.request_body.as_ref());
+    if bodies.clone().any(|b| matches!(b.arguments, Some(BodyContent::Call { .. }))) {
+        return Err(CALL_MODE.to_string());
+    }
+    let mut paths = Map::new();
+    let mut taken: BTreeSet<(String, &str)> = BTreeSet::new();
+    let mut used = BTreeSet::new();
+    for op in &ir.operations {
+        if !op.path.starts_with('/') {
+            return Err(format!("`{}`: the path {:?} does not start with `/`", display_name(op), op.path));
+        }
+        let method = op.method.key();
+        let mut path = conventions::path_key(&op.path, &op.fixed_query, None);
+        // Operations that only their keys' fragments told apart (`/items#one`), or functions
+        // bound to the same request: a fragment tells them apart again.
+        if taken.contains(&(path.clone(), method)) {
+            let tag = naming::sanitize(&naming::desired_name(op));
+            let mut n = 1;
+            while taken.contains(&(path.clone(), method)) {
+                let tag = if n == 1 { tag.clone() } else { format!("{tag}_{n}") };
+                path = conventions::path_key(&op.path, &op.fixed_query, Some(&tag));
+                n += 1;
+            }
+        }
+        taken.insert((path.clone(), method));
+        let value = operation(op, &mut used)?;
+        let item = paths.entry(path).or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(item) = item {
+            item.insert(method.to_string(), value);
+        }
+    }
+    Ok(document(ir, paths, components::reachable(&ir.schemas, used)))
+}
+
+/// What messages call an operation: its tool's name where the IR says it, else its pointer.
+fn display_name(op: &Operation) -> String {
+    let name = op.mcp.name.as_deref().or(op.operation_id.as_deref());
+    name.unwrap_or(&op.pointer).to_string()
+}
+
+/// The top level: info, servers, paths, components and the default security.
+fn document(ir: &ApiIr, paths: Map<String, Value>, schemas: Map<String, Value>) -> Value {
     let mut info = Map::new();
-    info.insert("title".into(), json!(server.title.as_deref().unwrap_or(&server.name)));
-    info.insert("version".into(), json!(server.version));
-    if let Some(d) = &server.instructions {
+    info.insert("title".into(), json!(ir.info.title));
+    info.insert("version".into(), json!(ir.info.version));
+    if let Some(d) = &ir.info.description {
         info.insert("description".into(), json!(d));
     }
     let mut doc = Map::new();
     doc.insert("openapi".into(), json!("3.1.0"));
     doc.insert("info".into(), Value::Object(info));
-    if let Some(url) = &config.upstream.base_url {
-        doc.insert("servers".into(), json!([{ "url": url }]));
+    if !ir.servers.is_empty() {
+        doc.insert("servers".into(), servers(&ir.servers));
     }
     doc.insert("paths".into(), Value::Object(paths));
     let mut components = Map::new();
     if !schemas.is_empty() {
-        components.insert("schemas".into(), Value::Object(schemas.into_map()));
+        components.insert("schemas".into(), Value::Object(schemas));
     }
-    if !config.security_schemes.is_empty() {
-        let schemes = config.security_schemes.iter().map(|(n, s)| (n.clone(), security_scheme(s))).collect();
+    let schemes: Map<String, Value> = ir
+        .security_schemes
+        .iter()
+        .map(|(n, s)| (n.clone(), ir_security_scheme(s)))
+        .chain(ir.credentials.iter().map(|(n, s)| (n.clone(), security_scheme(s))))
+        .collect();
+    if !schemes.is_empty() {
         components.insert("securitySchemes".into(), Value::Object(schemes));
     }
     if !components.is_empty() {
         doc.insert("components".into(), Value::Object(components));
     }
+    if !ir.security.is_empty() {
+        doc.insert("security".into(), security(&ir.security));
+    }
     Value::Object(doc)
 }
 
-/// One tool as an operation.
-fn operation(
-    tool: &Tool,
-    http: &HttpBinding,
-    method: Method,
-    config: &RuntimeConfig,
-    schemas: &mut Schemas,
-) -> Result<Value, String> {
-    let input = Input { tool, schema: schemas.hoist(&tool.input_schema, &tool.name, false) };
-    let mut op = Map::new();
-    op.insert("operationId".into(), json!(tool.name));
-    if !tool.description.trim().is_empty() {
-        op.insert("description".into(), json!(tool.description));
+fn servers(urls: &[String]) -> Value {
+    Value::Array(urls.iter().map(|url| json!({ "url": url })).collect())
+}
+
+/// An IR schema for the document, noting the IR schemas it refers to.
+fn schema(s: &Value, used: &mut BTreeSet<String>) -> Value {
+    components::refer(s, used)
+}
+
+/// One operation.
+fn operation(op: &Operation, used: &mut BTreeSet<String>) -> Result<Value, String> {
+    let mut out = Map::new();
+    if let Some(id) = &op.operation_id {
+        out.insert("operationId".into(), json!(id));
     }
-    if let Some(ext) = mcp_extension(tool, method) {
-        op.insert("x-mcp".into(), ext);
+    if let Some(s) = &op.summary {
+        out.insert("summary".into(), json!(s));
     }
-    if let Some(url) = &http.base_url {
-        op.insert("servers".into(), json!([{ "url": url }]));
+    if let Some(d) = &op.description {
+        out.insert("description".into(), json!(d));
     }
-    let params = http.params.iter().map(|p| parameter(p, &input)).collect::<Result<Vec<_>, _>>()?;
-    if !params.is_empty() {
-        op.insert("parameters".into(), Value::Array(params));
+    if !op.tags.is_empty() {
+        out.insert("tags".into(), json!(op.tags));
     }
-    if let Some(body) = &http.body
-        && let Some(body) = request_body(body, &input)?
+    if op.deprecated {
+        out.insert("deprecated".into(), json!(true));
+    }
+    if let Some(ext) = conventions::write_mcp(&op.mcp, op.method) {
+        out.insert(X_MCP.into(), ext);
+    }
+    if !op.servers.is_empty() {
+        out.insert("servers".into(), servers(&op.servers));
+    }
+    if !op.parameters.is_empty() {
+        out.insert("parameters".into(), op.parameters.iter().map(|p| parameter(p, used)).collect());
+    }
+    if let Some(body) = &op.request_body
+        && let Some(body) = request_body(body, used)?
     {
-        op.insert("requestBody".into(), body);
+        out.insert("requestBody".into(), body);
     }
-    let mut success = json!({"description": "Success"});
-    if let Some(out) = &tool.output_schema {
-        let schema = schemas.hoist(out, &format!("{}_output", tool.name), true);
-        success["content"] = json!({"application/json": {"schema": schema}});
+    if let Some(r) = &op.response {
+        out.insert("responses".into(), json!({ r.status.clone(): response(r, used) }));
     }
-    op.insert("responses".into(), json!({ "200": success }));
-    if let Some(security) = operation_security(tool, http, config)? {
-        op.insert("security".into(), security);
+    if let Some(s) = &op.security {
+        out.insert("security".into(), security(s));
     }
-    Ok(Value::Object(op))
+    Ok(Value::Object(out))
 }
 
-/// `x-mcp`: the title, the description when the loader would not keep it as it is, and the
-/// annotation hints that differ from what the loader derives from the method.
-fn mcp_extension(tool: &Tool, method: Method) -> Option<Value> {
-    let mut ext = Map::new();
-    if let Some(title) = &tool.title {
-        ext.insert("title".into(), json!(title));
-    }
-    let d = &tool.description;
-    // The loader trims descriptions and cuts them at its default length, but not `x-mcp`'s.
-    if d.trim() != d || d.chars().count() > ToolOptions::default().max_description_len {
-        ext.insert("description".into(), json!(d));
-    }
-    let a = &tool.annotations;
-    let derived = annotations(method, &McpExtension::default());
-    let differing: Map<String, Value> = [
-        ("readOnlyHint", a.read_only_hint, derived.read_only_hint),
-        ("destructiveHint", a.destructive_hint, derived.destructive_hint),
-        ("idempotentHint", a.idempotent_hint, derived.idempotent_hint),
-        ("openWorldHint", a.open_world_hint, derived.open_world_hint),
-    ]
-    .into_iter()
-    .filter(|(_, value, default)| value != default)
-    .map(|(k, value, _)| (k.to_string(), json!(value)))
-    .chain(a.title.as_ref().map(|t| ("title".to_string(), json!(t))))
-    .collect();
-    if !differing.is_empty() {
-        ext.insert("annotations".into(), Value::Object(differing));
-    }
-    (!ext.is_empty()).then_some(Value::Object(ext))
-}
-
-/// A tool's input schema (its `$defs` moved to components), to look arguments up in.
-struct Input<'a> {
-    tool: &'a Tool,
-    schema: Value,
-}
-
-impl Input<'_> {
-    fn arg(&self, arg: &str) -> Result<Value, String> {
-        self.schema.get("properties").and_then(|p| p.get(arg)).cloned().ok_or_else(|| {
-            format!("tool `{}` binds the argument `{arg}`, which its input schema does not define", self.tool.name)
-        })
-    }
-
-    fn required(&self, arg: &str) -> bool {
-        self.schema.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|a| a == arg))
-    }
-}
-
-/// A parameter. Its description moves from the schema to the parameter, where the loader reads
-/// it (and copies it back into the argument schema).
-fn parameter(p: &ParamBinding, input: &Input<'_>) -> Result<Value, String> {
-    let mut schema = input.arg(&p.arg)?;
+fn parameter(p: &Parameter, used: &mut BTreeSet<String>) -> Value {
     let mut out = Map::new();
     out.insert("name".into(), json!(p.name));
     out.insert("in".into(), json!(p.location.as_str()));
-    if crate::tools::naming::arg_name(&p.name) != p.arg {
-        out.insert("x-mcp-argument".into(), json!(p.arg));
+    if let Some(arg) = &p.argument {
+        out.insert(X_MCP_ARGUMENT.into(), json!(arg));
     }
-    if let Some(d) = take_description(&mut schema) {
+    if let Some(d) = &p.description {
         out.insert("description".into(), json!(d));
     }
-    if p.location == ParamLocation::Path || input.required(&p.arg) {
+    if p.required || p.location == ParamLocation::Path {
         out.insert("required".into(), json!(true));
     }
+    if p.deprecated {
+        out.insert("deprecated".into(), json!(true));
+    }
+    let s = schema(&p.schema, used);
     match &p.content_type {
         // `style`, `explode` and `allowReserved` do not apply to media-type parameters.
         Some(media) => {
-            out.insert("content".into(), json!({ media: { "schema": schema } }));
+            out.insert("content".into(), json!({ media: { "schema": s } }));
         }
         None => {
             if p.style != ParamStyle::default_for(p.location) {
@@ -218,168 +207,89 @@ fn parameter(p: &ParamBinding, input: &Input<'_>) -> Result<Value, String> {
             if p.allow_reserved {
                 out.insert("allowReserved".into(), json!(true));
             }
-            out.insert("schema".into(), schema);
+            out.insert("schema".into(), s);
         }
     }
-    Ok(Value::Object(out))
+    Value::Object(out)
 }
 
-/// Removes a description the loader would restore unchanged (it trims and drops empty ones).
-fn take_description(schema: &mut Value) -> Option<String> {
-    let obj = schema.as_object_mut()?;
-    let keep = match obj.get("description") {
-        Some(Value::String(d)) => d.is_empty() || d.trim() != d,
-        _ => true,
-    };
-    if keep {
-        return None;
-    }
-    obj.remove("description").and_then(|d| d.as_str().map(str::to_string))
-}
-
-/// The parts of a request body before they are assembled.
-struct BodyParts {
-    schema: Value,
-    encoding: Map<String, Value>,
-    description: Option<String>,
-    required: bool,
-}
-
-/// The request body, or `None` for forwarded tools without arguments (the loader would turn an
-/// empty object body into a `body` argument).
-fn request_body(body: &BodyBinding, input: &Input<'_>) -> Result<Option<Value>, String> {
-    let parts = match &body.content {
-        BodyContent::Arguments => {
-            if input.schema.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty) {
-                return Ok(None);
-            }
-            BodyParts { schema: input.schema.clone(), encoding: Map::new(), description: None, required: true }
+/// The request body, or `None` for a body made of arguments when there are none.
+fn request_body(body: &RequestBody, used: &mut BTreeSet<String>) -> Result<Option<Value>, String> {
+    match &body.arguments {
+        Some(BodyContent::Call { .. }) => return Err(CALL_MODE.to_string()),
+        Some(BodyContent::Arguments) if body.content.iter().all(|m| conventions::declares_no_properties(&m.schema)) => {
+            return Ok(None);
         }
-        BodyContent::Properties { fields, extra_arg } => properties_body(body, fields, extra_arg.as_deref(), input)?,
-        BodyContent::Whole { arg } => whole_body(body, arg, input)?,
-        BodyContent::Call { .. } => return Err(CALL_MODE.to_string()),
-    };
-    let mut media = Map::new();
-    media.insert("schema".into(), parts.schema);
-    if !parts.encoding.is_empty() {
-        media.insert("encoding".into(), Value::Object(parts.encoding));
+        _ => {}
     }
     let mut out = Map::new();
-    if let Some(d) = parts.description {
+    if let Some(d) = &body.description {
         out.insert("description".into(), json!(d));
     }
-    if parts.required {
+    if body.required {
         out.insert("required".into(), json!(true));
     }
-    out.insert("content".into(), json!({ body.media_type.clone(): media }));
+    out.insert("content".into(), content(&body.content, used));
     Ok(Some(Value::Object(out)))
 }
 
-/// An object body whose properties are arguments. The body is marked required when one of its
-/// fields is: the loader only keeps fields required in a required body (and the engine sends
-/// a body whenever a field has a value).
-fn properties_body(
-    body: &BodyBinding,
-    fields: &[BodyField],
-    extra_arg: Option<&str>,
-    input: &Input<'_>,
-) -> Result<BodyParts, String> {
-    let mut props = Map::new();
-    let mut required = Vec::new();
-    let mut encoding = Map::new();
-    for f in fields {
-        let schema = input.arg(&f.arg)?;
-        props.insert(f.name.clone(), if f.file { file_field(schema) } else { schema });
-        if input.required(&f.arg) {
-            required.push(json!(f.name));
+fn response(r: &Response, used: &mut BTreeSet<String>) -> Value {
+    let mut out = Map::new();
+    // OpenAPI requires a description.
+    out.insert("description".into(), json!(r.description.as_deref().unwrap_or_default()));
+    if !r.content.is_empty() {
+        out.insert("content".into(), content(&r.content, used));
+    }
+    Value::Object(out)
+}
+
+fn content(media: &[MediaType], used: &mut BTreeSet<String>) -> Value {
+    let mut out = Map::new();
+    for m in media {
+        let mut entry = Map::new();
+        entry.insert("schema".into(), schema(&m.schema, used));
+        if !m.encoding.is_empty() {
+            let encoding = m.encoding.iter().map(|(prop, ct)| (prop.clone(), json!({ "contentType": ct })));
+            entry.insert("encoding".into(), Value::Object(encoding.collect()));
         }
-        if let Some(ct) = &f.content_type {
-            encoding.insert(f.name.clone(), json!({ "contentType": ct }));
-        }
+        out.insert(m.media_type.clone(), Value::Object(entry));
     }
-    let mut schema = Map::new();
-    schema.insert("type".into(), json!("object"));
-    schema.insert("properties".into(), Value::Object(props));
-    let any_required = !required.is_empty();
-    if any_required {
-        schema.insert("required".into(), Value::Array(required));
-    }
-    if let Some(extra) = extra_arg {
-        let extra = input.arg(extra)?;
-        schema.insert("additionalProperties".into(), extra.get("additionalProperties").cloned().unwrap_or(json!(true)));
-    } else if input.schema.get("additionalProperties") == Some(&json!(false)) {
-        // Closed arguments come from a closed body (the loader closes them again).
-        schema.insert("additionalProperties".into(), json!(false));
-    }
-    Ok(BodyParts {
-        schema: Value::Object(schema),
-        encoding,
-        description: None,
-        required: body.required || any_required,
-    })
+    Value::Object(out)
 }
 
-/// A multipart file field as OpenAPI describes it (binary), with the description the loader's
-/// note is appended to on the way back.
-fn file_field(schema: Value) -> Value {
-    let own = |s: &Value| s.get("description").and_then(Value::as_str).and_then(strip_file_note);
-    let binary = json!({"type": "string", "format": "binary"});
-    let (mut out, description) = if schema.get("type") == Some(&json!("array")) {
-        let d = schema.get("items").and_then(own).or_else(|| own(&schema));
-        (json!({"type": "array", "items": binary}), d)
-    } else {
-        (binary, own(&schema))
-    };
-    if let Some(d) = description {
-        out["description"] = json!(d);
-    }
-    out
+/// Alternatives of scheme sets as an OpenAPI `security` array.
+fn security(requirements: &[SecurityRequirement]) -> Value {
+    requirements
+        .iter()
+        .map(|r| Value::Object(r.iter().map(|(name, scopes)| (name.clone(), json!(scopes))).collect()))
+        .collect()
 }
 
-/// `"Photo (file content: ...)"` -> `"Photo"`: the loader writes `"{description} {FILE_NOTE}"`, or
-/// the note alone when there is no description.
-fn strip_file_note(d: &str) -> Option<String> {
-    if d == FILE_NOTE {
-        return None;
-    }
-    Some(d.strip_suffix(FILE_NOTE).and_then(|s| s.strip_suffix(' ')).unwrap_or(d).to_string())
-}
-
-/// A body that is one argument. Text and binary bodies get the loader's fixed schemas on the
-/// way back, so the argument's description goes to the request body, where it reads it from.
-fn whole_body(body: &BodyBinding, arg: &str, input: &Input<'_>) -> Result<BodyParts, String> {
-    let schema = input.arg(arg)?;
-    let media = body.media_type.to_ascii_lowercase();
-    let required = body.required || input.required(arg);
-    let description = || schema.get("description").and_then(Value::as_str).map(str::to_string);
-    let (schema, description) = match body_kind(&media) {
-        BodyKind::Json | BodyKind::Form | BodyKind::Multipart => (schema.clone(), None),
-        BodyKind::Text => (json!({"type": "string"}), description()),
-        BodyKind::Binary => (json!({"type": "string", "format": "binary"}), description()),
-    };
-    Ok(BodyParts { schema, encoding: Map::new(), description, required })
-}
-
-/// The binding's alternatives of scheme sets as an OpenAPI `security` array.
-fn operation_security(tool: &Tool, http: &HttpBinding, config: &RuntimeConfig) -> Result<Option<Value>, String> {
-    if http.security.is_empty() {
-        return Ok(None);
-    }
-    let mut alternatives = Vec::new();
-    for set in &http.security {
-        let mut requirement = Map::new();
-        for name in set {
-            if !config.security_schemes.contains_key(name) {
-                return Err(format!(
-                    "tool `{}` requires the security scheme `{name}`, which is not defined",
-                    tool.name
-                ));
+/// An IR scheme as OpenAPI describes it. Of OAuth2 flows other than client credentials, the IR
+/// keeps the names only (all the loader reads).
+fn ir_security_scheme(s: &crate::ir::SecurityScheme) -> Value {
+    use crate::ir::SecurityScheme as S;
+    match s {
+        S::ApiKey { name, location } => json!({"type": "apiKey", "in": location.as_str(), "name": name}),
+        S::Http { scheme, bearer_format } => {
+            let mut out = json!({"type": "http", "scheme": scheme.as_str()});
+            if let Some(f) = bearer_format {
+                out["bearerFormat"] = json!(f);
             }
-            requirement.insert(name.clone(), json!([]));
+            out
         }
-        alternatives.push(Value::Object(requirement));
+        S::OAuth2 { client_credentials, other_flows } => {
+            let mut flows: Map<String, Value> =
+                other_flows.iter().map(|f| (f.clone(), json!({"scopes": {}}))).collect();
+            if let Some(cc) = client_credentials {
+                let scopes: Map<String, Value> = cc.scopes.iter().map(|s| (s.clone(), json!(""))).collect();
+                flows.insert("clientCredentials".into(), json!({"tokenUrl": cc.token_url, "scopes": scopes}));
+            }
+            json!({"type": "oauth2", "flows": flows})
+        }
+        S::OpenIdConnect { url } => json!({"type": "openIdConnect", "openIdConnectUrl": url}),
+        S::MutualTls => json!({"type": "mutualTLS"}),
     }
-    Ok(Some(Value::Array(alternatives)))
 }
 
 /// A scheme as OpenAPI describes it; the env var names have no place there.
