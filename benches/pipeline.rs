@@ -9,9 +9,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use mcpgen::load::{self, LoadOptions};
-use mcpgen::normalize::normalize;
-use mcpgen::tools::{self, ToolOptions};
+use mcpgen::pipeline::{LoadOptions, ToolOptions, build_tools, load, normalize};
 
 fn corpus_docs() -> Vec<PathBuf> {
     let root = std::env::var_os("MCPGEN_CORPUS")
@@ -39,11 +37,11 @@ fn peak_rss_mb() -> f64 {
 
 fn measure(path: &str) {
     let t0 = Instant::now();
-    let doc = load::load(path, &LoadOptions::default()).expect("load");
+    let doc = load(path, &LoadOptions::default()).expect("load");
     let t1 = Instant::now();
     let ir = normalize(doc, false).expect("normalize");
     let t2 = Instant::now();
-    let set = tools::build(&ir, path, &ToolOptions::default()).expect("tools");
+    let set = build_tools(&ir, path, &ToolOptions::default()).expect("tools");
     let t3 = Instant::now();
     let list_bytes =
         mcpgen::runtime::model::tools_list_bytes(set.config.tools.iter().map(|t| t.mcp_view()), usize::MAX);

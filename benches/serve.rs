@@ -183,7 +183,7 @@ async fn startup(name: &str, spec: &std::path::Path, base: &str) {
 
 #[tokio::main]
 async fn main() {
-    mcpgen::load::install_crypto_provider();
+    mcpgen::runtime::install_crypto_provider();
     let base = upstream().await;
     latency(&base).await;
     let root = std::env::var_os("MCPGEN_CORPUS")

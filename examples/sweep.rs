@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use mcpgen::diag::DiagKind;
+use mcpgen::pipeline::DiagKind;
 use mcpgen::pipeline::{self, PipelineOptions};
 use serde_json::{Value, json};
 
@@ -42,7 +42,7 @@ fn documents(root: &Path) -> Vec<PathBuf> {
 /// Operations in a raw document (for documents that fail as a whole).
 fn raw_operation_count(path: &Path) -> usize {
     let Ok(bytes) = std::fs::read(path) else { return 0 };
-    let Ok(v) = mcpgen::load::parse_document(&bytes, "") else { return 0 };
+    let Ok(v) = mcpgen::pipeline::parse_document(&bytes, "") else { return 0 };
     let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
     v.get("paths")
         .and_then(Value::as_object)

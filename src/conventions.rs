@@ -9,14 +9,14 @@ use crate::tools::naming;
 
 /// The operation extension: the tool's `name`, `title`, `description`, `hidden` (or `x-mcp:
 /// false`) and `annotations` (the hints and the annotations' `title`).
-pub const X_MCP: &str = "x-mcp";
+pub(crate) const X_MCP: &str = "x-mcp";
 
 /// On a parameter: the tool argument's name, when it differs from the parameter's.
-pub const X_MCP_ARGUMENT: &str = "x-mcp-argument";
+pub(crate) const X_MCP_ARGUMENT: &str = "x-mcp-argument";
 
 /// `x-mcp` as the loader reads it; `None` for a value that is neither an object nor a boolean.
 /// The hints may also stand beside `name` and `title` instead of under `annotations`.
-pub fn read_mcp(v: &Value) -> Option<McpExtension> {
+pub(crate) fn read_mcp(v: &Value) -> Option<McpExtension> {
     let mut ext = McpExtension::default();
     match v {
         Value::Bool(enabled) => ext.hidden = !enabled,
@@ -42,7 +42,7 @@ pub fn read_mcp(v: &Value) -> Option<McpExtension> {
 
 /// `x-mcp` as `convert` writes it for an operation with this method: the hints only where they
 /// differ from what the loader derives from the method ([`method_hints`]); `None` when empty.
-pub fn write_mcp(ext: &McpExtension, method: Method) -> Option<Value> {
+pub(crate) fn write_mcp(ext: &McpExtension, method: Method) -> Option<Value> {
     let mut out = Map::new();
     let texts = [("name", &ext.name), ("title", &ext.title), ("description", &ext.description)];
     for (key, value) in texts {
@@ -75,7 +75,7 @@ pub fn write_mcp(ext: &McpExtension, method: Method) -> Option<Value> {
 
 /// The annotation hints a method implies when `x-mcp` says nothing (see DESIGN.md):
 /// (read-only, destructive, idempotent).
-pub fn method_hints(method: Method) -> (bool, bool, bool) {
+pub(crate) fn method_hints(method: Method) -> (bool, bool, bool) {
     match method {
         Method::Get | Method::Head | Method::Options | Method::Trace => (true, false, true),
         Method::Put | Method::Delete => (false, true, true),
@@ -85,13 +85,13 @@ pub fn method_hints(method: Method) -> (bool, bool, bool) {
 }
 
 /// The open-world hint when `x-mcp` says nothing: an API is the open world.
-pub const OPEN_WORLD: bool = true;
+pub(crate) const OPEN_WORLD: bool = true;
 
 /// A parameter's description as the loader reads it: trimmed, empty ones dropped, and copied into
 /// the argument's schema when that has no description of its own. So an argument schema's
 /// description that the loader would restore unchanged can sit on the parameter, where OpenAPI
 /// puts it: returns the schema without it, and the description.
-pub fn parameter_description(mut schema: Value) -> (Value, Option<String>) {
+pub(crate) fn parameter_description(mut schema: Value) -> (Value, Option<String>) {
     let restorable = match schema.get("description") {
         Some(Value::String(d)) => !d.is_empty() && d.trim() == d,
         _ => false,
@@ -106,7 +106,7 @@ pub fn parameter_description(mut schema: Value) -> (Value, Option<String>) {
 /// Whether a request body schema declares no properties. The loader reads such a body as one
 /// `body` argument, so a body made of the arguments (`--forward-url`) of a function without any
 /// is written as no body at all.
-pub fn declares_no_properties(schema: &Value) -> bool {
+pub(crate) fn declares_no_properties(schema: &Value) -> bool {
     schema.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty)
 }
 
@@ -114,7 +114,7 @@ pub fn declares_no_properties(schema: &Value) -> bool {
 /// query-protocol descriptions; `/items?type=x`): the path before `#`/`?`, and the `name=value`
 /// pairs after it, which are sent as query parameters. A bare name (`#analyzerArn`) only told
 /// two keys apart: dropped.
-pub fn split_path_key(key: &str) -> (&str, Vec<(String, String)>) {
+pub(crate) fn split_path_key(key: &str) -> (&str, Vec<(String, String)>) {
     let Some(at) = key.find(['#', '?']) else { return (key, Vec::new()) };
     let pairs = key[at + 1..]
         .split(['&', '#', '?'])
@@ -131,7 +131,7 @@ pub fn split_path_key(key: &str) -> (&str, Vec<(String, String)>) {
 
 /// The path key [`split_path_key`] reads back as `path` and `pairs`; `tag`, a bare name after
 /// `#`, tells apart keys that would otherwise be the same.
-pub fn path_key(path: &str, pairs: &[(String, String)], tag: Option<&str>) -> String {
+pub(crate) fn path_key(path: &str, pairs: &[(String, String)], tag: Option<&str>) -> String {
     let encode = |s: &str| percent_encoding::utf8_percent_encode(s, PAIR).to_string();
     let mut key = path.to_string();
     if !pairs.is_empty() {
@@ -150,7 +150,7 @@ const PAIR: &percent_encoding::AsciiSet =
 
 /// Makes the loader name `op`'s tool `tool`: `x-mcp.name`, when the name it derives (from
 /// `x-mcp.name`, the operationId, or the method and path) is another.
-pub fn pin_name(op: &mut Operation, tool: &str) {
+pub(crate) fn pin_name(op: &mut Operation, tool: &str) {
     if naming::sanitize(&naming::desired_name(op)) != tool {
         op.mcp.name = Some(tool.to_string());
     }

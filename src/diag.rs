@@ -65,12 +65,12 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Escapes one JSON pointer segment (RFC 6901).
-pub fn escape_segment(seg: &str) -> String {
+pub(crate) fn escape_segment(seg: &str) -> String {
     seg.replace('~', "~0").replace('/', "~1")
 }
 
 /// Appends escaped segments to a pointer: `child("#/paths", "/pets")` is `#/paths/~1pets`.
-pub fn child(pointer: &str, seg: impl AsRef<str>) -> String {
+pub(crate) fn child(pointer: &str, seg: impl AsRef<str>) -> String {
     let mut p = String::with_capacity(pointer.len() + seg.as_ref().len() + 1);
     p.push_str(pointer);
     p.push('/');
@@ -80,13 +80,13 @@ pub fn child(pointer: &str, seg: impl AsRef<str>) -> String {
 
 /// Why a piece of the document could not be converted, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fault {
+pub(crate) struct Fault {
     pub at: String,
     pub message: String,
 }
 
 impl Fault {
-    pub fn new(at: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(at: impl Into<String>, message: impl Into<String>) -> Self {
         Fault { at: at.into(), message: message.into() }
     }
 }

@@ -1,24 +1,36 @@
 //! mcpgen: API descriptions (OpenAPI 2.0/3.0/3.1, function-calling tool lists) to MCP servers.
 //!
-//! The pipeline (see ARCHITECTURE.md): [`load`] -> [`normalize`] -> [`tools`] -> emit / serve.
-//! Each stage is a plain function from one representation to the next.
+//! The pipeline (see ARCHITECTURE.md): load -> normalize -> bind -> tools -> emit / serve. Each
+//! stage is a plain function from one representation to the next.
+//!
+//! The library's surface is narrow on purpose:
+//! - [`pipeline`]: run the stages on an input ([`pipeline::run`]), and the stages' options and
+//!   outputs;
+//! - [`ir`]: the intermediate representation every input becomes;
+//! - [`runtime`]: the engine that serves a runtime config as an MCP server (the same code a
+//!   generated crate copies);
+//! - [`generate`]: a Rust crate from a tool set;
+//! - [`export`]: tool lists for LLM APIs, and OpenAPI from the IR.
 
-pub mod cli;
-pub mod conventions;
-pub mod diag;
-pub mod error;
+#![warn(unreachable_pub, missing_docs)]
+
+mod cli;
+mod conventions;
+mod diag;
+mod error;
 pub mod export;
 pub mod generate;
 pub mod ir;
-pub mod load;
-pub mod mem;
-pub mod names;
-pub mod normalize;
+mod load;
+mod mem;
+mod names;
+mod normalize;
 pub mod pipeline;
-pub mod progress;
+mod progress;
 pub mod runtime;
-pub mod schema;
-pub mod tokens;
-pub mod tools;
+mod schema;
+mod tokens;
+mod tools;
 
-pub use error::{Error, Result};
+pub use cli::{InspectReport, main};
+pub use error::{Error, Location, Result};

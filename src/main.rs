@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    mcpgen::cli::main()
+    mcpgen::main()
 }

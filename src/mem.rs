@@ -3,7 +3,7 @@
 //! server's start-up time and resident size.
 
 /// Frees `value` on another thread, then returns freed heap pages to the operating system.
-pub fn drop_in_background<T: Send + 'static>(value: T) {
+pub(crate) fn drop_in_background<T: Send + 'static>(value: T) {
     let spawned = std::thread::Builder::new().name("mcpgen-free".into()).spawn(move || {
         drop(value);
         release_free_memory();
@@ -15,7 +15,7 @@ pub fn drop_in_background<T: Send + 'static>(value: T) {
 }
 
 /// Gives free heap pages back to the OS (glibc keeps them otherwise).
-pub fn release_free_memory() {
+pub(crate) fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only walks the allocator's own free lists; it has no preconditions.
     unsafe {

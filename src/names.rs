@@ -21,19 +21,19 @@ use heck::ToSnakeCase;
 
 /// heck's snake_case: `getPetById` -> `get_pet_by_id`, `HTTPStatus` -> `http_status`; letters
 /// other than ASCII are kept.
-pub fn snake_case(text: &str) -> String {
+pub(crate) fn snake_case(text: &str) -> String {
     text.to_snake_case()
 }
 
 /// The runs of ASCII letters and digits in `text`, as they are: `GitHub v3 REST API` -> `GitHub`
 /// `v3` `REST` `API`.
-pub fn words(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty())
 }
 
 /// [`words`], also split where a lower-case letter or a digit meets an upper-case one, as they
 /// are: `getPetById` -> `get` `Pet` `By` `Id`, `v3Api` -> `v3` `Api`; `HTTPStatus` is one word.
-pub fn identifier_words(text: &str) -> Vec<&str> {
+pub(crate) fn identifier_words(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for word in words(text) {
         let bytes = word.as_bytes();
@@ -61,12 +61,12 @@ fn identifier_words_lower(name: &str, fallback: &str) -> Vec<String> {
 
 /// A snake_case Rust identifier for a name: `getPetById` -> `get_pet_by_id`, `1st` ->
 /// `<fallback>_1st`. It may be a keyword: see [`escape_keyword`].
-pub fn snake_identifier(name: &str, fallback: &str) -> String {
+pub(crate) fn snake_identifier(name: &str, fallback: &str) -> String {
     identifier_words_lower(name, fallback).join("_")
 }
 
 /// A PascalCase Rust identifier for a name: `get_current_weather` -> `GetCurrentWeather`.
-pub fn pascal_identifier(name: &str, fallback: &str) -> String {
+pub(crate) fn pascal_identifier(name: &str, fallback: &str) -> String {
     identifier_words_lower(name, fallback)
         .iter()
         .map(|w| {
@@ -77,18 +77,18 @@ pub fn pascal_identifier(name: &str, fallback: &str) -> String {
 }
 
 /// Whether `text` can name a Rust item as it is: an identifier and no keyword (`self`, `type`...).
-pub fn is_identifier(text: &str) -> bool {
+pub(crate) fn is_identifier(text: &str) -> bool {
     syn::parse_str::<syn::Ident>(text).is_ok() && !matches!(text, "self" | "super" | "crate")
 }
 
 /// An identifier that cannot be used as it is (a keyword) with `_` appended: `type` -> `type_`.
-pub fn escape_keyword(ident: String) -> String {
+pub(crate) fn escape_keyword(ident: String) -> String {
     if is_identifier(&ident) { ident } else { format!("{ident}_") }
 }
 
 /// SCREAMING_SNAKE_CASE from [`identifier_words`]: `bearerAuth` -> `BEARER_AUTH`, `api-key` ->
 /// `API_KEY`.
-pub fn screaming_snake_case(text: &str) -> String {
+pub(crate) fn screaming_snake_case(text: &str) -> String {
     identifier_words(text).iter().map(|w| w.to_ascii_uppercase()).collect::<Vec<_>>().join("_")
 }
 
@@ -97,7 +97,7 @@ const ENV_PREFIX_MAX: usize = 24;
 
 /// The prefix of every env var of an API, from its title: `Swagger Petstore` ->
 /// `SWAGGER_PETSTORE`. Whole words up to about 24 characters; `API_` leads when a digit would.
-pub fn env_prefix(title: &str) -> String {
+pub(crate) fn env_prefix(title: &str) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut len = 0;
     for w in words(title) {
@@ -113,7 +113,7 @@ pub fn env_prefix(title: &str) -> String {
 
 /// A kebab-case slug of a title, at most `max` characters: `Swagger Petstore - OpenAPI 3.0` ->
 /// `swagger-petstore-openapi-3-0`. `api` when nothing is left; `api-` leads when a digit would.
-pub fn kebab_slug(title: &str, max: usize) -> String {
+pub(crate) fn kebab_slug(title: &str, max: usize) -> String {
     let mut slug: String = words(title).map(str::to_ascii_lowercase).collect::<Vec<_>>().join("-");
     slug.truncate(max);
     let slug = slug.trim_end_matches('-');
@@ -130,7 +130,7 @@ pub fn kebab_slug(title: &str, max: usize) -> String {
 /// lower-case letter meets an upper-case one, case kept (`getPetById` -> `get` `Pet` `By` `Id`).
 /// Other characters (`.` in argument names) and digits stay inside parts, as they always have:
 /// shortened names are tool names too.
-pub fn name_parts(name: &str) -> Vec<&str> {
+pub(crate) fn name_parts(name: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     for part in name.split(['_', '-']).filter(|p| !p.is_empty()) {
         let bytes = part.as_bytes();

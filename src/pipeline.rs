@@ -1,12 +1,17 @@
-//! The stages chained: what every command runs before doing its own job.
+//! The stages chained: what every command runs before doing its own job. The stages' own
+//! options and outputs are re-exported here, so that library users need no other module.
 
-use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
 use crate::ir::ApiIr;
-use crate::load::{self, LoadOptions};
-use crate::normalize::{Routing, bind, normalize};
+use crate::load;
 use crate::runtime::model::RuntimeConfig;
-use crate::tools::{self, ToolOptions, ToolSet};
+use crate::tools;
+
+pub use crate::diag::{DiagKind, Diagnostic};
+pub use crate::load::{Document, LoadOptions, load, parse_document};
+pub use crate::normalize::{Bindings, Forward, ForwardMode, Routing, bind, normalize};
+pub use crate::tokens::measure as measure_tokens;
+pub use crate::tools::{Filter, OutputSchemaPolicy, ToolOptions, ToolSet, build as build_tools};
 
 #[derive(Debug, Clone, Default)]
 pub struct PipelineOptions {

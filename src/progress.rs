@@ -11,13 +11,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
 /// A spinner for one piece of work; dropped, it clears itself.
-pub struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
 }
 
 impl Progress {
     /// Starts tracking; shows after [`SHOW_AFTER`] if stderr is a terminal and `enabled`.
-    pub fn start(enabled: bool, message: &str) -> Progress {
+    pub(crate) fn start(enabled: bool, message: &str) -> Progress {
         if !enabled || !std::io::stderr().is_terminal() {
             return Progress { bar: None };
         }
@@ -38,7 +38,7 @@ impl Progress {
     }
 
     /// Names the stage now under way.
-    pub fn stage(&self, message: impl Into<String>) {
+    pub(crate) fn stage(&self, message: impl Into<String>) {
         if let Some(bar) = &self.bar {
             bar.set_message(message.into());
         }

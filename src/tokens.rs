@@ -12,7 +12,7 @@ use crate::runtime::engine::ToolEntry;
 use crate::runtime::model::{ListTokens, RuntimeConfig, Tool, tools_list_bytes};
 
 /// Named in reports, so that readers know what was counted.
-pub const TOKENIZER: &str = "o200k_base (tiktoken-rs)";
+pub(crate) const TOKENIZER: &str = "o200k_base (tiktoken-rs)";
 
 /// Lists larger than this are not measured when a config is written: past it the cost is far
 /// over any sensible limit, and the engine's estimate from the size suffices.
@@ -24,7 +24,7 @@ fn bpe() -> Option<&'static tiktoken_rs::CoreBPE> {
 }
 
 /// Tokens of `text` (an estimate from its size should the tokenizer's built-in table not load).
-pub fn count(text: &str) -> usize {
+pub(crate) fn count(text: &str) -> usize {
     match bpe() {
         Some(bpe) => bpe.encode_ordinary(text).len(),
         None => text.len().div_ceil(discovery::BYTES_PER_TOKEN_ESTIMATE),
@@ -39,7 +39,7 @@ pub struct Cost {
 }
 
 /// `{"tools": [...]}` as the server sends it.
-pub fn list_cost(tools: impl IntoIterator<Item = McpTool>) -> Cost {
+pub(crate) fn list_cost(tools: impl IntoIterator<Item = McpTool>) -> Cost {
     #[derive(Serialize)]
     struct List {
         tools: Vec<McpTool>,
@@ -49,7 +49,7 @@ pub fn list_cost(tools: impl IntoIterator<Item = McpTool>) -> Cost {
 }
 
 /// The engine's view of every tool.
-pub fn entries(tools: &[Tool]) -> Vec<ToolEntry> {
+pub(crate) fn entries(tools: &[Tool]) -> Vec<ToolEntry> {
     tools.iter().map(|t| ToolEntry::new(t.clone())).collect()
 }
 
@@ -65,7 +65,7 @@ pub fn measure(config: &mut RuntimeConfig) {
 }
 
 /// What listing every tool costs, with full and with compact schemas.
-pub fn all_tools_costs(entries: &[ToolEntry]) -> (Cost, Cost) {
+pub(crate) fn all_tools_costs(entries: &[ToolEntry]) -> (Cost, Cost) {
     (list_cost(entries.iter().map(|e| e.advertised(false))), list_cost(entries.iter().map(|e| e.advertised(true))))
 }
 
@@ -73,7 +73,7 @@ pub fn all_tools_costs(entries: &[ToolEntry]) -> (Cost, Cost) {
 /// doubt. JSON tool lists run 2 to 6 bytes per o200k token, so below 2 bytes per token of the
 /// limit the list surely fits and above 6 surely not: the engine's estimate decides as well, without
 /// the tokenizer's 130 ms and 50 MB.
-pub fn measure_if_in_doubt(config: &mut RuntimeConfig) {
+pub(crate) fn measure_if_in_doubt(config: &mut RuntimeConfig) {
     let limit = config.context.auto_max_tokens;
     let bytes = tools_list_bytes(config.tools.iter().map(Tool::mcp_view), limit.saturating_mul(6));
     if bytes > limit.saturating_mul(2) && bytes <= limit.saturating_mul(6) {
@@ -92,7 +92,11 @@ pub struct ModeCosts {
 
 /// What discovery mode's `tools/list` costs: the three tools and the pinned ones, shown with the
 /// schema detail the mode uses.
-pub fn discovery_cost(entries: &[ToolEntry], pins: &[String], compact: bool) -> Result<Cost, crate::runtime::Error> {
+pub(crate) fn discovery_cost(
+    entries: &[ToolEntry],
+    pins: &[String],
+    compact: bool,
+) -> Result<Cost, crate::runtime::Error> {
     let pinned = discovery::pinned(pins, entries)?;
     Ok(list_cost(discovery::meta_tools().into_iter().chain(pinned.iter().map(|&i| entries[i].advertised(compact)))))
 }

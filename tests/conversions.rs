@@ -4,7 +4,7 @@
 use std::process::Command;
 
 use mcpgen::export::{self, Format, strict};
-use mcpgen::normalize::{Bindings, Forward, ForwardMode, Routing};
+use mcpgen::pipeline::{Bindings, Forward, ForwardMode, Routing};
 use mcpgen::pipeline::{Pipeline, PipelineOptions, run, run_str};
 use mcpgen::runtime::model::{RuntimeConfig, Tool};
 use serde_json::{Value, json};
@@ -64,7 +64,7 @@ fn converted(p: Pipeline) -> Value {
 fn reload(text: &str, origin: &str) -> RuntimeConfig {
     let mut opts = PipelineOptions::default();
     // Output schemas of function lists (MCP's) come back from the 2xx response schema.
-    opts.tools.output_schema = mcpgen::tools::OutputSchemaPolicy::Full;
+    opts.tools.output_schema = mcpgen::pipeline::OutputSchemaPolicy::Full;
     run_str(text, origin, &opts).unwrap_or_else(|e| panic!("{origin}: {e}\n{text}")).tools.config
 }
 

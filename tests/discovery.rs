@@ -54,7 +54,7 @@ fn github_tools_list_sizes() {
     let Some(spec) = github() else { return };
     let p = pipeline::run(&spec, &PipelineOptions::default()).unwrap();
     let mut config = p.tools.config;
-    mcpgen::tokens::measure(&mut config);
+    mcpgen::pipeline::measure_tokens(&mut config);
     let auto = Engine::new(config.clone(), EngineOptions::default()).unwrap();
     assert!(auto.exposure().discovery && auto.exposure().compact, "{}", auto.exposure().reason);
     let bytes = listed_bytes(&auto);
@@ -84,7 +84,7 @@ async fn github_with_auth_bearer_from_env() {
         ["serve", spec.as_str(), "--base-url", &mock.url(), "--auth", "bearer:GITHUB_TOKEN", "--transport", "stdio"];
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"));
     cmd.args(args).env_clear().env("GITHUB_TOKEN", "ghp_s3cretvalue").env("MCPGEN_LOG", "debug").kill_on_drop(true);
-    mcpgen::load::install_crypto_provider();
+    mcpgen::runtime::install_crypto_provider();
     let (child, _) = rmcp::transport::TokioChildProcess::builder(cmd).stderr(log.reopen().unwrap()).spawn().unwrap();
     let client = rmcp::ServiceExt::serve((), child).await.unwrap();
     let call = |name: &str, args: serde_json::Value| {

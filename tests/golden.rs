@@ -1,8 +1,8 @@
 //! Golden files for every sample: the IR, the runtime config (tool list with bindings) and the
 //! `inspect` report. Refresh with `EXPECTORATE=overwrite cargo test --test golden`.
 
+use mcpgen::pipeline::OutputSchemaPolicy;
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::tools::OutputSchemaPolicy;
 
 /// One test per sample (and per check), so that one failure hides no other.
 macro_rules! samples {
@@ -71,7 +71,7 @@ fn matches_goldens(sample: &str) {
     let name = golden_name(sample);
     expectorate::assert_contents(format!("tests/golden/{name}.ir.json"), &pretty(&p.ir));
     expectorate::assert_contents(format!("tests/golden/{name}.tools.json"), &pretty(&p.tools.config));
-    let report = mcpgen::cli::InspectReport::new(&p).expect("report");
+    let report = mcpgen::InspectReport::new(&p).expect("report");
     expectorate::assert_contents(format!("tests/golden/{name}.inspect.txt"), &report.render());
 }
 

@@ -42,7 +42,7 @@ async fn python_sse_client_calls_a_tool() {
     assert_eq!((req.path.as_str(), req.header("x-api-key")), ("/api/auth/header", Some("hk")));
 
     // A message for a session that does not exist, and one that is not JSON.
-    mcpgen::load::install_crypto_provider();
+    mcpgen::runtime::install_crypto_provider();
     let http = reqwest::Client::new();
     let messages = url.replace("/mcp", "/messages?session_id=nope");
     let r = http

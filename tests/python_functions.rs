@@ -9,8 +9,8 @@ mod common;
 
 use common::*;
 use mcpgen::export::{self, Format, strict};
-use mcpgen::normalize::{Forward, ForwardMode, Routing};
 use mcpgen::pipeline::{self, PipelineOptions};
+use mcpgen::pipeline::{Forward, ForwardMode, Routing};
 use mcpgen::runtime::{Engine, EngineOptions};
 use serde_json::{Map, Value, json};
 
@@ -140,7 +140,7 @@ fn required_only(schema: &Value, args: &Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_hundred_python_style_lists() {
-    mcpgen::load::install_crypto_provider();
+    mcpgen::runtime::install_crypto_provider();
     let mock = start_mock().await;
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut functions, mut strict_tools, mut calls) = (0, 0, 0);

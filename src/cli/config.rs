@@ -8,7 +8,7 @@ use super::{InputArgs, StrictArg, output};
 use crate::error::Result;
 use crate::pipeline;
 
-pub const EXAMPLES: &str = "\
+pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen config openapi.yaml -o petstore.mcp.json       then: mcpgen serve petstore.mcp.json
   mcpgen config openapi.yaml -o petstore.mcp.yaml       YAML, by extension
@@ -16,7 +16,7 @@ Examples:
   mcpgen config github.json --tool-mode discovery --pin-tool 'repos_get' -o github.mcp.json";
 
 #[derive(Debug, Args)]
-pub struct ConfigArgs {
+pub(crate) struct ConfigArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -39,7 +39,7 @@ pub struct ConfigArgs {
     pub context: crate::runtime::cli::ContextArgs,
 }
 
-pub fn run(args: &ConfigArgs) -> Result<()> {
+pub(super) fn run(args: &ConfigArgs) -> Result<()> {
     let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     super::report_warnings(&p);
     let mut config = p.tools.config;

@@ -10,7 +10,7 @@ use crate::error::{Error, Location, Result};
 use crate::normalize::{Forward, ForwardMode, Routing};
 use crate::pipeline;
 
-pub const EXAMPLES: &str = "\
+pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen convert functions.json --to openapi --forward-url https://tools.example.com -o tools.yaml
                                           one operation per function: POST /{name}, the arguments as JSON body
@@ -19,13 +19,13 @@ Examples:
   mcpgen convert swagger.json --to openapi   any OpenAPI input, upgraded to 3.1";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Target {
+pub(crate) enum Target {
     /// OpenAPI 3.1 (YAML for .yaml/.yml outputs, JSON otherwise).
     Openapi,
 }
 
 #[derive(Debug, Args)]
-pub struct ConvertArgs {
+pub(crate) struct ConvertArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -41,7 +41,7 @@ pub struct ConvertArgs {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(args: &ConvertArgs) -> Result<()> {
+pub(super) fn run(args: &ConvertArgs) -> Result<()> {
     let spec = &args.input.spec;
     let mut opts = args.input.pipeline_options(args.warnings.strict)?;
     let doc = crate::load::load(spec, &opts.load)?;

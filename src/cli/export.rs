@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::export;
 use crate::pipeline;
 
-pub const EXAMPLES: &str = "\
+pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen export openapi.yaml --format openai > tools.json      the API's operations as OpenAI tools
   mcpgen export openapi.yaml --format openai --strict          schemas that OpenAI's strict mode accepts
@@ -19,7 +19,7 @@ Examples:
   mcpgen export openapi.yaml --format mcp --include-tag pets   a tools/list result";
 
 #[derive(Debug, Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -37,7 +37,7 @@ pub struct ExportArgs {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(args: &ExportArgs) -> Result<()> {
+pub(super) fn run(args: &ExportArgs) -> Result<()> {
     let spec = &args.input.spec;
     let config = match pipeline::source(spec, &args.input.pipeline_options(false)?)? {
         pipeline::Source::Config(c) => *c,

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::generate::{self, CrateSpec};
 use crate::pipeline;
 
-pub const EXAMPLES: &str = "\
+pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen openapi.yaml                                 the same as `mcpgen generate openapi.yaml`
   mcpgen generate openapi.yaml -o petstore-mcp --name petstore-mcp
@@ -18,7 +18,7 @@ Examples:
 Then: cd petstore-mcp && cargo build --release";
 
 #[derive(Debug, Args)]
-pub struct GenerateArgs {
+pub(crate) struct GenerateArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -42,7 +42,7 @@ pub struct GenerateArgs {
     pub force: bool,
 }
 
-pub fn run(args: &GenerateArgs) -> Result<()> {
+pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     let started = Instant::now();
     let spec = &args.input.spec;
     let p = pipeline::run(spec, &args.input.pipeline_options(args.warnings.strict)?)?;

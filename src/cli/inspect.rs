@@ -15,7 +15,7 @@ use crate::runtime::discovery::{self, group_digits};
 use crate::runtime::model::{Annotations, ListTokens, Method, Tool};
 use crate::tokens::{self, Cost, ModeCosts};
 
-pub const EXAMPLES: &str = "\
+pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen inspect samples/petstore-oas30.json
   mcpgen inspect api.yaml --include-tag pets --method GET
@@ -23,7 +23,7 @@ Examples:
   mcpgen inspect github.json --tool-mode all --schema-detail compact   the cost of a mode";
 
 #[derive(Debug, Args)]
-pub struct InspectArgs {
+pub(crate) struct InspectArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -42,7 +42,7 @@ pub struct InspectArgs {
     pub verbose: bool,
 }
 
-pub fn run(args: &InspectArgs) -> Result<()> {
+pub(super) fn run(args: &InspectArgs) -> Result<()> {
     let mut p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     args.context.apply(&mut p.tools.config.context);
     let progress = crate::progress::Progress::start(true, "counting tokens");

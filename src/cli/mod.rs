@@ -37,13 +37,13 @@ Examples:
 
 #[derive(Debug, Parser)]
 #[command(name = "mcpgen", version, about = "Turn OpenAPI documents and function-calling tool lists into MCP servers", after_help = EXAMPLES)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Show the MCP tools an input yields: a table, totals, token estimate, credentials, warnings.
     #[command(after_help = inspect::EXAMPLES)]
     Inspect(inspect::InspectArgs),
@@ -69,7 +69,7 @@ pub enum Command {
 
 /// The input and how it becomes tools: shared by every command.
 #[derive(Debug, Clone, Args)]
-pub struct InputArgs {
+pub(crate) struct InputArgs {
     /// OpenAPI document (2.0, 3.0, 3.1; JSON or YAML) or function-calling tool list: a file path, an http(s) URL, or `-` for stdin.
     #[arg(value_name = "SPEC")]
     pub spec: String,
@@ -146,7 +146,7 @@ pub struct InputArgs {
 
 /// `--strict` as every command but `export` means it.
 #[derive(Debug, Clone, Args)]
-pub struct StrictArg {
+pub(crate) struct StrictArg {
     /// Fail on any warning instead of skipping what cannot be converted.
     #[arg(long)]
     pub strict: bool,
@@ -154,7 +154,7 @@ pub struct StrictArg {
 
 impl InputArgs {
     /// The pipeline's options; reads the bindings file, if any.
-    pub fn pipeline_options(&self, strict: bool) -> crate::error::Result<PipelineOptions> {
+    pub(crate) fn pipeline_options(&self, strict: bool) -> crate::error::Result<PipelineOptions> {
         let routing = match (&self.forward_url, &self.bindings) {
             (Some(url), _) => Routing::Forward(Forward::new(url, self.forward_mode.into())?),
             (None, Some(path)) => Routing::Bindings(Box::new(Bindings::read(path)?)),

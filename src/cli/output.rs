@@ -8,12 +8,12 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 
 /// Whether a file name asks for YAML (`.yaml`, `.yml`).
-pub fn is_yaml(path: &Path) -> bool {
+pub(super) fn is_yaml(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
 }
 
 /// `value` as YAML, or as pretty JSON with a final newline.
-pub fn render<T: Serialize>(value: &T, yaml: bool, origin: &str) -> Result<String> {
+pub(super) fn render<T: Serialize>(value: &T, yaml: bool, origin: &str) -> Result<String> {
     if yaml {
         return serde_yaml::to_string(value).map_err(|e| Error::internal(format!("writing {origin} as YAML"), e));
     }
@@ -24,7 +24,7 @@ pub fn render<T: Serialize>(value: &T, yaml: bool, origin: &str) -> Result<Strin
 }
 
 /// `text` to `path` (atomically), or to stdout without one.
-pub fn write(path: Option<&Path>, text: &str) -> Result<()> {
+pub(super) fn write(path: Option<&Path>, text: &str) -> Result<()> {
     match path {
         Some(path) => write_atomically(path, text.as_bytes()),
         None => std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| write_error(Path::new("<stdout>"), e)),
@@ -36,7 +36,7 @@ fn write_error(path: &Path, e: std::io::Error) -> Error {
 }
 
 /// Writes to a temporary file beside `path`, then renames it: a failure leaves nothing half-written.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));

@@ -10,14 +10,14 @@ use crate::runtime::discovery::{self, MAX_LIMIT};
 use crate::runtime::search::SearchIndex;
 use crate::tokens;
 
-pub const EXAMPLES: &str = "\
+pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen search github.json \"who starred my repository\"
   mcpgen search github.json \"create a release\" --limit 3 --json | jq '.tools[].name'
   mcpgen search api.yaml \"delete\" --method DELETE          the same filters as every command";
 
 #[derive(Debug, Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -37,7 +37,7 @@ pub struct SearchArgs {
     pub json: bool,
 }
 
-pub fn run(args: &SearchArgs) -> Result<()> {
+pub(super) fn run(args: &SearchArgs) -> Result<()> {
     let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     let entries = tokens::entries(&p.tools.config.tools);
     crate::mem::drop_in_background(p);

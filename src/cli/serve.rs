@@ -9,7 +9,7 @@ use crate::runtime::cli::{ServerArgs, Transport};
 use crate::runtime::hooks::Extensions;
 use crate::runtime::model::RuntimeConfig;
 
-pub const EXAMPLES: &str = "\
+pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen serve openapi.yaml                                   stdio, for Claude Desktop / Cursor / VS Code
   mcpgen serve openapi.yaml --transport http --bind 127.0.0.1:8080
@@ -20,7 +20,7 @@ Examples:
   mcpgen serve functions.json --bindings bindings.yaml         a function list bound to a REST API";
 
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -35,7 +35,7 @@ fn invalid(spec: &str, message: String) -> Error {
     Error::Invalid { location: Location::doc(spec), message }
 }
 
-pub fn run(args: &ServeArgs) -> Result<()> {
+pub(super) fn run(args: &ServeArgs) -> Result<()> {
     let spec = &args.input.spec;
     if spec == "-" && args.server.transport == Transport::Stdio {
         return Err(Error::Usage {

@@ -71,6 +71,6 @@ impl From<ForwardModeArg> for ForwardMode {
 }
 
 /// The name a value has on the command line.
-pub fn name_of(value: &impl ValueEnum) -> String {
+pub(super) fn name_of(value: &impl ValueEnum) -> String {
     value.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
 }

@@ -24,7 +24,7 @@ use crate::names::{escape_keyword, is_identifier, pascal_identifier, snake_ident
 use crate::runtime::model::{RuntimeConfig, Tool};
 
 /// One tool answered by a handler, with its Rust names.
-pub struct Handler<'a> {
+pub(super) struct Handler<'a> {
     pub tool: &'a Tool,
     /// The function in `handlers.rs`, snake_case.
     pub function: String,
@@ -33,7 +33,7 @@ pub struct Handler<'a> {
 }
 
 /// The tools of `config` that need a handler, with unique Rust names.
-pub fn handlers(config: &RuntimeConfig) -> Vec<Handler<'_>> {
+pub(super) fn handlers(config: &RuntimeConfig) -> Vec<Handler<'_>> {
     let mut used_fns = BTreeSet::new();
     let mut used_types = BTreeSet::new();
     config
@@ -409,7 +409,7 @@ fn plain_root(obj: &Object) -> bool {
 }
 
 /// `src/tools.rs`: argument types and the dispatch from tool names to `crate::handlers`.
-pub fn tools_rs(mcpgen_version: &str, config: &RuntimeConfig) -> Result<String> {
+pub(super) fn tools_rs(mcpgen_version: &str, config: &RuntimeConfig) -> Result<String> {
     let header = doc_header(mcpgen_version);
     let list = handlers(config);
     let mut used: BTreeSet<String> = list.iter().map(|h| h.args_type.clone()).collect();
@@ -462,7 +462,7 @@ pub fn tools_rs(mcpgen_version: &str, config: &RuntimeConfig) -> Result<String> 
 }
 
 /// `src/handlers.rs`: one stub per tool, for the user to fill in.
-pub fn handlers_rs(config: &RuntimeConfig) -> Result<String> {
+pub(super) fn handlers_rs(config: &RuntimeConfig) -> Result<String> {
     let list = handlers(config);
     let stubs = list.iter().map(stub);
     let text = render(

@@ -8,11 +8,11 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
-pub const CARGO_TOML: &str = "Cargo.toml";
-pub const README: &str = "README.md";
-pub const ENV_EXAMPLE: &str = ".env.example";
-pub const DOCKERFILE: &str = "Dockerfile";
-pub const GITIGNORE: &str = ".gitignore";
+pub(super) const CARGO_TOML: &str = "Cargo.toml";
+pub(super) const README: &str = "README.md";
+pub(super) const ENV_EXAMPLE: &str = ".env.example";
+pub(super) const DOCKERFILE: &str = "Dockerfile";
+pub(super) const GITIGNORE: &str = ".gitignore";
 
 const TEMPLATES: &[(&str, &str)] = &[
     (CARGO_TOML, include_str!("../../templates/crate/Cargo.toml.hbs")),
@@ -23,14 +23,14 @@ const TEMPLATES: &[(&str, &str)] = &[
 ];
 
 /// The hooks module: static Rust, no spec strings in it.
-pub const HOOKS_RS: &str = include_str!("../../templates/crate/hooks.rs");
+pub(super) const HOOKS_RS: &str = include_str!("../../templates/crate/hooks.rs");
 
-pub struct Templates {
+pub(super) struct Templates {
     hb: Handlebars<'static>,
 }
 
 impl Templates {
-    pub fn new() -> Result<Self> {
+    pub(super) fn new() -> Result<Self> {
         let mut hb = Handlebars::new();
         hb.set_strict_mode(true);
         hb.register_escape_fn(handlebars::no_escape);
@@ -42,7 +42,7 @@ impl Templates {
         Ok(Templates { hb })
     }
 
-    pub fn render(&self, name: &str, ctx: &impl Serialize) -> Result<String> {
+    pub(super) fn render(&self, name: &str, ctx: &impl Serialize) -> Result<String> {
         self.hb.render(name, ctx).map_err(|e| bug(name, e.to_string()))
     }
 }
@@ -56,7 +56,7 @@ fn param_str<'a>(h: &'a Helper<'_>, name: &'static str) -> std::result::Result<&
 }
 
 /// A TOML basic string: quotes, backslashes and control characters escaped.
-pub fn toml_string(s: &str) -> String {
+pub(super) fn toml_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -72,7 +72,7 @@ pub fn toml_string(s: &str) -> String {
 }
 
 /// One line of text, at most 300 characters.
-pub fn inline_text(s: &str) -> String {
+pub(super) fn inline_text(s: &str) -> String {
     let line: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).take(300).collect();
     line.trim().to_string()
 }

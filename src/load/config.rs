@@ -11,7 +11,7 @@ use crate::runtime::model::{CONFIG_FORMAT_VERSION, RuntimeConfig};
 
 /// A runtime config from its parsed document: every field typed (methods, object schemas, ...),
 /// and the format version one this mcpgen reads.
-pub fn read_config(value: &Value, origin: &str) -> Result<RuntimeConfig> {
+pub(crate) fn read_config(value: &Value, origin: &str) -> Result<RuntimeConfig> {
     let version = value.get("mcpgen_config");
     if version.and_then(Value::as_u64) != Some(u64::from(CONFIG_FORMAT_VERSION)) {
         let found = version.map_or_else(|| "none".to_string(), Value::to_string);
@@ -28,7 +28,7 @@ pub fn read_config(value: &Value, origin: &str) -> Result<RuntimeConfig> {
 
 /// `value` as a `T`; a mismatch is an [`Error::Invalid`] at the JSON pointer of the bad value,
 /// naming the tool when it is inside one (`#/tools/3/...`).
-pub fn from_value_at<T: DeserializeOwned>(value: &Value, origin: &str, what: &str) -> Result<T> {
+pub(crate) fn from_value_at<T: DeserializeOwned>(value: &Value, origin: &str, what: &str) -> Result<T> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let pointer = pointer_of(e.path());
         let tool = tool_name(value, &pointer).map(|n| format!("tool `{n}`: ")).unwrap_or_default();

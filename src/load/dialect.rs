@@ -8,7 +8,7 @@ use crate::ir::Dialect;
 
 /// The dialect of a document and, for tool lists, the JSON pointer of the list itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Detected {
+pub(crate) struct Detected {
     pub dialect: Dialect,
     /// For function-calling inputs: where the array of tools is (`""` for a bare array).
     pub list_pointer: String,
@@ -16,11 +16,11 @@ pub struct Detected {
 }
 
 /// Whether a parsed document is a runtime config (`mcpgen config`'s output), by its format key.
-pub fn is_runtime_config(value: &Value) -> bool {
+pub(crate) fn is_runtime_config(value: &Value) -> bool {
     value.get("mcpgen_config").is_some()
 }
 
-pub fn detect(value: &Value, origin: &str) -> Result<Detected> {
+pub(crate) fn detect(value: &Value, origin: &str) -> Result<Detected> {
     let found = |dialect, list_pointer: &str| Detected {
         dialect,
         list_pointer: list_pointer.to_string(),

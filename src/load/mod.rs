@@ -14,10 +14,10 @@ use std::time::Duration;
 use serde_json::Value;
 use url::Url;
 
-pub use config::{from_value_at, read_config};
-pub use dialect::{Detected, detect, is_runtime_config};
+pub(crate) use config::{from_value_at, read_config};
+pub(crate) use dialect::{detect, is_runtime_config};
 pub use parse::parse_document;
-pub use refs::{RefTarget, split_ref};
+pub(crate) use refs::{RefTarget, split_ref};
 
 use crate::diag::Diagnostic;
 use crate::error::{Error, Location, Result};
@@ -25,7 +25,7 @@ use crate::ir::Dialect;
 use crate::runtime::model::RuntimeConfig;
 
 /// Documents larger than this are refused (Microsoft Graph beta, the largest real one, is 47 MB).
-pub const MAX_DOCUMENT_BYTES: u64 = 512 * 1024 * 1024;
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 512 * 1024 * 1024;
 
 #[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
@@ -121,14 +121,14 @@ impl DocumentSet {
 }
 
 /// What `serve` and `export` read: an API description, or a runtime config `mcpgen config` wrote.
-pub enum Input {
+pub(crate) enum Input {
     Api(Box<Document>),
     Config(Box<RuntimeConfig>),
 }
 
 /// Loads `spec` (a file path, an http(s) URL, or `-` for stdin) as an API description or a
 /// runtime config, whichever it is.
-pub fn load_input(spec: &str, opts: &LoadOptions) -> Result<Input> {
+pub(crate) fn load_input(spec: &str, opts: &LoadOptions) -> Result<Input> {
     let (root_id, root_url, value) = read_value(spec)?;
     if is_runtime_config(&value) {
         return Ok(Input::Config(Box::new(read_config(&value, spec)?)));
@@ -170,7 +170,7 @@ fn finish(spec: &str, root_id: String, root_url: Option<Url>, value: Value, opts
 }
 
 /// Parses an in-memory document as if it were loaded from `origin` (tests and stdin-like uses).
-pub fn load_str(text: &str, origin: &str) -> Result<Document> {
+pub(crate) fn load_str(text: &str, origin: &str) -> Result<Document> {
     let value = parse_document(text.as_bytes(), origin)?;
     let detected = detect(&value, origin)?;
     Ok(Document {
@@ -228,13 +228,6 @@ fn check_size(size: u64, origin: &str) -> Result<()> {
     Ok(())
 }
 
-/// Installs the ring crypto provider for rustls once (the default aws-lc build is much slower to
-/// compile). Safe to call many times.
-pub fn install_crypto_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-// (The engine installs it too, in `runtime::upstream`, which must not depend on this module.)
-
 /// The innermost cause of an error, which says what went wrong ("connection refused") where the
 /// outer layers say what was being done ("error sending request").
 fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
@@ -252,7 +245,7 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 pub(crate) fn fetch_url(url: &Url) -> Result<Vec<u8>> {
-    install_crypto_provider();
+    crate::runtime::install_crypto_provider();
     let origin = url.as_str();
     let err = |message: String| Error::Read { location: Location::doc(origin), message };
     let client = reqwest::blocking::Client::builder()

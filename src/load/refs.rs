@@ -10,13 +10,13 @@ use crate::schema::keywords;
 
 /// What a `$ref` points at: a document id and a JSON pointer inside it (`""` = the whole document).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RefTarget {
+pub(crate) struct RefTarget {
     pub doc: String,
     pub pointer: String,
 }
 
 /// Splits `reference`, relative to document `base`, into its target. Fragments are percent-decoded.
-pub fn split_ref(base: &str, reference: &str) -> Result<RefTarget, String> {
+pub(crate) fn split_ref(base: &str, reference: &str) -> Result<RefTarget, String> {
     let (uri, fragment) = match reference.split_once('#') {
         Some((u, f)) => (u, f),
         None => (reference, ""),

@@ -65,7 +65,7 @@ pub fn bind(mut ir: ApiIr, routing: &Routing) -> Result<ApiIr> {
 }
 
 /// The error for a function that a bindings file leaves unbound, when its tool is wanted.
-pub fn missing_binding(file: &str, function: &str) -> Error {
+pub(crate) fn missing_binding(file: &str, function: &str) -> Error {
     Error::Invalid {
         location: Location::at_pointer(file, "#/functions"),
         message: format!("no binding for the function `{function}` (add one, or leave it out with --exclude-op)"),

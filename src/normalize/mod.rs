@@ -3,7 +3,7 @@
 mod bind;
 mod functions;
 mod openapi;
-pub mod schema;
+pub(crate) mod schema;
 mod swagger2;
 
 use crate::diag::{DiagKind, Diagnostic};
@@ -11,11 +11,9 @@ use crate::error::{Error, Result};
 use crate::ir::{ApiInfo, ApiIr, Dialect};
 use crate::load::Document;
 
-pub use bind::{
-    ArgLocation, ArgPlace, Bindings, Forward, ForwardMode, FunctionBinding, Routing, bind, missing_binding,
-};
-pub use openapi::template_vars;
-pub use schema::DEFS_PREFIX;
+pub(crate) use bind::missing_binding;
+pub use bind::{Bindings, Forward, ForwardMode, Routing, bind};
+pub(crate) use schema::DEFS_PREFIX;
 
 /// Normalises a loaded document. Problems confined to one operation become diagnostics; the
 /// document fails as a whole only when nothing usable is left. `lenient`: bad entries of a

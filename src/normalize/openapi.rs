@@ -36,7 +36,7 @@ struct Located<'d> {
 type OpResult<T> = Result<T, Fault>;
 
 impl<'d> Walker<'d> {
-    pub fn info(&self) -> ApiInfo {
+    pub(super) fn info(&self) -> ApiInfo {
         let info = self.docs.root_value().get("info");
         let text = |k: &str| info.and_then(|i| i.get(k)).and_then(Value::as_str).map(str::to_string);
         ApiInfo {
@@ -46,7 +46,7 @@ impl<'d> Walker<'d> {
         }
     }
 
-    pub fn servers(&mut self, v: Option<&Value>, pointer: &str) -> Vec<String> {
+    pub(super) fn servers(&mut self, v: Option<&Value>, pointer: &str) -> Vec<String> {
         let Some(Value::Array(list)) = v else { return Vec::new() };
         let mut out = Vec::new();
         for (i, s) in list.iter().enumerate() {
@@ -67,7 +67,7 @@ impl<'d> Walker<'d> {
         out
     }
 
-    pub fn security_schemes(&mut self) -> BTreeMap<String, SecurityScheme> {
+    pub(super) fn security_schemes(&mut self) -> BTreeMap<String, SecurityScheme> {
         let docs = self.docs;
         let root = docs.root_value();
         let mut out = BTreeMap::new();
@@ -87,7 +87,7 @@ impl<'d> Walker<'d> {
         out
     }
 
-    pub fn security(&mut self, v: Option<&Value>, pointer: &str) -> Option<Vec<SecurityRequirement>> {
+    pub(super) fn security(&mut self, v: Option<&Value>, pointer: &str) -> Option<Vec<SecurityRequirement>> {
         let v = v?;
         let Value::Array(list) = v else {
             self.warn(DiagKind::Lenient, pointer, format!("`security` must be an array, found {}", kind_of(v)));
@@ -108,7 +108,7 @@ impl<'d> Walker<'d> {
     }
 
     /// Walks `paths`; returns the operations sorted by path, then method.
-    pub fn operations(&mut self) -> Vec<Operation> {
+    pub(super) fn operations(&mut self) -> Vec<Operation> {
         let docs = self.docs;
         let root = docs.root_value();
         let mut ops = Vec::new();
@@ -551,7 +551,7 @@ fn substitute_variables(url: &str, vars: Option<&Value>) -> String {
 }
 
 /// The `{name}` variables of a path template, in order.
-pub fn template_vars(path: &str) -> Vec<&str> {
+pub(crate) fn template_vars(path: &str) -> Vec<&str> {
     let mut vars = Vec::new();
     let mut rest = path;
     while let Some(start) = rest.find('{') {

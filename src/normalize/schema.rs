@@ -14,10 +14,10 @@ use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::load::{DocumentSet, RefTarget, split_ref};
 
 /// Prefix of every reference in converted schemas.
-pub const DEFS_PREFIX: &str = "#/$defs/";
+pub(crate) const DEFS_PREFIX: &str = "#/$defs/";
 
 /// Converts schemas and keeps the registry of named (referenced) ones.
-pub struct SchemaConverter<'d> {
+pub(crate) struct SchemaConverter<'d> {
     docs: &'d DocumentSet,
     registry: BTreeMap<String, Value>,
     keys: HashMap<RefTarget, String>,
@@ -34,7 +34,7 @@ enum Mode {
 }
 
 impl<'d> SchemaConverter<'d> {
-    pub fn new(docs: &'d DocumentSet) -> Self {
+    pub(crate) fn new(docs: &'d DocumentSet) -> Self {
         SchemaConverter {
             docs,
             registry: BTreeMap::new(),
@@ -47,19 +47,19 @@ impl<'d> SchemaConverter<'d> {
 
     /// Converts a schema of an operation found at `pointer` in document `doc`. A broken or circular
     /// `$ref` in it is an error (the caller skips the operation).
-    pub fn convert(&mut self, schema: &Value, doc: &str, pointer: &str) -> Result<Value, Fault> {
+    pub(crate) fn convert(&mut self, schema: &Value, doc: &str, pointer: &str) -> Result<Value, Fault> {
         self.convert_value(schema, doc, pointer, Mode::Strict)
     }
 
     /// Converts every schema registered so far (and those they reference), then returns the
     /// registry. Broken `$ref`s inside them become unconstrained schemas with a warning.
-    pub fn finish(mut self) -> (BTreeMap<String, Value>, Vec<Diagnostic>) {
+    pub(crate) fn finish(mut self) -> (BTreeMap<String, Value>, Vec<Diagnostic>) {
         self.flush();
         (self.registry, self.diagnostics)
     }
 
     /// Converts the schemas registered but not yet converted.
-    pub fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         while let Some((key, target)) = self.pending.pop() {
             let pointer = format!("#{}", target.pointer);
             let converted = match self.lookup(&target) {

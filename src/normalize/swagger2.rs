@@ -28,7 +28,7 @@ const PARAM_SCHEMA_KEYS: [&str; 16] = [
     "multipleOf",
 ];
 
-pub fn upgrade(doc: &Value, diags: &mut Vec<Diagnostic>) -> Value {
+pub(super) fn upgrade(doc: &Value, diags: &mut Vec<Diagnostic>) -> Value {
     let empty = Map::new();
     let root = doc.as_object().unwrap_or(&empty);
     let mut out = Map::new();

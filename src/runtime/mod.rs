@@ -27,4 +27,4 @@ pub mod upstream;
 pub use engine::{Engine, EngineOptions};
 pub use error::Error;
 pub use server::McpServer;
-pub use upstream::UpstreamPolicy;
+pub use upstream::{UpstreamPolicy, install_crypto_provider};

@@ -56,11 +56,15 @@ pub struct Upstream {
     next_slot: Mutex<Instant>,
 }
 
+/// Installs the ring crypto provider for rustls. reqwest is built without a default one (aws-lc
+/// costs minutes of compile time) and would panic without it. Safe to call many times.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 impl Upstream {
     pub fn new(policy: UpstreamPolicy) -> Result<Self> {
-        // reqwest is built without a default TLS provider (aws-lc costs minutes of compile time);
-        // without one installed it would panic here. Installing twice is harmless.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        install_crypto_provider();
         let http = reqwest::Client::builder()
             .timeout(policy.timeout)
             .connect_timeout(policy.timeout.min(Duration::from_secs(10)))

@@ -28,7 +28,7 @@ impl Default for InlineLimits {
 }
 
 /// The result of inlining: a schema with a root `$defs` when cycles required it.
-pub struct Inlined {
+pub(crate) struct Inlined {
     pub schema: Value,
     /// Names of schemas cut short (too deep or too large).
     pub truncated: BTreeSet<String>,
@@ -37,7 +37,7 @@ pub struct Inlined {
 /// Inlines with the deepest nesting whose result fits the size budget (iterative deepening in
 /// reverse: every property at one depth is treated alike, unlike a budget spent first-come), then
 /// merges the `allOf`s that only annotate one schema (which inlining `$ref`s with siblings makes).
-pub fn inline(schema: &Value, registry: &BTreeMap<String, Value>, limits: InlineLimits) -> Inlined {
+pub(crate) fn inline(schema: &Value, registry: &BTreeMap<String, Value>, limits: InlineLimits) -> Inlined {
     let mut depth = limits.max_depth.max(1);
     loop {
         // The last attempt (depth 1) has no budget: it must produce a schema.
@@ -51,7 +51,7 @@ pub fn inline(schema: &Value, registry: &BTreeMap<String, Value>, limits: Inline
 }
 
 /// The compact JSON size of a value, computed without serialising it.
-pub fn json_size(v: &Value) -> usize {
+pub(crate) fn json_size(v: &Value) -> usize {
     match v {
         Value::Null => 4,
         Value::Bool(b) => {
@@ -235,7 +235,7 @@ fn merge_siblings(target: Value, siblings: Map<String, Value>) -> Value {
 
 /// Removes, everywhere in a schema, the properties marked with `flag` (`readOnly` for inputs,
 /// `writeOnly` for outputs), and their `required` entries.
-pub fn strip_flagged_properties(schema: &mut Value, flag: &str) {
+pub(crate) fn strip_flagged_properties(schema: &mut Value, flag: &str) {
     match schema {
         Value::Object(obj) => {
             if let Some(Value::Object(props)) = obj.get_mut("properties") {
@@ -268,7 +268,7 @@ pub fn strip_flagged_properties(schema: &mut Value, flag: &str) {
 }
 
 /// Gives every array schema an `items` (some clients reject arrays without one).
-pub fn ensure_array_items(schema: &mut Value) {
+pub(crate) fn ensure_array_items(schema: &mut Value) {
     match schema {
         Value::Object(obj) => {
             let is_array = match obj.get("type") {

@@ -12,7 +12,7 @@ use crate::ir::{MediaType, Operation, RequestBody};
 use crate::normalize::DEFS_PREFIX;
 use crate::runtime::model::{BodyBinding, BodyContent, BodyField, ParamBinding, ParamLocation};
 
-pub struct Input {
+pub(crate) struct Input {
     pub schema: Value,
     pub params: Vec<ParamBinding>,
     pub body: Option<BodyBinding>,
@@ -143,7 +143,7 @@ fn fixed_header_value(p: &crate::ir::Parameter, op: &Operation) -> Option<String
     }
 }
 
-pub fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: InlineLimits) -> Input {
+pub(crate) fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, limits: InlineLimits) -> Input {
     let mut diagnostics = Vec::new();
     let mut names = ArgNames::default();
     let mut props = Map::new();
@@ -245,7 +245,7 @@ fn annotate(schema: &mut Value, description: Option<&str>, deprecated: bool) {
 }
 
 /// The media type a tool sends: JSON first, then forms, then whatever comes first.
-pub fn preferred_media(content: &[MediaType]) -> Option<&MediaType> {
+pub(crate) fn preferred_media(content: &[MediaType]) -> Option<&MediaType> {
     let rank = |m: &MediaType| {
         let t = m.media_type.to_ascii_lowercase();
         if t.starts_with("application/json") || (t.starts_with("application/") && t.contains("+json")) {

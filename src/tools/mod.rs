@@ -5,9 +5,9 @@
 
 mod filter;
 pub(crate) mod inline;
-pub mod input;
-pub mod naming;
-pub mod security;
+pub(crate) mod input;
+pub(crate) mod naming;
+pub(crate) mod security;
 mod simplify;
 
 use std::collections::BTreeMap;
@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::runtime::model::JsonObject;
 
 pub use filter::Filter;
-pub use inline::InlineLimits;
+pub(crate) use inline::InlineLimits;
 
 use crate::conventions;
 use crate::diag::{DiagKind, Diagnostic, child};
@@ -434,7 +434,7 @@ fn input_object(schema: Value, tool: &str) -> Result<JsonObject> {
 }
 
 /// Annotations from the HTTP method ([`conventions::method_hints`]), with `x-mcp` overrides.
-pub fn annotations(method: Method, ext: &crate::ir::McpExtension) -> Annotations {
+pub(crate) fn annotations(method: Method, ext: &crate::ir::McpExtension) -> Annotations {
     let (read_only, destructive, idempotent) = conventions::method_hints(method);
     Annotations {
         title: ext.annotations_title.clone(),
@@ -461,7 +461,7 @@ fn describe(summary: Option<&str>, description: Option<&str>, deprecated: bool, 
 }
 
 /// Cuts text to at most `max` characters, marking the cut with `…` (the engine's own, shared).
-pub use crate::runtime::compact::cap;
+pub(crate) use crate::runtime::compact::cap;
 
 #[cfg(test)]
 mod tests {

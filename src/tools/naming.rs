@@ -10,7 +10,7 @@ use crate::names::{name_parts, snake_case};
 
 /// The name an operation asks for, before sanitising: `x-mcp.name`, the operationId, or else
 /// [`path_name`].
-pub fn desired_name(op: &Operation) -> String {
+pub(crate) fn desired_name(op: &Operation) -> String {
     if let Some(n) = op.mcp.name.as_deref().or(op.operation_id.as_deref()) {
         // An id that is mostly non-ASCII (`ｇｅｔ＿名前`) says little once sanitised: use the path.
         if n.chars().filter(char::is_ascii_alphanumeric).count() >= 3 {
@@ -22,7 +22,7 @@ pub fn desired_name(op: &Operation) -> String {
 
 /// A readable snake_case name from the method and the path: path parameters become `by_<name>`
 /// (`GET /users/{userId}/repos` -> `get_users_by_user_id_repos`); a path without words is `root`.
-pub fn path_name(method: &str, path: &str) -> String {
+pub(crate) fn path_name(method: &str, path: &str) -> String {
     let mut words = vec![snake_case(method)];
     let mut push = |text: &str, prefix: &str| {
         let word = snake_case(text);
@@ -47,7 +47,7 @@ pub fn path_name(method: &str, path: &str) -> String {
 
 /// Replaces characters outside `[A-Za-z0-9_-]` by `_`, collapses runs, trims, and makes the
 /// first character a letter or `_`.
-pub fn sanitize(raw: &str) -> String {
+pub(crate) fn sanitize(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     for c in raw.chars() {
         let c = if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' };
@@ -69,7 +69,7 @@ pub fn sanitize(raw: &str) -> String {
 
 /// Shortens a sanitised name to at most `max` characters: first by abbreviating each word,
 /// then by cutting and appending a short stable hash of the full name.
-pub fn shorten(name: &str, max: usize) -> String {
+pub(crate) fn shorten(name: &str, max: usize) -> String {
     if name.len() <= max {
         return name.to_string();
     }
@@ -87,7 +87,7 @@ pub fn shorten(name: &str, max: usize) -> String {
 }
 
 /// FNV-1a: a tiny hash whose value never changes between Rust versions (unlike `DefaultHasher`).
-pub fn fnv1a(bytes: &[u8]) -> u32 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u32 {
     let mut h: u32 = 0x811c_9dc5;
     for b in bytes {
         h ^= u32::from(*b);
@@ -98,17 +98,17 @@ pub fn fnv1a(bytes: &[u8]) -> u32 {
 
 /// Hands out unique names in call order: a taken name gets `_2`, `_3`, ... (still within `max`).
 #[derive(Debug, Default)]
-pub struct NameAllocator {
+pub(crate) struct NameAllocator {
     used: HashSet<String>,
     max: usize,
 }
 
 impl NameAllocator {
-    pub fn new(max: usize) -> Self {
+    pub(crate) fn new(max: usize) -> Self {
         NameAllocator { used: HashSet::new(), max }
     }
 
-    pub fn allocate(&mut self, desired: &str) -> String {
+    pub(crate) fn allocate(&mut self, desired: &str) -> String {
         let base = shorten(desired, self.max);
         if self.used.insert(base.clone()) {
             return base;
@@ -123,15 +123,11 @@ impl NameAllocator {
         }
         unreachable!("an unbounded counter always finds a free name")
     }
-
-    pub fn reserve(&mut self, name: &str) -> bool {
-        self.used.insert(name.to_string())
-    }
 }
 
 /// An input property name for a wire name (parameter or body field): `[A-Za-z0-9_.-]`, at most
 /// 64 characters (Anthropic's and OpenAI's limit for property keys).
-pub fn arg_name(wire: &str) -> String {
+pub(crate) fn arg_name(wire: &str) -> String {
     let mut out = String::with_capacity(wire.len());
     for c in wire.chars() {
         let c = if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' };

@@ -7,7 +7,7 @@ use crate::ir::{self, HttpScheme, SecurityRequirement};
 use crate::names::screaming_snake_case;
 use crate::runtime::model::{SecurityRequirements, SecurityScheme};
 
-pub fn runtime_schemes(
+pub(crate) fn runtime_schemes(
     schemes: &BTreeMap<String, ir::SecurityScheme>,
     prefix: &str,
 ) -> BTreeMap<String, SecurityScheme> {
@@ -69,7 +69,10 @@ pub fn runtime_schemes(
 }
 
 /// Requirements as sets of scheme names; schemes the document does not define are dropped.
-pub fn requirements(reqs: &[SecurityRequirement], known: &BTreeMap<String, SecurityScheme>) -> SecurityRequirements {
+pub(crate) fn requirements(
+    reqs: &[SecurityRequirement],
+    known: &BTreeMap<String, SecurityScheme>,
+) -> SecurityRequirements {
     let mut out: SecurityRequirements = Vec::new();
     for r in reqs {
         let set: Vec<String> = r.keys().filter(|k| known.contains_key(*k)).cloned().collect();
@@ -86,7 +89,7 @@ pub fn requirements(reqs: &[SecurityRequirement], known: &BTreeMap<String, Secur
 
 /// An `--auth` credential: `bearer:ENV`, `header:NAME:ENV`, `query:NAME:ENV` or
 /// `basic:USER_ENV:PASS_ENV`. Only env var names are taken: the secrets stay in the environment.
-pub fn parse_auth(spec: &str) -> Result<SecurityScheme, String> {
+pub(crate) fn parse_auth(spec: &str) -> Result<SecurityScheme, String> {
     use crate::runtime::model::ApiKeyLocation;
     let parts: Vec<&str> = spec.split(':').collect();
     let env_name = |v: &str| -> Result<String, String> {
@@ -130,7 +133,7 @@ pub fn parse_auth(spec: &str) -> Result<SecurityScheme, String> {
 
 /// Adds the `--auth` schemes (`auth`, `auth_2`, ...) and returns their names: one requirement
 /// that needs them all.
-pub fn add_cli_schemes(schemes: &mut BTreeMap<String, SecurityScheme>, auth: &[SecurityScheme]) -> Vec<String> {
+pub(crate) fn add_cli_schemes(schemes: &mut BTreeMap<String, SecurityScheme>, auth: &[SecurityScheme]) -> Vec<String> {
     let mut names = Vec::new();
     for (i, scheme) in auth.iter().enumerate() {
         let mut name = if i == 0 { "auth".to_string() } else { format!("auth_{}", i + 1) };
@@ -145,9 +148,9 @@ pub fn add_cli_schemes(schemes: &mut BTreeMap<String, SecurityScheme>, auth: &[S
 
 /// The scheme standing for declared `Authorization` header parameters (many documents use one
 /// instead of a security scheme): the header's whole value comes from `<API>_AUTHORIZATION`.
-pub const AUTHORIZATION_HEADER: &str = "authorization_header";
+pub(crate) const AUTHORIZATION_HEADER: &str = "authorization_header";
 
-pub fn authorization_header(prefix: &str) -> SecurityScheme {
+pub(crate) fn authorization_header(prefix: &str) -> SecurityScheme {
     SecurityScheme::ApiKey {
         location: crate::runtime::model::ApiKeyLocation::Header,
         name: "Authorization".into(),
@@ -156,7 +159,7 @@ pub fn authorization_header(prefix: &str) -> SecurityScheme {
 }
 
 /// Adds the `Authorization` header scheme when an operation declares that header parameter.
-pub fn add_authorization_header(
+pub(crate) fn add_authorization_header(
     schemes: &mut BTreeMap<String, SecurityScheme>,
     operations: &[crate::ir::Operation],
     prefix: &str,
@@ -168,7 +171,7 @@ pub fn add_authorization_header(
 
 /// Whether an operation declares an `Authorization` header parameter (a bound function's is an
 /// argument it declared).
-pub fn declares_authorization(op: &crate::ir::Operation) -> bool {
+pub(crate) fn declares_authorization(op: &crate::ir::Operation) -> bool {
     op.function.is_none()
         && op.parameters.iter().any(|p| {
             p.location == crate::runtime::model::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization")

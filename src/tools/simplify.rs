@@ -14,7 +14,7 @@ use crate::schema::keywords::{ADJACENT, SCHEMA, SCHEMA_LIST, SCHEMA_MAP, SCOPING
 /// Merges, everywhere in a schema (schema positions only, never data such as `enum` or
 /// `default`), every `allOf` that only adds annotations to at most one schema. Innermost first,
 /// so a merged branch arrives already simplified.
-pub fn merge_annotation_all_of(schema: &mut Value) {
+pub(super) fn merge_annotation_all_of(schema: &mut Value) {
     let Value::Object(obj) = schema else { return };
     for (key, value) in obj.iter_mut() {
         let key = key.as_str();

@@ -93,7 +93,7 @@ impl Mock {
 
 pub async fn start_mock() -> Mock {
     // Tests talk to servers with reqwest too: its TLS provider must be chosen first.
-    mcpgen::load::install_crypto_provider();
+    mcpgen::runtime::install_crypto_provider();
     let state = Arc::new(Mutex::new(MockState::default()));
     let app = axum::Router::new().fallback(handle).with_state(state.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -294,7 +294,7 @@ impl Connected {
 }
 
 pub async fn connect(cmd: &ServerCommand, transport: Transport) -> Connected {
-    mcpgen::load::install_crypto_provider();
+    mcpgen::runtime::install_crypto_provider();
     match transport {
         Transport::Stdio => {
             let mut c = cmd.command(&["--transport", "stdio"]);
