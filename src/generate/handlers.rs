@@ -496,10 +496,20 @@ fn stub(h: &Handler<'_>) -> TokenStream {
 }
 
 /// The stub functions `existing` (the user's handlers.rs) lacks, for a note after regenerating.
+/// A file that does not parse gets no note: the compiler will say more than we could.
 pub fn missing_in(existing: &str, config: &RuntimeConfig) -> Vec<String> {
+    let Ok(file) = syn::parse_file(existing) else { return Vec::new() };
+    let defined: BTreeSet<String> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
     handlers(config)
         .iter()
-        .filter(|h| !existing.contains(&format!("fn {}(", h.function)))
+        .filter(|h| !defined.contains(&h.function))
         .map(|h| format!("pub async fn {}(args: {}) -> Result<Value, Error>", h.function, h.args_type))
         .collect()
 }
@@ -530,6 +540,40 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    fn two_unbound_tools() -> RuntimeConfig {
+        let tools: Vec<Value> = ["get_weather", "send_mail"]
+            .map(|name| {
+                json!({
+                    "name": name, "input_schema": {"type": "object"},
+                    "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false,
+                                    "openWorldHint": true}
+                })
+            })
+            .to_vec();
+        crate::load::read_config(
+            &json!({
+                "mcpgen_config": crate::runtime::model::CONFIG_FORMAT_VERSION,
+                "server": {"name": "t", "version": "1"},
+                "upstream": {},
+                "tools": tools
+            }),
+            "t.json",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn missing_handlers_are_found_by_parsing_the_users_file() {
+        let users = "// fn send_mail( is still to write\npub async fn get_weather(args: GetWeatherArgs) -> Result<Value, Error> { todo() }";
+        let missing = missing_in(users, &two_unbound_tools());
+        assert_eq!(missing, ["pub async fn send_mail(args: SendMailArgs) -> Result<Value, Error>"]);
+    }
+
+    #[test]
+    fn a_users_file_that_does_not_parse_gets_no_note() {
+        assert!(missing_in("pub async fn get_weather(", &two_unbound_tools()).is_empty());
+    }
 
     #[test]
     fn field_idents() {
