@@ -40,16 +40,24 @@ pub enum OutputSchemaPolicy {
     Full,
 }
 
+/// How the tools stage builds tools.
 #[derive(Debug, Clone)]
 pub struct ToolOptions {
+    /// Which operations become tools. Names are allocated before it applies, so it renames nothing.
     pub filter: Filter,
+    /// Longest tool name (8 to 128; default 64): longer ones are abbreviated word by word, then cut
+    /// with a stable hash.
     pub max_name_len: usize,
+    /// Longest tool description and server instructions, in characters (default 1024); longer ones
+    /// are cut, ending in `…`.
     pub max_description_len: usize,
+    /// Whether tools declare an output schema (default: none).
     pub output_schema: OutputSchemaPolicy,
     /// Overrides the document's servers.
     pub base_url: Option<String>,
     /// Prefix of credential env vars; derived from the API title when `None`.
     pub env_prefix: Option<String>,
+    /// How far `$ref`s are inlined into tool schemas (depth, size).
     pub inline: InlineLimits,
     /// Credentials (`--auth`) for every operation that declares no scheme of its own.
     pub auth: Vec<crate::runtime::model::SecurityScheme>,
@@ -73,11 +81,13 @@ impl Default for ToolOptions {
 /// The tools of an API: the runtime config, plus what inspect reports about where they came from.
 #[derive(Debug, Clone)]
 pub struct ToolSet {
+    /// The runtime config: server info, upstream, credentials and the tools.
     pub config: RuntimeConfig,
     /// By tool name: the operation or function each tool comes from.
     pub sources: BTreeMap<String, ToolSource>,
     /// Operations (or functions) in the input, before filtering.
     pub operations: usize,
+    /// What the tools stage noticed (renamed tools, schemas cut short, ...).
     pub diagnostics: Vec<Diagnostic>,
 }
 
