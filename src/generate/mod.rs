@@ -461,7 +461,10 @@ mod tests {
                         && (only.is_empty() || only.contains(&e.ident.to_string().as_str())) =>
                 {
                     no_docs(&mut e.attrs);
-                    e.variants.iter_mut().for_each(|v| no_docs(&mut v.attrs));
+                    for v in &mut e.variants {
+                        no_docs(&mut v.attrs);
+                        v.fields.iter_mut().for_each(|f| no_docs(&mut f.attrs));
+                    }
                     syn::Item::Enum(e)
                 }
                 syn::Item::Trait(mut t) if matches!(t.vis, Public(_)) && only.is_empty() => {
