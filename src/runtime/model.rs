@@ -226,7 +226,7 @@ pub type SecurityRequirements = Vec<Vec<String>>;
 /// Limits on upstream requests. `serve`'s `--timeout` and `--max-response-bytes` (and a generated
 /// crate's) override them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct Limits {
     /// Per-request timeout toward the upstream, in seconds.
     pub timeout_secs: f64,
