@@ -24,8 +24,7 @@ use crate::diag::{DiagKind, Diagnostic, child};
 use crate::error::{Error, Result};
 use crate::ir::{ApiIr, Function, Method, Operation};
 use crate::runtime::model::{
-    Annotations, BodyBinding, CONFIG_FORMAT_VERSION, HttpBinding, Limits, ParamBinding, RuntimeConfig, ServerInfo,
-    Tool, Upstream,
+    Annotations, BodyBinding, CONFIG_FORMAT_VERSION, HttpBinding, Limits, RuntimeConfig, ServerInfo, Tool, Upstream,
 };
 use naming::NameAllocator;
 
@@ -219,15 +218,7 @@ fn bound_binding(
     let params = op
         .parameters
         .iter()
-        .map(|p| ParamBinding {
-            arg: p.argument.clone().unwrap_or_else(|| p.name.clone()),
-            name: p.name.clone(),
-            location: p.location,
-            style: p.style,
-            explode: p.explode,
-            allow_reserved: p.allow_reserved,
-            content_type: p.content_type.clone(),
-        })
+        .map(|p| input::param_binding(p, p.argument.clone().unwrap_or_else(|| p.name.clone())))
         .collect();
     let body = op.request_body.as_ref().and_then(|b| {
         Some(BodyBinding {
