@@ -105,11 +105,20 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
-            cancel.cancel();
+            // New connections stop now; calls in flight finish (cancelling them at once would drop
+            // answers to requests the upstream already received, and a client's retry would send
+            // them twice). Long-lived streams (legacy SSE) are cut after a grace period.
+            tokio::spawn(async move {
+                tokio::time::sleep(SHUTDOWN_GRACE).await;
+                cancel.cancel();
+            });
         })
         .await
         .map_err(|e| Error::Transport(format!("HTTP server: {e}")))
 }
+
+/// How long calls in flight may run after a shutdown signal before streams are cut.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Bearer-token check for `/mcp`, in constant time.
 async fn require_token(State(token): State<Option<Arc<str>>>, request: Request, next: Next) -> Response {
