@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::ir::{self, HttpScheme, SecurityRequirement};
 use crate::names::screaming_snake_case;
-use crate::runtime::model::{SecurityRequirements, SecurityScheme};
+use crate::runtime::model::{ScopeSets, SecurityRequirements, SecurityScheme};
 
 pub(crate) fn runtime_schemes(
     schemes: &BTreeMap<String, ir::SecurityScheme>,
@@ -85,6 +85,42 @@ pub(crate) fn requirements(
         return Vec::new();
     }
     out
+}
+
+/// The OAuth scopes a caller needs for an operation with these requirements (see
+/// `runtime::model::Tool::scopes`): each alternative's oauth2 and openIdConnect scopes, as one
+/// set. Alternatives without such a scheme are left out (an API key the server holds says
+/// nothing about the caller); when none has one, or one needs no scope, no scope is needed.
+pub(crate) fn caller_scopes(reqs: &[SecurityRequirement], schemes: &BTreeMap<String, ir::SecurityScheme>) -> ScopeSets {
+    let mut sets: ScopeSets = Vec::new();
+    for r in reqs {
+        let mut set: Vec<String> = Vec::new();
+        let mut oauth = false;
+        for (name, scopes) in r {
+            if matches!(
+                schemes.get(name),
+                Some(ir::SecurityScheme::OAuth2 { .. } | ir::SecurityScheme::OpenIdConnect { .. })
+            ) {
+                oauth = true;
+                for s in scopes {
+                    if !set.contains(s) {
+                        set.push(s.clone());
+                    }
+                }
+            }
+        }
+        if !oauth {
+            continue;
+        }
+        if set.is_empty() {
+            return Vec::new();
+        }
+        set.sort();
+        if !sets.contains(&set) {
+            sets.push(set);
+        }
+    }
+    sets
 }
 
 /// An `--auth` credential: `bearer:ENV`, `header:NAME:ENV`, `query:NAME:ENV` or
