@@ -212,7 +212,7 @@ pub struct ServerArgs {
 
     /// OAuth access tokens on /mcp.
     #[command(flatten)]
-    pub oauth: OAuthArgs,
+    pub oauth: Box<OAuthArgs>,
 
     /// Whose credentials upstream requests carry: the server's own (env vars), or the caller's
     /// OAuth access token (passthrough, for APIs that trust the same authorization server).
