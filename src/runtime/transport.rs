@@ -71,7 +71,15 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
             let info = &server.engine().info;
             let name = info.title.clone().unwrap_or_else(|| info.name.clone());
             let rs = Arc::new(super::oauth::ResourceServer::new(o, addr, &name, server.engine().scopes())?);
-            rs.prefetch().await;
+            // The keys, fetched before serving; a slow authorization server delays the start by
+            // a few seconds at most (the fetch goes on, and the first tokens wait for it).
+            let fetch = tokio::spawn({
+                let rs = rs.clone();
+                async move { rs.prefetch().await }
+            });
+            if tokio::time::timeout(std::time::Duration::from_secs(5), fetch).await.is_err() {
+                tracing::warn!("OAuth: the authorization server is slow to answer; serving while its keys are fetched");
+            }
             Some(rs)
         }
         None => None,
