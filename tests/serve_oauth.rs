@@ -130,29 +130,45 @@ struct IdpState {
     jwks_fetches: AtomicUsize,
 }
 
-/// The test authorization server: RFC 8414 metadata and a JWKS that tests can change.
+/// The test authorization server: its metadata and a JWKS that tests can change.
 struct Idp {
     url: String,
     state: Arc<IdpState>,
 }
 
+/// Where the authorization server publishes its metadata.
+#[derive(Clone, Copy, PartialEq)]
+enum Metadata {
+    /// RFC 8414 at the root; the issuer is the origin.
+    OAuth,
+    /// OpenID Connect discovery appended to the issuer's path (Keycloak's `/realms/test`).
+    OpenIdWithPath,
+}
+
 impl Idp {
     async fn start(keys: &[&Signer]) -> Idp {
+        Idp::start_with(keys, Metadata::OAuth).await
+    }
+
+    async fn start_with(keys: &[&Signer], style: Metadata) -> Idp {
         let state = Arc::new(IdpState::default());
+        let metadata = |State(s): State<Arc<IdpState>>| async move {
+            let issuer = s.issuer.lock().unwrap().clone();
+            let origin = issuer.trim_end_matches("/realms/test").to_string();
+            axum::Json(json!({
+                "issuer": issuer,
+                "jwks_uri": format!("{origin}/jwks"),
+                "authorization_endpoint": format!("{issuer}/authorize"),
+                "token_endpoint": format!("{issuer}/token"),
+                "code_challenge_methods_supported": ["S256"],
+            }))
+        };
+        let path = match style {
+            Metadata::OAuth => "/.well-known/oauth-authorization-server",
+            Metadata::OpenIdWithPath => "/realms/test/.well-known/openid-configuration",
+        };
         let app = axum::Router::new()
-            .route(
-                "/.well-known/oauth-authorization-server",
-                axum::routing::get(|State(s): State<Arc<IdpState>>| async move {
-                    let issuer = s.issuer.lock().unwrap().clone();
-                    axum::Json(json!({
-                        "issuer": issuer,
-                        "jwks_uri": format!("{issuer}/jwks"),
-                        "authorization_endpoint": format!("{issuer}/authorize"),
-                        "token_endpoint": format!("{issuer}/token"),
-                        "code_challenge_methods_supported": ["S256"],
-                    }))
-                }),
-            )
+            .route(path, axum::routing::get(metadata))
             .route(
                 "/jwks",
                 axum::routing::get(|State(s): State<Arc<IdpState>>| async move {
@@ -162,10 +178,13 @@ impl Idp {
             )
             .with_state(state.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
+        let mut url = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
+        if style == Metadata::OpenIdWithPath {
+            url.push_str("/realms/test");
+        }
         *state.issuer.lock().unwrap() = url.clone();
         let idp = Idp { url, state };
         idp.publish(keys);
@@ -199,9 +218,13 @@ struct Server {
 
 impl Server {
     async fn start(idp: &Idp, extra: &[&str]) -> Server {
+        Server::start_issuer(&idp.url, extra).await
+    }
+
+    async fn start_issuer(issuer: &str, extra: &[&str]) -> Server {
         let mock = start_mock().await;
         let spec = fixture_spec("oauth.yaml", &mock);
-        let mut args = vec!["serve", spec.to_str().unwrap(), "--oauth-issuer", &idp.url];
+        let mut args = vec!["serve", spec.to_str().unwrap(), "--oauth-issuer", issuer];
         args.extend_from_slice(extra);
         let cmd = ServerCommand::mcpgen(&args).env("SCOPED_PETS_KEY", "server-key");
         let (child, url) = spawn_http(&cmd, &[]).await;
@@ -289,6 +312,43 @@ async fn an_es256_token_is_accepted() {
     let server = Server::start(&idp, &[]).await;
     let token = key.token(&claims(&idp, &server.url, "pets:read"));
     assert_eq!(server.post(Some(&token), INIT).await.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openid_connect_discovery_finds_the_keys_of_an_issuer_with_a_path() {
+    let key = Signer::rsa("rsa-1.pem", "k1");
+    let idp = Idp::start_with(&[&key], Metadata::OpenIdWithPath).await;
+    assert!(idp.issuer().ends_with("/realms/test"));
+    let server = Server::start(&idp, &[]).await;
+    let token = key.token(&claims(&idp, &server.url, ALL_SCOPES));
+    assert_eq!(server.post(Some(&token), INIT).await.status(), 200);
+    assert_eq!(idp.jwks_fetches(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_given_jwks_url_needs_no_metadata() {
+    let key = Signer::rsa("rsa-1.pem", "k1");
+    let idp = Idp::start_with(&[&key], Metadata::OpenIdWithPath).await;
+    // The issuer's metadata is not where discovery looks; --oauth-jwks says where the keys are.
+    let origin = idp.url.trim_end_matches("/realms/test").to_string();
+    let mut c = claims(&idp, "", ALL_SCOPES);
+    c["iss"] = json!(format!("{origin}/elsewhere"));
+    let server =
+        Server::start_issuer(&format!("{origin}/elsewhere"), &["--oauth-jwks", &format!("{origin}/jwks")]).await;
+    c["aud"] = json!(server.url);
+    assert_eq!(server.post(Some(&key.token(&c)), INIT).await.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_issuer_refuses_tokens_but_the_server_runs() {
+    let key = Signer::rsa("rsa-1.pem", "k1");
+    // A port nobody listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let issuer = format!("http://{closed}");
+    let server = Server::start_issuer(&issuer, &[]).await;
+    let c = json!({"iss": issuer, "aud": server.url, "exp": now() + 600, "scope": ALL_SCOPES});
+    assert_refused(&server, &key.token(&c), "no key of the authorization server matches the access token").await;
+    assert_eq!(reqwest::get(format!("{}/health", server.origin())).await.unwrap().status(), 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
