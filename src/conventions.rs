@@ -34,10 +34,25 @@ pub(crate) fn read_mcp(v: &Value) -> Option<McpExtension> {
             ext.destructive = hint("destructiveHint");
             ext.idempotent = hint("idempotentHint");
             ext.open_world = hint("openWorldHint");
+            ext.scopes = obj.get("scopes").and_then(read_scopes);
         }
         _ => return None,
     }
     Some(ext)
+}
+
+/// `x-mcp.scopes`: a list of scopes (one set, all needed) or a list of such lists (any one set
+/// suffices); `[]` (or an empty set among them): no scope needed. `None` for anything else.
+fn read_scopes(v: &Value) -> Option<crate::runtime::model::ScopeSets> {
+    let text_list =
+        |v: &Value| -> Option<Vec<String>> { v.as_array()?.iter().map(|s| s.as_str().map(str::to_string)).collect() };
+    let list = v.as_array()?;
+    let sets = if let Some(flat) = text_list(v) {
+        if flat.is_empty() { Vec::new() } else { vec![flat] }
+    } else {
+        list.iter().map(text_list).collect::<Option<Vec<_>>>()?
+    };
+    Some(if sets.iter().any(Vec::is_empty) { Vec::new() } else { sets })
 }
 
 /// `x-mcp` as `convert` writes it for an operation with this method: the hints only where they
@@ -52,6 +67,9 @@ pub(crate) fn write_mcp(ext: &McpExtension, method: Method) -> Option<Value> {
     }
     if ext.hidden {
         out.insert("hidden".into(), json!(true));
+    }
+    if let Some(scopes) = &ext.scopes {
+        out.insert("scopes".into(), json!(scopes));
     }
     let (read_only, destructive, idempotent) = method_hints(method);
     let hints = [
@@ -182,6 +200,18 @@ mod tests {
         assert_eq!(write_mcp(&McpExtension::default(), Method::Get), None);
         assert_eq!(read_mcp(&json!(false)).map(|e| e.hidden), Some(true));
         assert_eq!(read_mcp(&json!("x")), None);
+    }
+
+    #[test]
+    fn scopes_round_trip() {
+        let scopes = |v: Value| read_mcp(&json!({ "scopes": v })).and_then(|e| e.scopes);
+        assert_eq!(scopes(json!(["a", "b"])), Some(vec![vec!["a".to_string(), "b".to_string()]]));
+        assert_eq!(scopes(json!([["a"], ["b"]])), Some(vec![vec!["a".to_string()], vec!["b".to_string()]]));
+        assert_eq!(scopes(json!([])), Some(vec![]), "an override that needs no scope");
+        assert_eq!(scopes(json!("a")), None);
+        let ext =
+            McpExtension { scopes: Some(vec![vec!["a".into()], vec!["b".into(), "c".into()]]), ..Default::default() };
+        assert_eq!(read_mcp(&write_mcp(&ext, Method::Get).expect("not empty")), Some(ext));
     }
 
     #[test]

@@ -365,6 +365,10 @@ pub struct McpExtension {
     /// `openWorldHint`, read as [`read_only`](Self::read_only); `None`: true.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_world: Option<bool>,
+    /// The OAuth scopes a caller needs (`x-mcp.scopes`), instead of those of the operation's
+    /// `security`; `Some([])`: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<crate::runtime::model::ScopeSets>,
 }
 
 impl McpExtension {

@@ -94,6 +94,7 @@ fn bound(
         destructive: f.mcp.destructive,
         idempotent: f.mcp.idempotent,
         open_world: f.mcp.open_world,
+        scopes: f.mcp.scopes.clone(),
     };
     let response = Response {
         status: "200".into(),

@@ -9,7 +9,8 @@ use clap::{Args, ValueEnum};
 use super::error::Error;
 use super::hooks::Extensions;
 use super::model::{Context, RuntimeConfig, SchemaDetail, ToolMode};
-use super::{Engine, EngineOptions, McpServer, UpstreamPolicy, transport};
+use super::oauth::OAuthOptions;
+use super::{Engine, EngineOptions, McpServer, UpstreamAuth, UpstreamPolicy, transport};
 
 /// `--transport`: how clients reach the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -62,6 +63,78 @@ impl From<SchemaDetailArg> for SchemaDetail {
             SchemaDetailArg::Full => SchemaDetail::Full,
             SchemaDetailArg::Compact => SchemaDetail::Compact,
         }
+    }
+}
+
+/// `--upstream-auth`: whose credentials upstream requests carry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum UpstreamAuthArg {
+    /// The server's own, from its environment variables.
+    #[default]
+    Server,
+    /// The caller's OAuth access token (needs --oauth-issuer), for APIs that trust the same
+    /// authorization server.
+    Passthrough,
+}
+
+impl From<UpstreamAuthArg> for UpstreamAuth {
+    fn from(a: UpstreamAuthArg) -> Self {
+        match a {
+            UpstreamAuthArg::Server => UpstreamAuth::Server,
+            UpstreamAuthArg::Passthrough => UpstreamAuth::Passthrough,
+        }
+    }
+}
+
+/// OAuth 2.1 access tokens on `/mcp` (HTTP): the MCP authorization spec's resource server.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OAuthArgs {
+    /// Require OAuth access tokens (JWTs) from this authorization server on /mcp (HTTP), e.g.
+    /// https://auth.example.com; its keys are found through its metadata.
+    #[arg(long, value_name = "URL", env = "MCPGEN_OAUTH_ISSUER", help_heading = "OAuth")]
+    pub oauth_issuer: Option<String>,
+
+    /// An `aud` value tokens may carry (repeatable) [default: the resource URL].
+    #[arg(long, value_name = "AUDIENCE", help_heading = "OAuth")]
+    pub oauth_audience: Vec<String>,
+
+    /// This server's URL as clients reach it: the `resource` of its metadata (RFC 9728) [default:
+    /// http://ADDR/mcp with the address it listens on].
+    #[arg(long, value_name = "URL", help_heading = "OAuth")]
+    pub oauth_resource: Option<String>,
+
+    /// The authorization server's JWKS URL, instead of the one its metadata names.
+    #[arg(long, value_name = "URL", help_heading = "OAuth")]
+    pub oauth_jwks: Option<String>,
+
+    /// Shortest time between two fetches of the JWKS (a token naming an unknown key fetches it
+    /// again) [default: 30].
+    #[arg(long, value_name = "SECONDS", help_heading = "OAuth")]
+    pub oauth_jwks_min_refresh: Option<u64>,
+}
+
+impl OAuthArgs {
+    /// The options, when `--oauth-issuer` is given; a companion flag without it is an error.
+    pub fn options(&self) -> Result<Option<OAuthOptions>, Error> {
+        let Some(issuer) = self.oauth_issuer.clone().filter(|i| !i.trim().is_empty()) else {
+            let given = !self.oauth_audience.is_empty()
+                || self.oauth_resource.is_some()
+                || self.oauth_jwks.is_some()
+                || self.oauth_jwks_min_refresh.is_some();
+            if given {
+                return Err(Error::Config("the --oauth-* flags need --oauth-issuer".into()));
+            }
+            return Ok(None);
+        };
+        Ok(Some(OAuthOptions {
+            issuer,
+            audiences: self.oauth_audience.clone(),
+            jwks_url: self.oauth_jwks.clone(),
+            resource: self.oauth_resource.clone(),
+            jwks_min_refresh: self
+                .oauth_jwks_min_refresh
+                .map_or(super::oauth::DEFAULT_MIN_REFRESH, Duration::from_secs),
+        }))
     }
 }
 
@@ -144,6 +217,15 @@ pub struct ServerArgs {
     #[arg(long, help_heading = "Server")]
     pub legacy_sse: bool,
 
+    /// OAuth access tokens on /mcp.
+    #[command(flatten)]
+    pub oauth: Box<OAuthArgs>,
+
+    /// Whose credentials upstream requests carry: the server's own (env vars), or the caller's
+    /// OAuth access token (passthrough, for APIs that trust the same authorization server).
+    #[arg(long, value_enum, value_name = "WHOSE", default_value = "server", help_heading = "Upstream")]
+    pub upstream_auth: UpstreamAuthArg,
+
     /// Static header sent upstream with every request (repeatable), e.g. 'X-Tenant: acme'.
     #[arg(long, value_name = "'NAME: VALUE'", value_parser = parse_header, help_heading = "Upstream")]
     pub header: Vec<(String, String)>,
@@ -212,6 +294,39 @@ pub fn run(
     if !(timeout > 0.0 && timeout.is_finite()) {
         return Err(Error::Config(format!("--timeout must be a positive number of seconds, got {timeout}")));
     }
+    let oauth = args.oauth.options()?;
+    let auth_token = args.auth_token.clone().filter(|t| !t.is_empty());
+    if oauth.is_some() {
+        if args.transport != Transport::Http {
+            return Err(Error::Config(
+                "--oauth-issuer needs --transport http (over stdio the client's environment is the credential)".into(),
+            ));
+        }
+        if auth_token.is_some() {
+            // Either would let its holder in, and a static token carries no scopes: refuse the mix.
+            return Err(Error::Config(
+                "--oauth-issuer and --auth-token (or MCPGEN_AUTH_TOKEN) exclude each other: choose OAuth access tokens or one static token".into(),
+            ));
+        }
+        if args.legacy_sse {
+            return Err(Error::Config(
+                "--oauth-issuer and --legacy-sse exclude each other: clients of the 2024-11-05 transport predate MCP authorization".into(),
+            ));
+        }
+    }
+    if args.upstream_auth == UpstreamAuthArg::Passthrough {
+        if oauth.is_none() {
+            return Err(Error::Config(
+                "--upstream-auth passthrough needs --oauth-issuer: only a validated caller token is ever sent upstream"
+                    .into(),
+            ));
+        }
+        tracing::warn!(
+            "--upstream-auth passthrough: each caller's access token is sent to the API instead of the server's credentials. \
+             The MCP authorization spec forbids token passthrough by default: use it only for an API that trusts the same \
+             authorization server and accepts tokens issued for this server's audience"
+        );
+    }
     let opts = EngineOptions {
         base_url,
         headers: args.header.clone(),
@@ -223,6 +338,7 @@ pub fn run(
             max_concurrency: args.max_concurrency.max(1),
             rate_limit: args.rate_limit,
         },
+        upstream_auth: args.upstream_auth.into(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -242,12 +358,13 @@ pub fn run(
             Transport::Http => {
                 let http = transport::HttpOptions {
                     bind: args.bind,
-                    auth_token: args.auth_token.clone().filter(|t| !t.is_empty()),
+                    auth_token,
                     allowed_origins: args.allow_origin.clone(),
                     allowed_hosts: args.allow_host.clone(),
                     legacy_sse: args.legacy_sse,
+                    oauth,
                 };
-                if !args.bind.ip().is_loopback() && http.auth_token.is_none() {
+                if !args.bind.ip().is_loopback() && http.auth_token.is_none() && http.oauth.is_none() {
                     tracing::warn!(
                         "listening on {} without --auth-token: anyone who can reach it can call the API",
                         args.bind

@@ -13,6 +13,7 @@ use super::compact::compact_description;
 use super::engine::{Engine, ToolEntry, tool_error};
 use super::error::{Error, Result};
 use super::model::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
+use super::oauth::Caller;
 
 /// The discovery tool that finds tools by what the model wants to do.
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -226,6 +227,11 @@ pub fn instructions(api: Option<&str>, tools: &[ToolEntry]) -> String {
 /// Areas of the API with their tool counts, largest first: each tool's first tag, else the first
 /// path segment that is not a version or `api`.
 pub fn groups(tools: &[ToolEntry]) -> Vec<(String, usize)> {
+    groups_of(tools.iter())
+}
+
+/// [`groups`] of some tools.
+fn groups_of<'a>(tools: impl Iterator<Item = &'a ToolEntry>) -> Vec<(String, usize)> {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for t in tools {
         let area = t.tags.first().cloned().or_else(|| {
@@ -250,17 +256,23 @@ fn is_version_or_prefix(segment: &str) -> bool {
         || (s.starts_with('v') && s.len() > 1 && s[1..].chars().all(|c| c.is_ascii_digit() || c == '.'))
 }
 
-/// Answers a call to a discovery tool; `None` when `name` is not one.
-pub async fn call_meta(engine: &Engine, name: &str, args: &Map<String, Value>) -> Option<CallToolResult> {
+/// Answers a call to a discovery tool; `None` when `name` is not one. The caller finds, sees
+/// and calls only the tools its scopes allow.
+pub async fn call_meta(
+    engine: &Engine,
+    name: &str,
+    args: &Map<String, Value>,
+    caller: &Caller,
+) -> Option<CallToolResult> {
     Some(match name {
-        SEARCH_TOOLS => search_tools(engine, args).await,
-        DESCRIBE_TOOLS => describe_tools(engine, args),
-        CALL_TOOL => call_tool(engine, args).await,
+        SEARCH_TOOLS => search_tools(engine, args, caller).await,
+        DESCRIBE_TOOLS => describe_tools(engine, args, caller),
+        CALL_TOOL => call_tool(engine, args, caller).await,
         _ => return None,
     })
 }
 
-async fn search_tools(engine: &Engine, args: &Map<String, Value>) -> CallToolResult {
+async fn search_tools(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -> CallToolResult {
     let Some(query) = args.get("query").and_then(Value::as_str) else {
         return tool_error(format!("{SEARCH_TOOLS} needs `query`: what you want to do, in plain words"));
     };
@@ -271,7 +283,12 @@ async fn search_tools(engine: &Engine, args: &Map<String, Value>) -> CallToolRes
             _ => return tool_error(format!("`limit` must be an integer from 1 to {MAX_LIMIT}")),
         },
     };
-    search_result(engine.tools(), engine.search_index(), query, limit as usize)
+    let tools = engine.tools();
+    if caller.is_restricted() {
+        let allowed = |i: usize| caller.may_use(&tools[i].scopes);
+        return search_result_for(tools, engine.search_index(), query, limit as usize, &allowed);
+    }
+    search_result(tools, engine.search_index(), query, limit as usize)
 }
 
 /// The search answer: the hits as structured content and compact text; no hit gives the map.
@@ -281,9 +298,29 @@ pub fn search_result(
     query: &str,
     limit: usize,
 ) -> CallToolResult {
-    let hits = index.search(query, limit);
+    search_result_for(tools, index, query, limit, &|_| true)
+}
+
+/// [`search_result`] over the tools `allowed` says yes to (by catalogue index).
+pub fn search_result_for(
+    tools: &[ToolEntry],
+    index: &super::search::SearchIndex,
+    query: &str,
+    limit: usize,
+    allowed: &dyn Fn(usize) -> bool,
+) -> CallToolResult {
+    let all = (0..tools.len()).all(allowed);
+    let hits: Vec<(usize, f32)> = if all {
+        index.search(query, limit)
+    } else {
+        index.search(query, tools.len()).into_iter().filter(|(i, _)| allowed(*i)).take(limit).collect()
+    };
     if hits.is_empty() {
-        let groups = groups(tools);
+        let groups = if all {
+            groups(tools)
+        } else {
+            groups_of(tools.iter().enumerate().filter(|(i, _)| allowed(*i)).map(|(_, t)| t))
+        };
         let areas: Vec<Value> = groups.iter().map(|(name, tools)| json!({"area": name, "tools": tools})).collect();
         let mut text = format!("No tool matches {query:?}. Try other words, or an area of the API:");
         for (name, count) in &groups {
@@ -370,7 +407,7 @@ impl Summary<'_> {
     }
 }
 
-fn describe_tools(engine: &Engine, args: &Map<String, Value>) -> CallToolResult {
+fn describe_tools(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -> CallToolResult {
     let names: Vec<&str> = match args.get("names") {
         Some(Value::Array(list)) if !list.is_empty() && list.len() <= MAX_DESCRIBE => {
             match list.iter().map(Value::as_str).collect::<Option<Vec<_>>>() {
@@ -386,11 +423,12 @@ fn describe_tools(engine: &Engine, args: &Map<String, Value>) -> CallToolResult 
     let mut described = Vec::new();
     let mut unknown = Vec::new();
     for name in names {
-        match engine.tool(name) {
+        // A tool outside the caller's scopes is as unknown as one that does not exist.
+        match engine.tool(name).filter(|t| caller.may_use(&t.scopes)) {
             Some(t) => {
                 described.push(serde_json::to_value(t.advertised(engine.exposure().compact)).unwrap_or(Value::Null))
             }
-            None => unknown.push(json!({"name": name, "closest": closest_names(engine.tools(), name, 3)})),
+            None => unknown.push(json!({"name": name, "closest": closest_names_for(engine.tools(), name, 3, caller)})),
         }
     }
     if described.is_empty() {
@@ -419,7 +457,7 @@ fn unknown_text(unknown: &[Value]) -> String {
         .join("\n")
 }
 
-async fn call_tool(engine: &Engine, args: &Map<String, Value>) -> CallToolResult {
+async fn call_tool(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -> CallToolResult {
     let Some(name) = args.get("name").and_then(Value::as_str) else {
         return tool_error(format!("{CALL_TOOL} needs `name`: a tool name from {SEARCH_TOOLS}"));
     };
@@ -428,10 +466,10 @@ async fn call_tool(engine: &Engine, args: &Map<String, Value>) -> CallToolResult
         Some(Value::Object(a)) => a.clone(),
         Some(_) => return tool_error(format!("`arguments` must be an object (the arguments of `{name}`)")),
     };
-    match engine.call(name, arguments).await {
+    match engine.call_as(name, arguments, caller).await {
         Ok(result) => result,
         Err(Error::UnknownTool(name)) => {
-            let closest = closest_names(engine.tools(), &name, 3);
+            let closest = closest_names_for(engine.tools(), &name, 3, caller);
             tool_error(format!(
                 "Unknown tool `{name}`; the closest names: {}. Use {SEARCH_TOOLS} to find a tool.",
                 closest.join(", ")
@@ -443,10 +481,16 @@ async fn call_tool(engine: &Engine, args: &Map<String, Value>) -> CallToolResult
 
 /// The `n` tool names closest to `name` (edit distance, case-insensitive); ties in catalogue order.
 pub fn closest_names(tools: &[ToolEntry], name: &str, n: usize) -> Vec<String> {
+    closest_names_for(tools, name, n, &Caller::Trusted)
+}
+
+/// [`closest_names`] among the tools `caller` may use.
+fn closest_names_for(tools: &[ToolEntry], name: &str, n: usize, caller: &Caller) -> Vec<String> {
     let wanted = name.to_lowercase();
     let mut scored: Vec<(f64, usize)> = tools
         .iter()
         .enumerate()
+        .filter(|(_, t)| caller.may_use(&t.scopes))
         .map(|(i, t)| (strsim::normalized_damerau_levenshtein(&wanted, &t.mcp.name.to_lowercase()), i))
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -475,6 +519,7 @@ mod tests {
                 open_world_hint: true,
             },
             http: None,
+            scopes: Vec::new(),
         }
     }
 

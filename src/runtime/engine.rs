@@ -13,6 +13,7 @@ use super::discovery::{self, Exposure};
 use super::error::{Error, Result};
 use super::hooks::Extensions;
 use super::model::{HttpBinding, RuntimeConfig, Tool};
+use super::oauth::Caller;
 use super::request::{self, PreparedRequest};
 use super::response::{self, CallContext};
 use super::search::{SearchDoc, SearchIndex};
@@ -27,6 +28,19 @@ pub struct EngineOptions {
     pub headers: Vec<(String, String)>,
     /// Timeout, response size cap, retries, concurrency and rate limit toward the upstream.
     pub policy: UpstreamPolicy,
+    /// Whose credentials upstream requests carry (`--upstream-auth`).
+    pub upstream_auth: UpstreamAuth,
+}
+
+/// Whose credentials go upstream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum UpstreamAuth {
+    /// The server's own, from its environment variables; a caller's token never goes upstream.
+    #[default]
+    Server,
+    /// The caller's validated OAuth access token, as `Authorization: Bearer`, instead of the
+    /// server's credentials (for APIs that trust the same authorization server).
+    Passthrough,
 }
 
 /// One tool as the engine holds it: what clients are shown, and what calls are checked against.
@@ -43,6 +57,8 @@ pub struct ToolEntry {
     pub operation_id: Option<String>,
     /// The operation's tags (search, and the areas of discovery's map).
     pub tags: Vec<String>,
+    /// The OAuth scopes a caller needs for this tool (see [`super::model::Tool::scopes`]).
+    pub scopes: Vec<Vec<String>>,
     input_validator: OnceLock<Option<jsonschema::Validator>>,
     output_validator: OnceLock<Option<jsonschema::Validator>>,
 }
@@ -74,6 +90,7 @@ impl ToolEntry {
             http: t.http,
             operation_id: t.operation_id,
             tags: t.tags,
+            scopes: t.scopes,
             input_validator: OnceLock::new(),
             output_validator: OnceLock::new(),
         }
@@ -121,12 +138,15 @@ pub struct Engine {
     exposure: Exposure,
     /// What `tools/list` shows, in order.
     listed: Vec<McpTool>,
+    /// The catalogue index of each listed tool (`None` for discovery's own tools).
+    listed_index: Vec<Option<usize>>,
     /// Built on first use (in the background at start in discovery mode).
     search: OnceLock<SearchIndex>,
     base_url: Option<String>,
     static_headers: HeaderMap,
     upstream: Upstream,
     credentials: Credentials,
+    upstream_auth: UpstreamAuth,
     ext: Extensions,
 }
 
@@ -199,6 +219,12 @@ impl Engine {
             })
             .collect();
         let listed = discovery::listed(&exposure, &config.context.pin_tools, &tools)?;
+        let metas = if exposure.discovery { discovery::META_TOOLS.len() } else { 0 };
+        let listed_index = listed
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i >= metas).then(|| index.get(&*t.name).copied()).flatten())
+            .collect();
         let mut info = config.server;
         if exposure.discovery {
             info.instructions = Some(discovery::instructions(info.instructions.as_deref(), &tools));
@@ -209,11 +235,13 @@ impl Engine {
             index,
             exposure,
             listed,
+            listed_index,
             search: OnceLock::new(),
             base_url,
             static_headers,
             upstream,
             credentials,
+            upstream_auth: opts.upstream_auth,
             ext,
         });
         if engine.exposure.discovery {
@@ -232,6 +260,29 @@ impl Engine {
         let end = start.saturating_add(size).min(self.listed.len());
         let page = self.listed.get(start..end).unwrap_or_default().to_vec();
         (page, (end < self.listed.len()).then_some(end))
+    }
+
+    /// Like [`Engine::mcp_tools_page`], for a caller who may see only some tools: the pages are
+    /// of the tools it may use.
+    pub fn mcp_tools_page_for(&self, caller: &Caller, start: usize, size: usize) -> (Vec<McpTool>, Option<usize>) {
+        if !caller.is_restricted() {
+            return self.mcp_tools_page(start, size);
+        }
+        let visible: Vec<&McpTool> = self
+            .listed
+            .iter()
+            .zip(&self.listed_index)
+            .filter(|(_, i)| i.is_none_or(|i| caller.may_use(&self.tools[i].scopes)))
+            .map(|(t, _)| t)
+            .collect();
+        let end = start.saturating_add(size).min(visible.len());
+        let page = visible.get(start..end).unwrap_or_default().iter().map(|t| (*t).clone()).collect();
+        (page, (end < visible.len()).then_some(end))
+    }
+
+    /// Every scope some tool needs, for the metadata's `scopes_supported`.
+    pub fn scopes(&self) -> std::collections::BTreeSet<String> {
+        self.tools.iter().flat_map(|t| t.scopes.iter().flatten().cloned()).collect()
     }
 
     /// The tools of the catalogue (all of them, whatever `tools/list` shows).
@@ -260,13 +311,18 @@ impl Engine {
     }
 
     /// A `tools/call` from a client: the discovery tools in discovery mode, else the API's tool.
-    pub async fn call_from_client(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
+    pub async fn call_from_client(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+    ) -> Result<CallToolResult> {
         if self.exposure.discovery
-            && let Some(result) = discovery::call_meta(self, name, &args).await
+            && let Some(result) = discovery::call_meta(self, name, &args, caller).await
         {
             return Ok(result);
         }
-        self.call(name, args).await
+        self.call_as(name, args, caller).await
     }
 
     /// The tool named `name` (any tool of the catalogue, listed or not); `None` when there is none.
@@ -277,7 +333,16 @@ impl Engine {
     /// Calls a tool. Failures of the call itself (bad arguments, upstream errors) are results with
     /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`]).
     pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
+        self.call_as(name, args, &Caller::Trusted).await
+    }
+
+    /// Calls a tool for `caller`: a tool outside its scopes is [`Error::InsufficientScope`]
+    /// (nothing is sent), and with `--upstream-auth passthrough` its token goes upstream.
+    pub async fn call_as(&self, name: &str, args: Map<String, Value>, caller: &Caller) -> Result<CallToolResult> {
         let tool = self.tool(name).ok_or_else(|| Error::UnknownTool(name.to_string()))?;
+        if !caller.may_use(&tool.scopes) {
+            return Err(Error::InsufficientScope(name.to_string()));
+        }
         let mut args = args;
         // `null` for an optional argument means "left out" (models send it; OpenAI's strict mode must).
         super::args::drop_absent_nulls(&tool.input_schema, &mut args);
@@ -287,7 +352,7 @@ impl Engine {
         }
         let Value::Object(args) = args_value else { return Ok(tool_error("arguments must be an object".into())) };
         let mut result = match &tool.http {
-            Some(http) => self.call_http(tool, http, &args).await,
+            Some(http) => self.call_http(tool, http, &args, caller).await,
             None => self.call_handler(tool, args).await,
         };
         self.ext.hooks.after_response(name, &mut result);
@@ -321,7 +386,13 @@ impl Engine {
         }
     }
 
-    async fn call_http(&self, tool: &ToolEntry, http: &HttpBinding, args: &Map<String, Value>) -> CallToolResult {
+    async fn call_http(
+        &self,
+        tool: &ToolEntry,
+        http: &HttpBinding,
+        args: &Map<String, Value>,
+        caller: &Caller,
+    ) -> CallToolResult {
         let base = http.base_url.as_deref().or(self.base_url.as_deref()).unwrap_or_default();
         let mut req = match request::prepare(base, http, args) {
             Ok(r) => r,
@@ -334,9 +405,24 @@ impl Engine {
         for (k, v) in &self.static_headers {
             req.headers.insert(k, v.clone());
         }
-        let oauth = match self.authorize(&mut req, &http.security).await {
-            Ok(o) => o,
-            Err(e) => return tool_error(e.to_string()),
+        let passthrough = self.upstream_auth == UpstreamAuth::Passthrough && caller.is_restricted();
+        let oauth = if passthrough {
+            // The caller's identity instead of the server's: its token, and none of the server's
+            // credentials (an anonymous caller, which the HTTP layer never lets through, gets none).
+            if let Some(p) = caller.principal() {
+                match HeaderValue::from_str(&format!("Bearer {}", p.token())) {
+                    Ok(v) => {
+                        req.headers.insert(reqwest::header::AUTHORIZATION, v);
+                    }
+                    Err(_) => return tool_error("the caller's access token is not valid header text".into()),
+                }
+            }
+            None
+        } else {
+            match self.authorize(&mut req, &http.security).await {
+                Ok(o) => o,
+                Err(e) => return tool_error(e.to_string()),
+            }
         };
         if let Err(e) = self.ext.hooks.before_request(&tool.mcp.name, args, &mut req).await {
             return tool_error(e.to_string());
@@ -363,7 +449,11 @@ impl Engine {
                     method: http.method,
                     path: &http.path,
                     tool: &tool.mcp.name,
-                    auth_hint: self.credentials.hint(&http.security),
+                    auth_hint: if passthrough {
+                        Some("the caller's access token (--upstream-auth passthrough) does not grant this".into())
+                    } else {
+                        self.credentials.hint(&http.security)
+                    },
                     validate_output: tool.output_schema.is_some().then_some(&output_check as response::OutputCheck<'_>),
                 };
                 response::to_result(resp, &ctx)

@@ -13,6 +13,9 @@ pub enum Error {
     /// No tool of that name.
     #[error("unknown tool `{0}`")]
     UnknownTool(String),
+    /// The caller's access token lacks the scopes the tool needs.
+    #[error("the access token's scopes do not allow `{0}`")]
+    InsufficientScope(String),
     /// The arguments cannot be sent the way the tool's binding says: a missing path parameter, a
     /// header value that is not header text, a path that would leave the API.
     #[error("{0}")]

@@ -434,6 +434,49 @@ pub struct Tool {
     /// How a call reaches the upstream API; `None` for function-calling tools without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<HttpBinding>,
+    /// The OAuth scopes a caller's access token needs to see and call this tool when the server
+    /// checks tokens (`--oauth-issuer`): any one of the sets, each needed whole. Empty: no scope
+    /// needed. Read as a list of sets or, for one set, as a list of scopes (`[read, write]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "scope_sets")]
+    pub scopes: ScopeSets,
+}
+
+/// Alternatives (any one suffices) of sets of OAuth scopes (all needed together); empty = none.
+pub type ScopeSets = Vec<Vec<String>>;
+
+/// Whether a caller holding the scopes `has` says yes to satisfies `sets`.
+pub fn scopes_allow(sets: &[Vec<String>], has: impl Fn(&str) -> bool) -> bool {
+    sets.is_empty() || sets.iter().any(|set| set.iter().all(|s| has(s)))
+}
+
+/// `scopes` as a list of sets, or a flat list of scopes for one set; an empty set among them
+/// means no scope is needed (the whole is then empty).
+fn scope_sets<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ScopeSets, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Item {
+        Scope(String),
+        Set(Vec<String>),
+    }
+    let items = Vec::<Item>::deserialize(d)?;
+    let mut flat = Vec::new();
+    let mut sets = Vec::new();
+    for item in items {
+        match item {
+            Item::Scope(s) => flat.push(s),
+            Item::Set(set) => sets.push(set),
+        }
+    }
+    if !flat.is_empty() && !sets.is_empty() {
+        return Err(serde::de::Error::custom("`scopes` is either a list of scopes or a list of lists of scopes"));
+    }
+    if !flat.is_empty() {
+        sets.push(flat);
+    }
+    if sets.iter().any(Vec::is_empty) {
+        sets.clear();
+    }
+    Ok(sets)
 }
 
 /// MCP tool annotations; always written out explicitly.
@@ -749,6 +792,30 @@ mod tests {
             client_secret_env: "SECRET".into(),
             token_env: token_env.map(String::from),
         }
+    }
+
+    #[test]
+    fn scopes_are_sets_or_one_flat_set() {
+        let tool = |scopes: &str| -> Result<Tool, serde_json::Error> {
+            serde_json::from_str(&format!(
+                r#"{{"name": "t", "input_schema": {{"type": "object"}}, "annotations": {{"readOnlyHint": true,
+                "destructiveHint": false, "idempotentHint": true, "openWorldHint": true}}{scopes}}}"#
+            ))
+        };
+        assert_eq!(tool("").unwrap().scopes, ScopeSets::new(), "old configs load: no scope needed");
+        assert_eq!(tool(r#", "scopes": ["a", "b"]"#).unwrap().scopes, vec![vec!["a".to_string(), "b".into()]]);
+        assert_eq!(
+            tool(r#", "scopes": [["a"], ["b"]]"#).unwrap().scopes,
+            vec![vec!["a".to_string()], vec!["b".into()]]
+        );
+        assert_eq!(tool(r#", "scopes": [["a"], []]"#).unwrap().scopes, ScopeSets::new(), "an empty set needs nothing");
+        assert!(tool(r#", "scopes": ["a", ["b"]]"#).is_err());
+        let t = tool(r#", "scopes": [["a", "b"], ["c"]]"#).unwrap();
+        assert!(scopes_allow(&t.scopes, |s| s == "c"));
+        assert!(!scopes_allow(&t.scopes, |s| s == "a"));
+        assert!(scopes_allow(&[], |_| false));
+        let back: Tool = serde_json::from_value(serde_json::to_value(&t).unwrap()).unwrap();
+        assert_eq!(back, t);
     }
 
     #[test]

@@ -20,17 +20,32 @@ pub const PAGE_SIZE: usize = 2000;
 #[derive(Clone)]
 pub struct McpServer {
     engine: Arc<Engine>,
+    /// Access tokens are checked (`--oauth-issuer`): each request's caller sees and calls the
+    /// tools its token's scopes allow.
+    oauth: bool,
 }
 
 impl McpServer {
     /// A server for `engine`.
     pub fn new(engine: Arc<Engine>) -> Self {
-        McpServer { engine }
+        McpServer { engine, oauth: false }
+    }
+
+    /// The server with callers limited to what their access tokens allow (the HTTP layer puts
+    /// the validated token in each request's extensions; see [`super::oauth`]).
+    pub fn with_oauth(mut self) -> Self {
+        self.oauth = true;
+        self
     }
 
     /// The engine it serves.
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// The engine, shared.
+    pub fn engine_arc(&self) -> Arc<Engine> {
+        self.engine.clone()
     }
 }
 
@@ -53,7 +68,7 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let start = match request.and_then(|r| r.cursor) {
             None => 0,
@@ -61,7 +76,8 @@ impl ServerHandler for McpServer {
                 c.parse::<usize>().map_err(|_| ErrorData::invalid_params(format!("invalid cursor {c:?}"), None))?
             }
         };
-        let (tools, next) = self.engine.mcp_tools_page(start, PAGE_SIZE);
+        let caller = super::oauth::caller(self.oauth, &context.extensions);
+        let (tools, next) = self.engine.mcp_tools_page_for(&caller, start, PAGE_SIZE);
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next.map(|n| n.to_string());
         Ok(result)
@@ -70,12 +86,13 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let started = std::time::Instant::now();
         let name = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
-        match self.engine.call_from_client(&name, args).await {
+        let caller = super::oauth::caller(self.oauth, &context.extensions);
+        match self.engine.call_from_client(&name, args, &caller).await {
             Ok(result) => {
                 tracing::debug!(tool = %name, error = result.is_error.unwrap_or(false), ms = started.elapsed().as_millis() as u64, "tools/call");
                 Ok(result.into())

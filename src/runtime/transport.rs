@@ -1,6 +1,6 @@
 //! Transports: stdio (stdout carries only MCP messages; logs go to stderr) and Streamable HTTP
 //! (one `/mcp` endpoint, stateless, JSON responses, `Origin` and `Host` validated, optional bearer
-//! token, `/health`).
+//! token or OAuth access tokens with their Protected Resource Metadata, `/health`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -43,10 +43,49 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Also serve the 2024-11-05 HTTP+SSE transport at `/sse` and `/messages`.
     pub legacy_sse: bool,
+    /// Check OAuth access tokens on `/mcp` (exclusive with `auth_token` and `legacy_sse`).
+    pub oauth: Option<super::oauth::OAuthOptions>,
 }
 
 /// Serves Streamable HTTP until a shutdown signal arrives. `on_ready` gets the bound address.
 pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnOnce(SocketAddr)) -> Result<()> {
+    if opts.oauth.is_some() && (opts.auth_token.is_some() || opts.legacy_sse) {
+        return Err(Error::Config(
+            "OAuth access tokens exclude --auth-token and --legacy-sse (whose clients predate MCP authorization)"
+                .into(),
+        ));
+    }
+    let listener = tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| {
+        Error::Transport(match e.kind() {
+            std::io::ErrorKind::AddrInUse => format!(
+                "cannot listen on {}: the port is in use (another server?); choose another with --bind {}:PORT",
+                opts.bind,
+                opts.bind.ip()
+            ),
+            _ => format!("cannot listen on {}: {e}", opts.bind),
+        })
+    })?;
+    let addr = listener.local_addr().map_err(|e| Error::Transport(e.to_string()))?;
+    let oauth = match &opts.oauth {
+        Some(o) => {
+            let info = &server.engine().info;
+            let name = info.title.clone().unwrap_or_else(|| info.name.clone());
+            let rs = Arc::new(super::oauth::ResourceServer::new(o, addr, &name, server.engine().scopes())?);
+            // The keys, fetched before serving; a slow authorization server delays the start by
+            // a few seconds at most (the fetch goes on, and the first tokens wait for it).
+            let fetch = tokio::spawn({
+                let rs = rs.clone();
+                async move { rs.prefetch().await }
+            });
+            if tokio::time::timeout(std::time::Duration::from_secs(5), fetch).await.is_err() {
+                tracing::warn!("OAuth: the authorization server is slow to answer; serving while its keys are fetched");
+            }
+            Some(rs)
+        }
+        None => None,
+    };
+    let server = if oauth.is_some() { server.with_oauth() } else { server };
+    let engine = server.engine_arc();
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into(), "[::1]".into()];
     if !opts.bind.ip().is_unspecified() {
         hosts.push(opts.bind.ip().to_string());
@@ -75,8 +114,19 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     // The token check is the outer layer: nothing about the server is told before it.
     let mcp = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(about.clone(), super::manners::mcp_manners))
-        .layer(middleware::from_fn_with_state(token.clone(), require_token));
+        .layer(middleware::from_fn_with_state(about.clone(), super::manners::mcp_manners));
+    let mcp = match &oauth {
+        Some(rs) => {
+            let gate = Arc::new(super::oauth::Gate { server: rs.clone(), engine });
+            let mut with_metadata = mcp.layer(middleware::from_fn_with_state(gate, super::oauth::require_access));
+            for path in rs.metadata_paths() {
+                with_metadata = with_metadata
+                    .merge(axum::Router::new().route(&path, get(super::oauth::metadata)).with_state(rs.clone()));
+            }
+            with_metadata
+        }
+        None => mcp.layer(middleware::from_fn_with_state(token.clone(), require_token)),
+    };
     let sse = match legacy {
         Some((state, allowed)) => axum::Router::new()
             .route("/sse", get(super::legacy_sse::connect))
@@ -90,17 +140,6 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .route("/health", get(move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": tools})) }))
         .merge(mcp)
         .merge(sse);
-    let listener = tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| {
-        Error::Transport(match e.kind() {
-            std::io::ErrorKind::AddrInUse => format!(
-                "cannot listen on {}: the port is in use (another server?); choose another with --bind {}:PORT",
-                opts.bind,
-                opts.bind.ip()
-            ),
-            _ => format!("cannot listen on {}: {e}", opts.bind),
-        })
-    })?;
-    let addr = listener.local_addr().map_err(|e| Error::Transport(e.to_string()))?;
     on_ready(addr);
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {

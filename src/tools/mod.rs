@@ -271,6 +271,9 @@ fn operation_tool(
     };
     let title = op.mcp.title.clone().or_else(|| op.summary.clone()).map(|t| cap(&t, 120));
     let input_schema = input_object(input.schema, &name)?;
+    let scopes = op.mcp.scopes.clone().unwrap_or_else(|| {
+        security::caller_scopes(op.security.as_deref().unwrap_or(&ir.security), &ir.security_schemes)
+    });
     Ok(Tool {
         operation_id: op.operation_id.clone().filter(|id| *id != name),
         tags: op.tags.clone(),
@@ -292,6 +295,7 @@ fn operation_tool(
             headers: input.headers,
             query: input.query,
         }),
+        scopes,
     })
 }
 
@@ -342,6 +346,7 @@ fn function_tool(
         output_schema,
         annotations: ann,
         http,
+        scopes: f.mcp.scopes.clone().unwrap_or_default(),
     })
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::ir::{self, HttpScheme, SecurityRequirement};
 use crate::names::screaming_snake_case;
-use crate::runtime::model::{SecurityRequirements, SecurityScheme};
+use crate::runtime::model::{ScopeSets, SecurityRequirements, SecurityScheme};
 
 pub(crate) fn runtime_schemes(
     schemes: &BTreeMap<String, ir::SecurityScheme>,
@@ -85,6 +85,49 @@ pub(crate) fn requirements(
         return Vec::new();
     }
     out
+}
+
+/// The OAuth scopes a caller needs for an operation with these requirements (see
+/// `runtime::model::Tool::scopes`): each alternative's oauth2 and openIdConnect scopes, as one
+/// set. Alternatives without such a scheme are left out (an API key the server holds says
+/// nothing about the caller); when none has one, or one needs no scope, no scope is needed. A set
+/// that holds another is dropped.
+pub(crate) fn caller_scopes(reqs: &[SecurityRequirement], schemes: &BTreeMap<String, ir::SecurityScheme>) -> ScopeSets {
+    let mut sets: ScopeSets = Vec::new();
+    for r in reqs {
+        let mut set: Vec<String> = Vec::new();
+        let mut oauth = false;
+        for (name, scopes) in r {
+            if matches!(
+                schemes.get(name),
+                Some(ir::SecurityScheme::OAuth2 { .. } | ir::SecurityScheme::OpenIdConnect { .. })
+            ) {
+                oauth = true;
+                for s in scopes {
+                    if !set.contains(s) {
+                        set.push(s.clone());
+                    }
+                }
+            }
+        }
+        if !oauth {
+            continue;
+        }
+        if set.is_empty() {
+            return Vec::new();
+        }
+        set.sort();
+        if !sets.contains(&set) {
+            sets.push(set);
+        }
+    }
+    // A set that holds another asks for more than needed: any one set suffices.
+    let minimal: ScopeSets = sets
+        .iter()
+        .filter(|set| !sets.iter().any(|other| other != *set && other.iter().all(|s| set.contains(s))))
+        .cloned()
+        .collect();
+    minimal
 }
 
 /// An `--auth` credential: `bearer:ENV`, `header:NAME:ENV`, `query:NAME:ENV` or
@@ -176,4 +219,47 @@ pub(crate) fn declares_authorization(op: &crate::ir::Operation) -> bool {
         && op.parameters.iter().any(|p| {
             p.location == crate::runtime::model::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization")
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schemes() -> BTreeMap<String, ir::SecurityScheme> {
+        BTreeMap::from([
+            ("user".to_string(), ir::SecurityScheme::OAuth2 { client_credentials: None, other_flows: vec![] }),
+            ("oidc".to_string(), ir::SecurityScheme::OpenIdConnect { url: "https://idp.example.com".into() }),
+            (
+                "key".to_string(),
+                ir::SecurityScheme::ApiKey {
+                    name: "k".into(),
+                    location: crate::runtime::model::ApiKeyLocation::Header,
+                },
+            ),
+        ])
+    }
+
+    fn req(pairs: &[(&str, &[&str])]) -> SecurityRequirement {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect())).collect()
+    }
+
+    fn sets(v: &[&[&str]]) -> ScopeSets {
+        v.iter().map(|set| set.iter().map(|s| s.to_string()).collect()).collect()
+    }
+
+    #[test]
+    fn caller_scopes_from_oauth_requirements() {
+        let s = schemes();
+        let scopes = |reqs: &[SecurityRequirement]| caller_scopes(reqs, &s);
+        assert_eq!(scopes(&[req(&[("user", &["b", "a"])])]), sets(&[&["a", "b"]]));
+        assert_eq!(scopes(&[req(&[("user", &["a"])]), req(&[("key", &[])])]), sets(&[&["a"]]), "the key says nothing");
+        assert_eq!(scopes(&[req(&[("key", &[])])]), ScopeSets::new(), "no OAuth: no scope");
+        assert_eq!(scopes(&[req(&[("user", &["a"])]), req(&[("user", &[])])]), ScopeSets::new());
+        assert_eq!(
+            scopes(&[req(&[("user", &["r"])]), req(&[("oidc", &["w"])]), req(&[("user", &["r", "p"])])]),
+            sets(&[&["r"], &["w"]]),
+            "alternatives; a superset of another is dropped"
+        );
+        assert_eq!(scopes(&[req(&[("user", &["a"]), ("oidc", &["b"]), ("key", &[])])]), sets(&[&["a", "b"]]));
+    }
 }

@@ -325,7 +325,11 @@ pub async fn spawn_http(cmd: &ServerCommand, extra: &[&str]) -> (tokio::process:
         let reader = std::io::BufReader::new(std::fs::File::from(stderr));
         let mut sent = false;
         for line in reader.lines().map_while(Result::ok) {
-            if !sent && let Some(i) = line.find("http://") {
+            // The line that says where it serves (others may name other URLs first).
+            if !sent
+                && line.contains("serving")
+                && let Some(i) = line.find("http://")
+            {
                 let url = line[i..].split_whitespace().next().unwrap_or("").to_string();
                 let _ = tx.send(url);
                 sent = true;

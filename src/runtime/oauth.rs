@@ -1,0 +1,819 @@
+//! The HTTP server as an OAuth 2.1 resource server (MCP authorization, 2025-06-18 and
+//! 2025-11-25): access tokens are JWTs from one authorization server, checked on every request to
+//! `/mcp`; the Protected Resource Metadata (RFC 9728) tells clients where to get them.
+//!
+//! A token is accepted when its signature verifies against a key of the issuer's JWKS (found
+//! through the issuer's metadata, RFC 8414 or OpenID Connect discovery, or given), with an
+//! algorithm of [`ALGORITHMS`] that the key is for; its `iss` is the issuer; its `aud` names
+//! this server (RFC 8707); and `exp`/`nbf` hold, give or take [`LEEWAY_SECS`]. Keys named by the
+//! token itself (`jku`, `jwk`, `x5u`) are never used. The keys are cached: fetched at start,
+//! again when a token names a key the cache lacks (rotation) or when they are older than
+//! [`KEYS_MAX_AGE`], and never twice within the floor (`--oauth-jwks-min-refresh`), so that
+//! tokens with made-up key ids cannot make the server hammer the authorization server.
+//!
+//! What the token allows travels as a [`Principal`] in the HTTP request's extensions, which rmcp
+//! hands to the MCP handler (`RequestContext::extensions` holds the request's
+//! `http::request::Parts`); there a [`Caller`] decides which tools are shown and may be called.
+//! A `tools/call` outside the token's scopes is refused before it reaches the handler, with the
+//! 403 `insufficient_scope` challenge that MCP's step-up authorization expects.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
+use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Header, Validation};
+use serde_json::{Map, Value, json};
+
+use super::engine::Engine;
+use super::error::{Error, Result};
+use super::model::scopes_allow;
+
+/// The signature algorithms accepted: asymmetric only (no `none`, no HMAC).
+pub const ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+/// Clock skew allowed on `exp` and `nbf`, in seconds.
+pub const LEEWAY_SECS: u64 = 30;
+
+/// Keys older than this are fetched again on the next token (a key the issuer withdrew stops
+/// being accepted within this time).
+pub const KEYS_MAX_AGE: Duration = Duration::from_secs(15 * 60);
+
+/// The default floor between two fetches of the JWKS.
+pub const DEFAULT_MIN_REFRESH: Duration = Duration::from_secs(30);
+
+/// Largest metadata or JWKS document read.
+const MAX_DOCUMENT: usize = 1024 * 1024;
+
+/// Longest token looked at; anything longer is refused unread.
+const MAX_TOKEN: usize = 16 * 1024;
+
+/// Largest JSON-RPC message read for the scope check (the limit of the endpoint itself).
+const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// Where the metadata lives, under the origin (RFC 9728 section 3).
+pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// How the server checks access tokens (`--oauth-issuer` and its companions).
+#[derive(Debug, Clone)]
+pub struct OAuthOptions {
+    /// The authorization server's issuer identifier: the `iss` of its tokens.
+    pub issuer: String,
+    /// The `aud` values accepted; empty: the resource URL.
+    pub audiences: Vec<String>,
+    /// The JWKS URL, when the issuer's metadata is not to be read for it.
+    pub jwks_url: Option<String>,
+    /// This server's canonical URL as clients reach it (the RFC 9728 `resource`); `None`:
+    /// `http://<bound address>/mcp`.
+    pub resource: Option<String>,
+    /// The shortest time between two JWKS fetches.
+    pub jwks_min_refresh: Duration,
+}
+
+/// What a validated access token says about its bearer.
+pub struct Principal {
+    /// The `sub` claim.
+    pub subject: Option<String>,
+    /// The `scope` (space-separated) or `scp` (a list) claim.
+    pub scopes: BTreeSet<String>,
+    token: String,
+}
+
+impl Principal {
+    /// The access token itself, for `--upstream-auth passthrough` only.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Whether the token holds `scope`.
+    pub fn has(&self, scope: &str) -> bool {
+        self.scopes.contains(scope)
+    }
+}
+
+impl fmt::Debug for Principal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Principal")
+            .field("subject", &self.subject)
+            .field("scopes", &self.scopes)
+            .field("token", &"***")
+            .finish()
+    }
+}
+
+/// Who is calling, as far as tools go.
+#[derive(Debug, Clone, Default)]
+pub enum Caller {
+    /// Tokens are not checked (stdio, no auth, `--auth-token`): every tool.
+    #[default]
+    Trusted,
+    /// The bearer of a validated access token: the tools its scopes allow.
+    Token(Arc<Principal>),
+    /// Tokens are checked and this request carried none that passed: only tools that need no
+    /// scope. (The HTTP layer refuses such requests first; this is the handler's own stance.)
+    Anonymous,
+}
+
+impl Caller {
+    /// Whether the caller may see and call a tool that needs `scopes`.
+    pub fn may_use(&self, scopes: &[Vec<String>]) -> bool {
+        match self {
+            Caller::Trusted => true,
+            Caller::Token(p) => scopes_allow(scopes, |s| p.has(s)),
+            Caller::Anonymous => scopes.is_empty(),
+        }
+    }
+
+    /// Whether some tools may be hidden from this caller.
+    pub fn is_restricted(&self) -> bool {
+        !matches!(self, Caller::Trusted)
+    }
+
+    /// The validated token, if any.
+    pub fn principal(&self) -> Option<&Principal> {
+        match self {
+            Caller::Token(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// Why a token was refused; the text is what the 401's `error_description` says (no token
+/// content in it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not three base64url parts with a JSON header, or too long.
+    Malformed,
+    /// An algorithm outside [`ALGORITHMS`] (`none`, HMAC, ...).
+    Algorithm,
+    /// No key of the issuer fits the token (unknown `kid`, or keys could not be fetched).
+    UnknownKey,
+    /// The signature does not verify.
+    Signature,
+    /// `exp` has passed.
+    Expired,
+    /// `nbf` has not come.
+    NotYetValid,
+    /// `iss` is another issuer.
+    Issuer,
+    /// `aud` does not name this server.
+    Audience,
+    /// A required claim (`exp`, `iss`, `aud`) is missing or has the wrong type.
+    Claims,
+}
+
+impl Refusal {
+    /// The `error_description` of the challenge.
+    pub fn description(self) -> &'static str {
+        match self {
+            Refusal::Malformed => "the access token is not a well-formed JWT",
+            Refusal::Algorithm => "the access token's signature algorithm is not accepted",
+            Refusal::UnknownKey => "no key of the authorization server matches the access token",
+            Refusal::Signature => "the access token's signature does not verify",
+            Refusal::Expired => "the access token has expired",
+            Refusal::NotYetValid => "the access token is not valid yet",
+            Refusal::Issuer => "the access token comes from another authorization server",
+            Refusal::Audience => "the access token is not meant for this server (audience)",
+            Refusal::Claims => "the access token lacks exp, iss or aud",
+        }
+    }
+}
+
+/// The server's side of OAuth: the token check and the metadata it publishes.
+pub struct ResourceServer {
+    issuer: String,
+    resource: String,
+    audiences: Vec<String>,
+    metadata_url: String,
+    metadata: Value,
+    keys: KeyCache,
+}
+
+impl ResourceServer {
+    /// Checks the options; `bound` is the address the server listens on (the default resource
+    /// URL), `name` the server's title, `scopes` what tools need (the metadata's
+    /// `scopes_supported`). No request is made here: see [`ResourceServer::prefetch`].
+    pub fn new(opts: &OAuthOptions, bound: SocketAddr, name: &str, scopes: BTreeSet<String>) -> Result<Self> {
+        let issuer = opts.issuer.trim().to_string();
+        let issuer_url = checked_url("--oauth-issuer", &issuer)?;
+        if issuer_url.query().is_some() || issuer_url.fragment().is_some() {
+            return Err(Error::Config(format!("--oauth-issuer {issuer:?} must have no query or fragment (RFC 8414)")));
+        }
+        let resource = match &opts.resource {
+            Some(r) => r.trim().trim_end_matches('/').to_string(),
+            None => {
+                if !bound.ip().is_loopback() {
+                    tracing::warn!(
+                        "OAuth: the resource URL is http://{bound}/mcp; pass --oauth-resource with the URL clients reach this server at"
+                    );
+                }
+                format!("http://{bound}/mcp")
+            }
+        };
+        let resource_url = match url::Url::parse(&resource) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.fragment().is_none() => u,
+            _ => {
+                return Err(Error::Config(format!(
+                    "--oauth-resource {resource:?} must be an absolute http(s) URL without a fragment"
+                )));
+            }
+        };
+        let jwks = match &opts.jwks_url {
+            Some(u) => {
+                checked_url("--oauth-jwks", u)?;
+                JwksSource::Given(u.clone())
+            }
+            None => JwksSource::Discover(issuer.clone()),
+        };
+        let audiences = if opts.audiences.is_empty() { vec![resource.clone()] } else { opts.audiences.clone() };
+        let metadata_url = metadata_url(&resource_url);
+        let mut metadata = json!({
+            "resource": resource,
+            "authorization_servers": [issuer],
+            "bearer_methods_supported": ["header"],
+            "resource_name": name,
+        });
+        if !scopes.is_empty() {
+            metadata["scopes_supported"] = json!(scopes);
+        }
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Error::Config(format!("HTTP client for the authorization server: {e}")))?;
+        super::jwt_ring::install();
+        Ok(ResourceServer {
+            issuer,
+            resource,
+            audiences,
+            metadata_url,
+            metadata,
+            keys: KeyCache::new(jwks, http, opts.jwks_min_refresh),
+        })
+    }
+
+    /// The resource identifier (what the metadata's `resource` says).
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// The URL of the Protected Resource Metadata, as challenges name it.
+    pub fn metadata_url(&self) -> &str {
+        &self.metadata_url
+    }
+
+    /// The Protected Resource Metadata document.
+    pub fn metadata(&self) -> &Value {
+        &self.metadata
+    }
+
+    /// The paths the metadata is served at: the root form and the one suffixed with the
+    /// resource's path (and with `/mcp`, the endpoint's own path, when that differs).
+    pub fn metadata_paths(&self) -> Vec<String> {
+        let mut paths = vec![METADATA_PATH.to_string(), format!("{METADATA_PATH}/mcp")];
+        if let Ok(u) = url::Url::parse(&self.resource) {
+            let suffixed = format!("{METADATA_PATH}{}", u.path().trim_end_matches('/'));
+            if !paths.contains(&suffixed) {
+                paths.push(suffixed);
+            }
+        }
+        paths
+    }
+
+    /// Fetches the keys once at start, so that the first client does not wait and a wrong
+    /// issuer shows in the log at once.
+    pub async fn prefetch(&self) {
+        self.keys.refresh(None).await;
+        let n = self.keys.current().keys.len();
+        if n > 0 {
+            tracing::info!("OAuth: {n} signing keys of {} loaded; tokens must name {:?}", self.issuer, self.audiences);
+        }
+    }
+
+    /// Validates a bearer token.
+    pub async fn authenticate(&self, token: &str) -> std::result::Result<Principal, Refusal> {
+        if token.is_empty() || token.len() > MAX_TOKEN {
+            return Err(Refusal::Malformed);
+        }
+        let header = jsonwebtoken::decode_header(token).map_err(|_| Refusal::Malformed)?;
+        if !ALGORITHMS.contains(&header.alg) {
+            return Err(Refusal::Algorithm);
+        }
+        let keys = self.keys.candidates(&header).await;
+        if keys.is_empty() {
+            return Err(Refusal::UnknownKey);
+        }
+        let mut validation = Validation::new(header.alg);
+        validation.leeway = LEEWAY_SECS;
+        validation.validate_exp = true;
+        validation.validate_nbf = true;
+        validation.validate_aud = true;
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.set_issuer(&[self.issuer.as_str()]);
+        validation.set_audience(&self.audiences);
+        let mut refusal = Refusal::Signature;
+        for key in &keys {
+            match jsonwebtoken::decode::<Map<String, Value>>(token, key, &validation) {
+                Ok(data) => return Ok(principal(data.claims, token)),
+                Err(e) => {
+                    refusal = match e.kind() {
+                        ErrorKind::InvalidSignature | ErrorKind::InvalidKeyFormat => continue,
+                        ErrorKind::ExpiredSignature => Refusal::Expired,
+                        ErrorKind::ImmatureSignature => Refusal::NotYetValid,
+                        ErrorKind::InvalidIssuer => Refusal::Issuer,
+                        ErrorKind::InvalidAudience => Refusal::Audience,
+                        ErrorKind::MissingRequiredClaim(_) | ErrorKind::InvalidClaimFormat(_) => Refusal::Claims,
+                        ErrorKind::InvalidAlgorithm | ErrorKind::MissingAlgorithm => Refusal::Algorithm,
+                        _ => Refusal::Malformed,
+                    };
+                    // The signature verified (claims are checked after it): no other key will do better.
+                    break;
+                }
+            }
+        }
+        Err(refusal)
+    }
+
+    /// The challenge of a 401: `Bearer resource_metadata="..."`, with the error when a token was
+    /// given and refused.
+    pub fn unauthorized(&self, refusal: Option<Refusal>) -> Response {
+        let challenge = match refusal {
+            None => format!("Bearer resource_metadata=\"{}\"", self.metadata_url),
+            Some(r) => format!(
+                "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{}\"",
+                r.description(),
+                self.metadata_url
+            ),
+        };
+        let text = match refusal {
+            None => "this MCP server needs an OAuth access token (Authorization: Bearer ...)\n".to_string(),
+            Some(r) => format!("{}\n", r.description()),
+        };
+        challenge_response(StatusCode::UNAUTHORIZED, &challenge, text)
+    }
+
+    /// The 403 of a call outside the token's scopes: `error="insufficient_scope"` and, in
+    /// `scope`, what the token holds plus the set of `needed` it lacks least of (MCP's
+    /// recommended approach: a client that asks for these keeps what it had).
+    pub fn insufficient_scope(&self, principal: &Principal, tool: &str, needed: &[Vec<String>]) -> Response {
+        let best = needed.iter().min_by_key(|set| set.iter().filter(|s| !principal.has(s)).count());
+        let mut scopes: Vec<&str> = principal.scopes.iter().map(String::as_str).collect();
+        for s in best.into_iter().flatten() {
+            if !principal.has(s) {
+                scopes.push(s);
+            }
+        }
+        scopes.retain(|s| is_scope_token(s));
+        let challenge = format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"{tool} needs more scope\"",
+            scopes.join(" "),
+            self.metadata_url
+        );
+        let text = format!("the tool {tool} needs more scope than the access token has\n");
+        challenge_response(StatusCode::FORBIDDEN, &challenge, text)
+    }
+}
+
+/// A scope as RFC 6749 section 3.3 allows it (so that it can stand in a quoted header value).
+fn is_scope_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b))
+}
+
+fn challenge_response(status: StatusCode, challenge: &str, text: String) -> Response {
+    match HeaderValue::from_str(challenge) {
+        Ok(v) => (status, [(header::WWW_AUTHENTICATE, v)], text).into_response(),
+        Err(_) => (status, [(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))], text).into_response(),
+    }
+}
+
+/// An https URL, or http to a loopback host (a local authorization server in development).
+fn checked_url(flag: &str, value: &str) -> Result<url::Url> {
+    let u = url::Url::parse(value).map_err(|e| Error::Config(format!("{flag} {value:?} is not a URL: {e}")))?;
+    let loopback = match u.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    match u.scheme() {
+        "https" => Ok(u),
+        "http" if loopback => Ok(u),
+        _ => Err(Error::Config(format!(
+            "{flag} {value:?} must be an https URL (http only for localhost): tokens are checked with what it serves"
+        ))),
+    }
+}
+
+/// `https://host/.well-known/oauth-protected-resource/path` for `https://host/path`.
+fn metadata_url(resource: &url::Url) -> String {
+    let mut origin = resource.origin().ascii_serialization();
+    origin.push_str(METADATA_PATH);
+    origin.push_str(resource.path().trim_end_matches('/'));
+    origin
+}
+
+fn principal(claims: Map<String, Value>, token: &str) -> Principal {
+    let mut scopes = BTreeSet::new();
+    for claim in ["scope", "scp"] {
+        match claims.get(claim) {
+            Some(Value::String(s)) => scopes.extend(s.split_whitespace().map(str::to_string)),
+            Some(Value::Array(list)) => scopes.extend(list.iter().filter_map(Value::as_str).map(str::to_string)),
+            _ => {}
+        }
+    }
+    Principal {
+        subject: claims.get("sub").and_then(Value::as_str).map(str::to_string),
+        scopes,
+        token: token.to_string(),
+    }
+}
+
+/// Where the keys come from.
+#[derive(Debug, Clone)]
+enum JwksSource {
+    Given(String),
+    /// The `jwks_uri` of the issuer's metadata.
+    Discover(String),
+}
+
+/// A verification key of the issuer.
+struct Key {
+    kid: Option<String>,
+    /// The algorithm the key is for, when the JWK says.
+    alg: Option<Algorithm>,
+    curve: Option<EllipticCurve>,
+    key: DecodingKey,
+}
+
+impl Key {
+    /// A JWK as a verification key; `None` for anything else (symmetric keys, encryption keys,
+    /// key types or algorithms not accepted).
+    fn from_jwk(jwk: &Jwk) -> Option<Key> {
+        if matches!(jwk.common.public_key_use, Some(PublicKeyUse::Encryption | PublicKeyUse::Other(_))) {
+            return None;
+        }
+        let alg = match jwk.common.key_algorithm {
+            Some(a) => Some(Algorithm::try_from(a).ok().filter(|a| ALGORITHMS.contains(a))?),
+            None => None,
+        };
+        let curve = match &jwk.algorithm {
+            AlgorithmParameters::RSA(_) => None,
+            AlgorithmParameters::EllipticCurve(p) => Some(p.curve.clone()),
+            AlgorithmParameters::OctetKeyPair(p) => Some(p.curve.clone()),
+            // Never a shared secret: HMAC is not accepted, and a key set that holds one is odd.
+            _ => return None,
+        };
+        let key = DecodingKey::from_jwk(jwk).ok()?;
+        Some(Key { kid: jwk.common.key_id.clone(), alg, curve, key })
+    }
+
+    /// Whether this key may check a token with `header`.
+    fn fits(&self, header: &Header) -> bool {
+        let alg = header.alg;
+        if self.key.family() != alg.family() || self.alg.is_some_and(|a| a != alg) {
+            return false;
+        }
+        let curve_ok = match alg {
+            Algorithm::ES256 => self.curve == Some(EllipticCurve::P256),
+            Algorithm::ES384 => self.curve == Some(EllipticCurve::P384),
+            Algorithm::EdDSA => self.curve == Some(EllipticCurve::Ed25519),
+            _ => self.key.family() == AlgorithmFamily::Rsa,
+        };
+        curve_ok
+            && match (&header.kid, &self.kid) {
+                (Some(wanted), Some(have)) => wanted == have,
+                (Some(_), None) => false,
+                (None, _) => true,
+            }
+    }
+}
+
+/// The keys as last fetched.
+#[derive(Default)]
+struct KeySet {
+    keys: Vec<Key>,
+    fetched: Option<Instant>,
+}
+
+struct KeyCache {
+    source: JwksSource,
+    http: reqwest::Client,
+    min_refresh: Duration,
+    keys: RwLock<Arc<KeySet>>,
+    /// Held while fetching: the time of the last attempt and the JWKS URL once known.
+    refresh: tokio::sync::Mutex<(Option<Instant>, Option<String>)>,
+}
+
+impl KeyCache {
+    fn new(source: JwksSource, http: reqwest::Client, min_refresh: Duration) -> KeyCache {
+        let uri = match &source {
+            JwksSource::Given(u) => Some(u.clone()),
+            JwksSource::Discover(_) => None,
+        };
+        KeyCache {
+            source,
+            http,
+            min_refresh,
+            keys: RwLock::new(Arc::new(KeySet::default())),
+            refresh: tokio::sync::Mutex::new((None, uri)),
+        }
+    }
+
+    fn current(&self) -> Arc<KeySet> {
+        self.keys.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The keys that may check a token with `header`, fetching the key set again when none
+    /// fits or it is old (within the floor).
+    async fn candidates(&self, header: &Header) -> Vec<DecodingKey> {
+        let set = self.current();
+        let fitting = |set: &KeySet| -> Vec<DecodingKey> {
+            set.keys.iter().filter(|k| k.fits(header)).map(|k| k.key.clone()).collect()
+        };
+        let found = fitting(&set);
+        let stale = set.fetched.is_none_or(|t| t.elapsed() > KEYS_MAX_AGE);
+        if !found.is_empty() && !stale {
+            return found;
+        }
+        self.refresh(set.fetched).await;
+        fitting(&self.current())
+    }
+
+    /// Fetches the keys unless another task did since `seen` or the last attempt is within the
+    /// floor. A failed fetch keeps the keys there were.
+    async fn refresh(&self, seen: Option<Instant>) {
+        let mut state = self.refresh.lock().await;
+        if self.current().fetched != seen {
+            return;
+        }
+        if state.0.is_some_and(|t| t.elapsed() < self.min_refresh) {
+            return;
+        }
+        state.0 = Some(Instant::now());
+        let uri = match &state.1 {
+            Some(u) => u.clone(),
+            None => {
+                let JwksSource::Discover(issuer) = &self.source else { return };
+                match discover_jwks_uri(&self.http, issuer).await {
+                    Ok(u) => {
+                        state.1 = Some(u.clone());
+                        u
+                    }
+                    Err(e) => {
+                        tracing::warn!("OAuth: {e}; tokens are refused until it answers");
+                        return;
+                    }
+                }
+            }
+        };
+        match fetch_json(&self.http, &uri).await {
+            Ok(doc) => {
+                let listed = doc.get("keys").and_then(Value::as_array).map_or(0, Vec::len);
+                let keys: Vec<Key> = doc
+                    .get("keys")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|k| serde_json::from_value::<Jwk>(k.clone()).ok())
+                    .filter_map(|jwk| Key::from_jwk(&jwk))
+                    .collect();
+                if keys.len() < listed {
+                    tracing::debug!(
+                        "OAuth: {} of the {listed} keys at {uri} are not signature keys used here",
+                        listed - keys.len()
+                    );
+                }
+                if keys.is_empty() {
+                    tracing::warn!("OAuth: the JWKS at {uri} holds no usable signature key");
+                } else {
+                    tracing::debug!("OAuth: {} signing keys fetched from {uri}", keys.len());
+                }
+                *self.keys.write().unwrap_or_else(|p| p.into_inner()) =
+                    Arc::new(KeySet { keys, fetched: Some(Instant::now()) });
+            }
+            Err(e) => tracing::warn!("OAuth: cannot fetch the signing keys: {e}"),
+        }
+    }
+}
+
+/// The `jwks_uri` of the issuer's metadata: RFC 8414 (well-known inserted before the issuer's
+/// path), then OpenID Connect discovery (inserted, then appended). The metadata must name the
+/// same issuer (RFC 8414 section 3.3).
+async fn discover_jwks_uri(http: &reqwest::Client, issuer: &str) -> std::result::Result<String, String> {
+    let u = url::Url::parse(issuer).map_err(|e| format!("invalid issuer {issuer:?}: {e}"))?;
+    let origin = u.origin().ascii_serialization();
+    let path = u.path().trim_end_matches('/');
+    let candidates = [
+        format!("{origin}/.well-known/oauth-authorization-server{path}"),
+        format!("{origin}/.well-known/openid-configuration{path}"),
+        format!("{origin}{path}/.well-known/openid-configuration"),
+    ];
+    let mut tried = Vec::new();
+    for url in candidates.iter().take(if path.is_empty() { 2 } else { 3 }) {
+        match fetch_json(http, url).await {
+            Ok(doc) => {
+                let named = doc.get("issuer").and_then(Value::as_str).unwrap_or("");
+                if named != issuer {
+                    return Err(format!("the metadata at {url} is for the issuer {named:?}, not {issuer:?}"));
+                }
+                let jwks = doc
+                    .get("jwks_uri")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| format!("the metadata at {url} names no jwks_uri"))?;
+                checked_url("the issuer's jwks_uri", jwks).map_err(|e| e.to_string())?;
+                return Ok(jwks.to_string());
+            }
+            Err(e) => tried.push(e),
+        }
+    }
+    Err(format!("no authorization server metadata for {issuer} ({})", tried.join("; ")))
+}
+
+/// A JSON document of the authorization server, up to [`MAX_DOCUMENT`] bytes.
+async fn fetch_json(http: &reqwest::Client, url: &str) -> std::result::Result<Value, String> {
+    let mut resp = http
+        .get(url)
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
+    if !resp.status().is_success() {
+        return Err(format!("{url}: HTTP {}", resp.status()));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| format!("{url}: {e}"))? {
+        if body.len() + chunk.len() > MAX_DOCUMENT {
+            return Err(format!("{url}: larger than {MAX_DOCUMENT} bytes"));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body).map_err(|e| format!("{url}: not JSON: {e}"))
+}
+
+/// What the `/mcp` middleware needs: the token check, and the tools' scopes.
+pub struct Gate {
+    /// The token check and metadata.
+    pub server: Arc<ResourceServer>,
+    /// The tools and how they are shown.
+    pub engine: Arc<Engine>,
+}
+
+/// `/mcp` under OAuth: no token or a refused one is a 401 with the metadata's URL; a valid one
+/// goes on as a [`Principal`] in the request's extensions, unless the message calls a tool
+/// outside its scopes (403 `insufficient_scope`, nothing sent upstream).
+pub async fn require_access(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+    let Some(token) = bearer(&request) else { return gate.server.unauthorized(None) };
+    let principal = match gate.server.authenticate(token).await {
+        Ok(p) => Arc::new(p),
+        Err(refusal) => {
+            tracing::debug!("access token refused: {}", refusal.description());
+            return gate.server.unauthorized(Some(refusal));
+        }
+    };
+    let (mut parts, body) = request.into_parts();
+    let bytes = match to_bytes(body, MAX_BODY).await {
+        Ok(b) => b,
+        Err(_) => return (StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than 16 MiB\n").into_response(),
+    };
+    if let Ok(message) = serde_json::from_slice::<Value>(&bytes)
+        && let Some((tool, needed)) = outside_scopes(&gate.engine, &message, &principal)
+    {
+        tracing::debug!(tool = %tool, "tools/call refused: insufficient scope");
+        return gate.server.insufficient_scope(&principal, &tool, &needed);
+    }
+    parts.extensions.insert(principal);
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// The token of `Authorization: Bearer <token>` (the scheme in any case).
+fn bearer(request: &Request) -> Option<&str> {
+    let value = request.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+}
+
+/// The first tool that a `tools/call` in `message` (one message or a batch) names and the token
+/// may not use, with the scopes it needs. Through discovery's `call_tool`, the tool it calls.
+fn outside_scopes(engine: &Engine, message: &Value, principal: &Principal) -> Option<(String, Vec<Vec<String>>)> {
+    let messages = match message {
+        Value::Array(list) => list.iter().collect(),
+        one => vec![one],
+    };
+    for m in messages {
+        if m.get("method").and_then(Value::as_str) != Some("tools/call") {
+            continue;
+        }
+        let params = m.get("params");
+        let Some(mut name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else { continue };
+        if engine.exposure().discovery && name == super::discovery::CALL_TOOL {
+            match params.and_then(|p| p.get("arguments")).and_then(|a| a.get("name")).and_then(Value::as_str) {
+                Some(inner) => name = inner,
+                None => continue,
+            }
+        }
+        if let Some(tool) = engine.tool(name)
+            && !scopes_allow(&tool.scopes, |s| principal.has(s))
+        {
+            return Some((name.to_string(), tool.scopes.clone()));
+        }
+    }
+    None
+}
+
+/// `GET /.well-known/oauth-protected-resource[/path]`: the metadata, readable from any origin
+/// (browser-based clients fetch it cross-origin; it is public).
+pub async fn metadata(State(server): State<Arc<ResourceServer>>) -> Response {
+    (
+        [(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"), (header::CACHE_CONTROL, "max-age=3600")],
+        axum::Json(server.metadata().clone()),
+    )
+        .into_response()
+}
+
+/// The caller of an MCP request: the [`Principal`] the middleware put in the HTTP request's
+/// extensions (rmcp passes the request's parts on). With `oauth` off, every caller is trusted.
+pub fn caller(oauth: bool, extensions: &rmcp::model::Extensions) -> Caller {
+    if !oauth {
+        return Caller::Trusted;
+    }
+    extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Arc<Principal>>())
+        .map_or(Caller::Anonymous, |p| Caller::Token(p.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_urls_insert_the_well_known_path() {
+        let u = |s: &str| metadata_url(&url::Url::parse(s).unwrap());
+        assert_eq!(
+            u("https://mcp.example.com/mcp"),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(u("https://mcp.example.com"), "https://mcp.example.com/.well-known/oauth-protected-resource");
+        assert_eq!(
+            u("http://127.0.0.1:8080/public/mcp"),
+            "http://127.0.0.1:8080/.well-known/oauth-protected-resource/public/mcp"
+        );
+    }
+
+    #[test]
+    fn issuers_are_https_but_for_localhost() {
+        assert!(checked_url("f", "https://idp.example.com").is_ok());
+        assert!(checked_url("f", "http://127.0.0.1:9000").is_ok());
+        assert!(checked_url("f", "http://localhost:9000/realms/x").is_ok());
+        assert!(checked_url("f", "http://idp.example.com").is_err());
+        assert!(checked_url("f", "idp.example.com").is_err());
+    }
+
+    #[test]
+    fn scopes_from_scope_or_scp() {
+        let claims = |v: Value| principal(v.as_object().unwrap().clone(), "t").scopes;
+        assert_eq!(claims(json!({"scope": "a  b"})), BTreeSet::from(["a".into(), "b".into()]));
+        assert_eq!(claims(json!({"scp": ["a", 1, "c"]})), BTreeSet::from(["a".into(), "c".into()]));
+        assert_eq!(claims(json!({"scp": "x"})), BTreeSet::from(["x".into()]));
+        assert!(claims(json!({"scope": 5})).is_empty());
+    }
+
+    #[test]
+    fn callers_and_tools() {
+        let p = Arc::new(principal(json!({"scope": "read"}).as_object().unwrap().clone(), "secret-token"));
+        let caller = Caller::Token(p.clone());
+        assert!(caller.may_use(&[]));
+        assert!(caller.may_use(&[vec!["write".into()], vec!["read".into()]]));
+        assert!(!caller.may_use(&[vec!["read".into(), "write".into()]]));
+        assert!(Caller::Trusted.may_use(&[vec!["admin".into()]]));
+        assert!(!Caller::Anonymous.may_use(&[vec!["read".into()]]));
+        assert!(!format!("{p:?}").contains("secret-token"), "the token never prints");
+    }
+
+    #[test]
+    fn scope_tokens() {
+        assert!(is_scope_token("pets:read"));
+        assert!(is_scope_token("https://graph.example.com/.default"));
+        assert!(!is_scope_token("a\"b"));
+        assert!(!is_scope_token("a b"));
+        assert!(!is_scope_token(""));
+    }
+}
