@@ -10,7 +10,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations
 use serde_json::{Map, Value, json};
 
 use super::compact::compact_description;
-use super::engine::{Engine, ToolEntry, tool_error};
+use super::engine::{Engine, Observation, ToolEntry, tool_error};
 use super::error::{Error, Result};
 use super::model::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
 
@@ -242,12 +242,18 @@ fn is_version_or_prefix(segment: &str) -> bool {
         || (s.starts_with('v') && s.len() > 1 && s[1..].chars().all(|c| c.is_ascii_digit() || c == '.'))
 }
 
-/// Answers a call to a discovery tool; `None` when `name` is not one.
-pub async fn call_meta(engine: &Engine, name: &str, args: &Map<String, Value>) -> Option<CallToolResult> {
+/// Answers a call to a discovery tool; `None` when `name` is not one. A `call_tool` notes the API
+/// tool it calls in `obs`.
+pub async fn call_meta(
+    engine: &Engine,
+    name: &str,
+    args: &Map<String, Value>,
+    obs: &mut Observation,
+) -> Option<CallToolResult> {
     Some(match name {
         SEARCH_TOOLS => search_tools(engine, args).await,
         DESCRIBE_TOOLS => describe_tools(engine, args),
-        CALL_TOOL => call_tool(engine, args).await,
+        CALL_TOOL => call_tool(engine, args, obs).await,
         _ => return None,
     })
 }
@@ -411,7 +417,8 @@ fn unknown_text(unknown: &[Value]) -> String {
         .join("\n")
 }
 
-async fn call_tool(engine: &Engine, args: &Map<String, Value>) -> CallToolResult {
+/// The API tool's call goes into `obs`: it is counted and logged as that tool's.
+async fn call_tool(engine: &Engine, args: &Map<String, Value>, obs: &mut Observation) -> CallToolResult {
     let Some(name) = args.get("name").and_then(Value::as_str) else {
         return tool_error(format!("{CALL_TOOL} needs `name`: a tool name from {SEARCH_TOOLS}"));
     };
@@ -420,7 +427,7 @@ async fn call_tool(engine: &Engine, args: &Map<String, Value>) -> CallToolResult
         Some(Value::Object(a)) => a.clone(),
         Some(_) => return tool_error(format!("`arguments` must be an object (the arguments of `{name}`)")),
     };
-    match engine.call(name, arguments).await {
+    match engine.call_observing(name, arguments, obs).await {
         Ok(result) => result,
         Err(Error::UnknownTool(name)) => {
             let closest = closest_names(engine.tools(), &name, 3);

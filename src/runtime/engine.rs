@@ -3,15 +3,18 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations};
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use super::auth::{Credential, Credentials};
 use super::discovery::{self, Exposure};
 use super::error::{Error, Result};
 use super::hooks::Extensions;
+use super::metrics::{Metrics, Outcome, RequestId, ToolCounters};
 use super::model::{HttpBinding, RuntimeConfig, Tool};
 use super::request::{self, PreparedRequest};
 use super::response::{self, CallContext};
@@ -26,6 +29,9 @@ pub struct EngineOptions {
     /// Static headers sent with every upstream request (`--header 'Name: value'`).
     pub headers: Vec<(String, String)>,
     pub policy: UpstreamPolicy,
+    /// Where calls are counted; shared by the engines of one server so that counts go on across
+    /// a reload.
+    pub metrics: Arc<Metrics>,
 }
 
 /// One tool as the engine holds it: what clients are shown, and what calls are checked against.
@@ -119,6 +125,20 @@ pub struct Engine {
     upstream: Upstream,
     credentials: Credentials,
     ext: Extensions,
+    metrics: Arc<Metrics>,
+    /// Call counters by tool index; the discovery tools after the catalogue's.
+    counters: ToolCounters,
+}
+
+/// What one call did, filled in as it goes, for its count and its log line.
+#[derive(Debug, Default)]
+pub struct Observation {
+    /// The catalogue tool called, by index (`None`: a discovery tool or an unknown name).
+    pub tool: Option<usize>,
+    /// How it ended, when the result alone does not say (see [`Outcome`]).
+    pub outcome: Option<Outcome>,
+    /// The status of the upstream's last response.
+    pub status: Option<u16>,
 }
 
 impl Engine {
@@ -177,7 +197,7 @@ impl Engine {
             let need = if tools == 1 { "1 tool needs it".to_string() } else { format!("{tools} tools need it") };
             tracing::warn!("{vars} not set: {need} (security scheme `{scheme}`)");
         }
-        let upstream = Upstream::new(opts.policy.clone())?;
+        let upstream = Upstream::new(opts.policy.clone(), opts.metrics.clone())?;
         let exposure = discovery::resolve(&config.context, &config.tools);
         let mut index = HashMap::with_capacity(config.tools.len());
         let tools: Vec<ToolEntry> = config
@@ -194,6 +214,8 @@ impl Engine {
         if exposure.discovery {
             info.instructions = Some(discovery::instructions(info.instructions.as_deref(), &tools));
         }
+        opts.metrics.set_tools(tools.len());
+        let counters = ToolCounters::new(tools.len() + discovery::META_TOOLS.len());
         let engine = Arc::new(Engine {
             info,
             tools,
@@ -206,6 +228,8 @@ impl Engine {
             upstream,
             credentials,
             ext,
+            metrics: opts.metrics,
+            counters,
         });
         if engine.exposure.discovery {
             // A large catalogue (Microsoft Graph: 22,000 tools) takes a moment to index: off the
@@ -249,13 +273,14 @@ impl Engine {
     }
 
     /// A `tools/call` from a client: the discovery tools in discovery mode, else the API's tool.
+    /// Counted and logged like [`Engine::call`].
     pub async fn call_from_client(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
-        if self.exposure.discovery
-            && let Some(result) = discovery::call_meta(self, name, &args).await
-        {
-            return Ok(result);
-        }
-        self.call(name, args).await
+        self.observed(name, args, self.exposure.discovery).await
+    }
+
+    /// The metrics this engine counts into.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
     }
 
     pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
@@ -263,19 +288,108 @@ impl Engine {
     }
 
     /// Calls a tool. Failures of the call itself (bad arguments, upstream errors) are results with
-    /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`]).
+    /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`]). The call is
+    /// counted in the metrics and logged (`tools/call`, with a request id, the tool, the outcome,
+    /// the upstream status and the duration; never arguments, headers or credentials).
     pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
-        let tool = self.tool(name).ok_or_else(|| Error::UnknownTool(name.to_string()))?;
+        self.observed(name, args, false).await
+    }
+
+    /// A call with its request id (a span around it, so that what is logged during the call
+    /// carries the id), in-flight gauge, count and log line.
+    async fn observed(&self, name: &str, args: Map<String, Value>, meta: bool) -> Result<CallToolResult> {
+        let id = RequestId::next();
+        let started = Instant::now();
+        let _in_flight = self.metrics.in_flight();
+        let mut obs = Observation::default();
+        let result = async {
+            if meta && let Some(result) = discovery::call_meta(self, name, &args, &mut obs).await {
+                return Ok(result);
+            }
+            self.call_observing(name, args, &mut obs).await
+        }
+        .instrument(tracing::info_span!("call", request_id = %id))
+        .await;
+        let outcome = match (&result, obs.outcome) {
+            (Err(_), _) => Outcome::UnknownTool,
+            (Ok(r), Some(Outcome::Ok) | None) if r.is_error == Some(true) => {
+                if obs.tool.is_none() {
+                    Outcome::InvalidArguments
+                } else {
+                    Outcome::ToolError
+                }
+            }
+            (Ok(_), Some(outcome)) => outcome,
+            (Ok(_), None) => Outcome::Ok,
+        };
+        let counted = match obs.tool {
+            _ if outcome == Outcome::UnknownTool => {
+                self.metrics.unknown_tool();
+                None
+            }
+            Some(i) => {
+                let tool = &self.tools[i].mcp.name;
+                self.counters.count(&self.metrics, i, tool, outcome);
+                Some(&**tool)
+            }
+            None => {
+                // A discovery tool that did not reach an API tool (a search, or a call_tool
+                // without a usable name or arguments).
+                let k = discovery::META_TOOLS.iter().position(|m| *m == name);
+                if let Some(k) = k {
+                    self.counters.count(&self.metrics, self.tools.len() + k, name, outcome);
+                }
+                k.map(|k| discovery::META_TOOLS[k])
+            }
+        };
+        let duration_ms = started.elapsed().as_micros() as f64 / 1000.0;
+        match counted {
+            Some(tool) => tracing::info!(
+                request_id = %id,
+                tool,
+                outcome = outcome.as_str(),
+                status = obs.status,
+                duration_ms,
+                "tools/call"
+            ),
+            None => tracing::info!(
+                request_id = %id,
+                tool = ?name,
+                outcome = outcome.as_str(),
+                duration_ms,
+                "tools/call"
+            ),
+        }
+        result
+    }
+
+    /// [`Engine::call`] without its count and log line: what the call did goes into `obs`.
+    pub async fn call_observing(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        obs: &mut Observation,
+    ) -> Result<CallToolResult> {
+        let Some(&index) = self.index.get(name) else {
+            obs.outcome = Some(Outcome::UnknownTool);
+            return Err(Error::UnknownTool(name.to_string()));
+        };
+        obs.tool = Some(index);
+        let tool = &self.tools[index];
         let mut args = args;
         // `null` for an optional argument means "left out" (models send it; OpenAI's strict mode must).
         super::args::drop_absent_nulls(&tool.input_schema, &mut args);
         let args_value = Value::Object(args);
         if let Some(problems) = validate(&tool.input_validator, &tool.input_schema, &args_value) {
+            obs.outcome = Some(Outcome::InvalidArguments);
             return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));
         }
-        let Value::Object(args) = args_value else { return Ok(tool_error("arguments must be an object".into())) };
+        let Value::Object(args) = args_value else {
+            obs.outcome = Some(Outcome::InvalidArguments);
+            return Ok(tool_error("arguments must be an object".into()));
+        };
         let mut result = match &tool.http {
-            Some(http) => self.call_http(tool, http, &args).await,
+            Some(http) => self.call_http(tool, http, &args, obs).await,
             None => self.call_handler(tool, args).await,
         };
         self.ext.hooks.after_response(name, &mut result);
@@ -309,11 +423,20 @@ impl Engine {
         }
     }
 
-    async fn call_http(&self, tool: &ToolEntry, http: &HttpBinding, args: &Map<String, Value>) -> CallToolResult {
+    async fn call_http(
+        &self,
+        tool: &ToolEntry,
+        http: &HttpBinding,
+        args: &Map<String, Value>,
+        obs: &mut Observation,
+    ) -> CallToolResult {
         let base = http.base_url.as_deref().or(self.base_url.as_deref()).unwrap_or_default();
         let mut req = match request::prepare(base, http, args) {
             Ok(r) => r,
-            Err(e) => return tool_error(format!("Invalid arguments for `{}`: {e}", tool.mcp.name)),
+            Err(e) => {
+                obs.outcome = Some(Outcome::InvalidArguments);
+                return tool_error(format!("Invalid arguments for `{}`: {e}", tool.mcp.name));
+            }
         };
         // JSON first: many APIs answer XML to `*/*` (Swagger 2.0 `produces` lists often start with it).
         if !req.headers.contains_key(reqwest::header::ACCEPT) {
@@ -324,9 +447,13 @@ impl Engine {
         }
         let oauth = match self.authorize(&mut req, &http.security).await {
             Ok(o) => o,
-            Err(e) => return tool_error(e.to_string()),
+            Err(e) => {
+                obs.outcome = Some(Outcome::CredentialsError);
+                return tool_error(e.to_string());
+            }
         };
         if let Err(e) = self.ext.hooks.before_request(&tool.mcp.name, args, &mut req).await {
+            obs.outcome = Some(Outcome::Refused);
             return tool_error(e.to_string());
         }
         let mut outcome = self.upstream.send(&req).await;
@@ -344,6 +471,8 @@ impl Engine {
         }
         match outcome {
             Ok(resp) => {
+                obs.status = Some(resp.status.as_u16());
+                obs.outcome = Some(Outcome::of_status(resp.status.as_u16()));
                 let output_check = |v: &Value| {
                     tool.output_schema.as_ref().and_then(|schema| validate(&tool.output_validator, schema, v))
                 };
@@ -356,7 +485,10 @@ impl Engine {
                 };
                 response::to_result(resp, &ctx)
             }
-            Err(e) => tool_error(e.to_string()),
+            Err(e) => {
+                obs.outcome = Some(Outcome::TransportError);
+                tool_error(e.to_string())
+            }
         }
     }
 

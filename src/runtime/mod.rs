@@ -16,6 +16,7 @@ pub mod keywords;
 pub mod legacy_sse;
 pub mod lexicon;
 pub mod manners;
+pub mod metrics;
 pub mod model;
 pub mod request;
 pub mod response;
@@ -26,5 +27,6 @@ pub mod upstream;
 
 pub use engine::{Engine, EngineOptions};
 pub use error::Error;
+pub use metrics::{Metrics, Readiness};
 pub use server::McpServer;
 pub use upstream::{UpstreamPolicy, install_crypto_provider};

@@ -68,14 +68,10 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let started = std::time::Instant::now();
-        let name = request.name.to_string();
+        // The engine counts and logs the call.
         let args = request.arguments.unwrap_or_default();
-        match self.engine.call_from_client(&name, args).await {
-            Ok(result) => {
-                tracing::debug!(tool = %name, error = result.is_error.unwrap_or(false), ms = started.elapsed().as_millis() as u64, "tools/call");
-                Ok(result.into())
-            }
+        match self.engine.call_from_client(&request.name, args).await {
+            Ok(result) => Ok(result.into()),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }
     }
