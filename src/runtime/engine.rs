@@ -352,9 +352,13 @@ impl Engine {
                 duration_ms,
                 "tools/call"
             ),
+            // A name the client made up: as it is when it looks like a name, else escaped.
+            None if name.len() <= 128 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-./".contains(&b)) => {
+                tracing::info!(request_id = %id, tool = name, outcome = outcome.as_str(), duration_ms, "tools/call")
+            }
             None => tracing::info!(
                 request_id = %id,
-                tool = ?name,
+                tool = %name.escape_debug(),
                 outcome = outcome.as_str(),
                 duration_ms,
                 "tools/call"
