@@ -218,6 +218,18 @@ async fn signal() {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn ready_fails_until_an_engine_is_loaded() {
+        let readiness = Readiness::default();
+        assert_eq!(ready(State(readiness.clone())).await.status(), StatusCode::SERVICE_UNAVAILABLE);
+        readiness.set(true);
+        assert_eq!(ready(State(readiness.clone())).await.status(), StatusCode::OK);
+        readiness.set(false);
+        assert_eq!(ready(State(readiness)).await.status(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+
     #[test]
     fn token_comparison() {
         assert!(super::constant_time_eq(b"abc", b"abc"));
