@@ -1,5 +1,5 @@
 //! What `mcpgen serve` tells its operator: `/metrics` after a known sequence of calls (exact
-//! counts, valid OpenMetrics text), JSON log lines with a request id per call and no secret,
+//! counts, valid OpenMetrics text, discovery mode), JSON log lines with a request id per call and no secret,
 //! `/health` and `/ready`, and the separate metrics listener (`--metrics-bind`), stdio included.
 
 mod common;
@@ -352,4 +352,31 @@ async fn metrics_listener_of_its_own() {
     assert_ne!(metrics.trim_end_matches("/metrics"), url.trim_end_matches("/mcp"));
     assert_eq!(get(&metrics, None).await.0, 200);
     assert_eq!(get(&format!("{}/metrics", url.trim_end_matches("/mcp")), Some("tok")).await.0, 404);
+}
+
+/// In discovery mode a call through `call_tool` counts as the API tool's; the discovery tools
+/// count under their own names only when they reach no API tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_calls_count_as_the_api_tools() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let (_child, url) = spawn_http(&serve(&mock, &spec), &["--tool-mode", "discovery"]).await;
+    let c = client(&url).await;
+    assert_eq!(call(&c, "search_tools", json!({"query": "fault"})).await, Some(false));
+    assert_eq!(call(&c, "search_tools", json!({})).await, Some(true));
+    assert_eq!(call(&c, "call_tool", json!({"name": "fault", "arguments": {}})).await, Some(false));
+    assert_eq!(call(&c, "call_tool", json!({"name": "noSuchTool"})).await, Some(true));
+    assert_eq!(call(&c, "call_tool", json!({"arguments": {}})).await, Some(true));
+    let (_, _, text) = get(&format!("{}/metrics", url.trim_end_matches("/mcp")), None).await;
+    let got = samples(&text);
+    for (series, value) in [
+        (r#"mcpgen_tool_calls_total{tool="search_tools",outcome="ok"}"#, 1.0),
+        (r#"mcpgen_tool_calls_total{tool="search_tools",outcome="invalid_arguments"}"#, 1.0),
+        (r#"mcpgen_tool_calls_total{tool="fault",outcome="ok"}"#, 1.0),
+        (r#"mcpgen_tool_calls_total{tool="",outcome="unknown_tool"}"#, 1.0),
+        (r#"mcpgen_tool_calls_total{tool="call_tool",outcome="invalid_arguments"}"#, 1.0),
+        (r#"mcpgen_tool_calls_total{tool="call_tool",outcome="ok"}"#, 0.0),
+    ] {
+        assert_eq!(got.get(series), Some(&value), "{series} in\n{text}");
+    }
 }
