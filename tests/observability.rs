@@ -1,6 +1,7 @@
 //! What `mcpgen serve` tells its operator: `/metrics` after a known sequence of calls (exact
-//! counts, valid OpenMetrics text, discovery mode), JSON log lines with a request id per call and no secret,
-//! `/health` and `/ready`, and the separate metrics listener (`--metrics-bind`), stdio included.
+//! counts, valid OpenMetrics text, discovery mode), JSON log lines with a request id per call and
+//! no secret, `/health` and `/ready`, and the separate metrics listener (`--metrics-bind`), stdio
+//! included.
 
 mod common;
 
