@@ -346,6 +346,8 @@ async fn metrics_listener_of_its_own() {
     assert_eq!(get(&format!("{base}/ready"), None).await.0, 200);
     assert_eq!(get(&format!("{base}/health"), None).await.0, 200);
     c.cancel().await.unwrap();
+    let lines = logs.lock().unwrap().clone();
+    assert!(!lines.iter().any(|l| l.contains("tools/call")), "text logs a call at debug only: {lines:#?}");
 
     // Over HTTP with a token: the metrics port asks for none, the MCP port has no /metrics.
     let (_child, url, logs) = spawn_http_logged(&cmd, &["--metrics-bind", "127.0.0.1:0", "--auth-token", "tok"]).await;

@@ -24,8 +24,8 @@ pub enum LogFormat {
     /// For people.
     #[default]
     Text,
-    /// One JSON object per line, for log collectors; each tool call's line has request_id, tool,
-    /// outcome, status and duration_ms.
+    /// One JSON object per line, for log collectors, with a line per tool call (request_id, tool,
+    /// outcome, status, duration_ms; at debug in text).
     Json,
 }
 
@@ -230,6 +230,7 @@ pub fn run(
         base_url,
         headers: args.header.clone(),
         metrics: metrics.clone(),
+        log_calls: args.log_format == LogFormat::Json,
         policy: UpstreamPolicy {
             timeout: Duration::from_secs_f64(timeout),
             max_response_bytes: args.max_response_bytes.unwrap_or(config.limits.max_response_bytes),

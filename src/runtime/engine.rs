@@ -32,6 +32,8 @@ pub struct EngineOptions {
     /// Where calls are counted; shared by the engines of one server so that counts go on across
     /// a reload.
     pub metrics: Arc<Metrics>,
+    /// Log each call's line at `info` (an access log, for `--log-format json`); else at `debug`.
+    pub log_calls: bool,
 }
 
 /// One tool as the engine holds it: what clients are shown, and what calls are checked against.
@@ -126,6 +128,7 @@ pub struct Engine {
     credentials: Credentials,
     ext: Extensions,
     metrics: Arc<Metrics>,
+    log_calls: bool,
     /// Call counters by tool index; the discovery tools after the catalogue's.
     counters: ToolCounters,
 }
@@ -229,6 +232,7 @@ impl Engine {
             credentials,
             ext,
             metrics: opts.metrics,
+            log_calls: opts.log_calls,
             counters,
         });
         if engine.exposure.discovery {
@@ -290,7 +294,8 @@ impl Engine {
     /// Calls a tool. Failures of the call itself (bad arguments, upstream errors) are results with
     /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`]). The call is
     /// counted in the metrics and logged (`tools/call`, with a request id, the tool, the outcome,
-    /// the upstream status and the duration; never arguments, headers or credentials).
+    /// the upstream status and the duration; never arguments, headers or credentials) at `info`
+    /// with [`EngineOptions::log_calls`], else at `debug`.
     pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
         self.observed(name, args, false).await
     }
@@ -343,26 +348,31 @@ impl Engine {
             }
         };
         let duration_ms = started.elapsed().as_micros() as f64 / 1000.0;
-        match counted {
-            Some(tool) => tracing::info!(
-                request_id = %id,
-                tool,
-                outcome = outcome.as_str(),
-                status = obs.status,
-                duration_ms,
-                "tools/call"
-            ),
+        let tool: std::borrow::Cow<'_, str> = match counted {
+            Some(tool) => tool.into(),
             // A name the client made up: as it is when it looks like a name, else escaped.
             None if name.len() <= 128 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-./".contains(&b)) => {
-                tracing::info!(request_id = %id, tool = name, outcome = outcome.as_str(), duration_ms, "tools/call")
+                name.into()
             }
-            None => tracing::info!(
-                request_id = %id,
-                tool = %name.escape_debug(),
-                outcome = outcome.as_str(),
-                duration_ms,
-                "tools/call"
-            ),
+            None => name.escape_debug().to_string().into(),
+        };
+        macro_rules! call_line {
+            ($level:expr) => {
+                tracing::event!(
+                    $level,
+                    request_id = %id,
+                    tool = &*tool,
+                    outcome = outcome.as_str(),
+                    status = obs.status,
+                    duration_ms,
+                    "tools/call"
+                )
+            };
+        }
+        if self.log_calls {
+            call_line!(tracing::Level::INFO);
+        } else {
+            call_line!(tracing::Level::DEBUG);
         }
         result
     }
