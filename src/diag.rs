@@ -40,15 +40,19 @@ impl DiagKind {
     }
 }
 
+/// One problem a stage worked around, or a note on how the API was mapped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
+    /// What kind of problem; [`DiagKind::is_warning`] tells warnings from notes.
     pub kind: DiagKind,
     /// JSON pointer (with the file for multi-file documents) of the place concerned.
     pub pointer: String,
+    /// What happened, in words for people.
     pub message: String,
 }
 
 impl Diagnostic {
+    /// A diagnostic of `kind` at `pointer`.
     pub fn new(kind: DiagKind, pointer: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic { kind, pointer: pointer.into(), message: message.into() }
     }

@@ -7,20 +7,28 @@ use crate::diag::Diagnostic;
 /// Where a problem is: a document (file path or URL) and, when known, a line/column or a JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
+    /// The document as messages name it: the path or URL the user gave (`<stdin>` for stdin), a
+    /// referenced file relative to the root's folder.
     pub origin: String,
+    /// Line, from 1; `None` when not known (problems found after parsing have a pointer instead).
     pub line: Option<usize>,
+    /// Column, from 1; `None` when not known.
     pub column: Option<usize>,
+    /// JSON pointer of the value at fault, e.g. `#/paths/~1pets/get`; `None` when not known.
     pub pointer: Option<String>,
 }
 
 impl Location {
     // Boxed: errors stay small on the happy path's `Result`s.
+    /// The whole document `origin`.
     pub fn doc(origin: impl Into<String>) -> Box<Self> {
         Box::new(Location { origin: origin.into(), line: None, column: None, pointer: None })
     }
+    /// Line and column (from 1) of `origin`.
     pub fn at_line(origin: impl Into<String>, line: usize, column: usize) -> Box<Self> {
         Box::new(Location { origin: origin.into(), line: Some(line), column: Some(column), pointer: None })
     }
+    /// The value at a JSON pointer of `origin`.
     pub fn at_pointer(origin: impl Into<String>, pointer: impl Into<String>) -> Box<Self> {
         Box::new(Location { origin: origin.into(), line: None, column: None, pointer: Some(pointer.into()) })
     }
@@ -42,43 +50,104 @@ impl fmt::Display for Location {
     }
 }
 
+/// What went wrong, and where. Each variant's message names the input and, when known, the line
+/// or the JSON pointer at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The input (a file, a URL, stdin) or a file it references could not be read.
     #[error("{location}: cannot read: {message}")]
-    Read { location: Box<Location>, message: String },
+    Read {
+        /// The document.
+        location: Box<Location>,
+        /// Why: the system's or the download's error.
+        message: String,
+    },
 
+    /// The document is not UTF-8.
     #[error("{location}: not valid UTF-8 (first bad byte at offset {offset}); save the file as UTF-8")]
-    NotUtf8 { location: Box<Location>, offset: usize },
+    NotUtf8 {
+        /// Line and column of the first bad byte.
+        location: Box<Location>,
+        /// Byte offset of the first bad byte (after a byte order mark, if any).
+        offset: usize,
+    },
 
+    /// The document holds nothing but whitespace.
     #[error("{location}: the document is empty")]
-    Empty { location: Box<Location> },
+    Empty {
+        /// The document.
+        location: Box<Location>,
+    },
 
+    /// The document is larger than mcpgen reads (512 MiB).
     #[error("{location}: the document is {size} bytes, over the limit of {limit} bytes")]
-    TooLarge { location: Box<Location>, size: u64, limit: u64 },
+    TooLarge {
+        /// The document.
+        location: Box<Location>,
+        /// Its size in bytes: a file's, a download's declared length, or else what was read
+        /// (one byte past the limit).
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
 
+    /// The document is not valid JSON or YAML.
     #[error("{location}: invalid {format}: {message}")]
-    Syntax { location: Box<Location>, format: &'static str, message: String },
+    Syntax {
+        /// Where the parser stopped, when it says.
+        location: Box<Location>,
+        /// `JSON` or `YAML`: what the document was parsed as (JSON when it starts with `{` or `[`).
+        format: &'static str,
+        /// The parser's message, without its position.
+        message: String,
+    },
 
+    /// The document is neither an OpenAPI (or Swagger 2.0) description nor a tool list mcpgen
+    /// reads, or is of an unsupported version.
     #[error("{location}: {message}")]
-    UnknownDialect { location: Box<Location>, message: String },
+    UnknownDialect {
+        /// The document, with the pointer of the value that decided.
+        location: Box<Location>,
+        /// What was expected.
+        message: String,
+    },
 
+    /// An external `$ref` cannot be followed (remote without `--allow-remote-refs`, an
+    /// unsupported scheme, a malformed reference).
     #[error("{location}: broken $ref {reference:?}: {message}")]
-    Ref { location: Box<Location>, reference: String, message: String },
+    Ref {
+        /// The document and pointer of the `$ref`.
+        location: Box<Location>,
+        /// The reference as written.
+        reference: String,
+        /// Why it cannot be followed.
+        message: String,
+    },
 
     /// The input is well-formed but says something mcpgen cannot use.
     #[error("{location}: {message}")]
-    Invalid { location: Box<Location>, message: String },
+    Invalid {
+        /// The document and, when known, the pointer of the value at fault.
+        location: Box<Location>,
+        /// What is wrong with it.
+        message: String,
+    },
 
     /// Command-line options that cannot work together, or a value no input could fix.
     #[error("{message}")]
-    Usage { message: String },
+    Usage {
+        /// What is wrong, naming the options.
+        message: String,
+    },
 
     /// Writing an output (a file, a crate directory, stdout) failed.
     #[error("{}: cannot {action}: {source}", path.display())]
     Io {
+        /// The file or directory.
         path: std::path::PathBuf,
         /// What was being done, as a verb: `write`, `create the directory`, ...
         action: &'static str,
+        /// The system's error.
         #[source]
         source: std::io::Error,
     },
@@ -86,7 +155,9 @@ pub enum Error {
     /// The engine could not serve `spec` (a bad base URL, the port in use, ...).
     #[error("{spec}: {source}")]
     Runtime {
+        /// The input served, as the user gave it.
         spec: String,
+        /// The engine's error.
         #[source]
         source: crate::runtime::Error,
     },
@@ -98,13 +169,32 @@ pub enum Error {
         env!("CARGO_PKG_REPOSITORY"),
         env!("CARGO_PKG_VERSION")
     )]
-    Internal { what: String, message: String },
+    Internal {
+        /// What was being done.
+        what: String,
+        /// What happened.
+        message: String,
+    },
 
+    /// The input yields no tool at all.
     #[error("{origin}: no tools: {reason}{}", render_reasons(.diagnostics))]
-    NoTools { origin: String, reason: String, diagnostics: Vec<Diagnostic> },
+    NoTools {
+        /// The input, as the user gave it.
+        origin: String,
+        /// Why: every operation hidden by `x-mcp`, excluded by the filters, or not convertible.
+        reason: String,
+        /// The operations or functions skipped, and why (listed in the message, up to 20).
+        diagnostics: Vec<Diagnostic>,
+    },
 
+    /// `--strict` is set and the input has warnings.
     #[error("{origin}: {} problem(s) and --strict is set:{}", .diagnostics.len(), render_reasons(.diagnostics))]
-    Strict { origin: String, diagnostics: Vec<Diagnostic> },
+    Strict {
+        /// The input, as the user gave it.
+        origin: String,
+        /// The warnings (listed in the message, up to 20).
+        diagnostics: Vec<Diagnostic>,
+    },
 }
 
 impl Error {
@@ -132,4 +222,5 @@ fn render_reasons(diags: &[Diagnostic]) -> String {
     out
 }
 
+/// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

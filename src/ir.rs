@@ -16,21 +16,33 @@ pub use crate::runtime::model::{ApiKeyLocation, BodyContent, ParamLocation, Para
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Dialect {
+    /// Swagger 2.0 (`swagger: "2.0"`), upgraded to OpenAPI 3.0 before it is normalised.
     Swagger2,
+    /// OpenAPI 3.0.x.
     Oas30,
+    /// OpenAPI 3.1.x, and 3.2.x read as 3.1.
     Oas31,
+    /// OpenAI's legacy functions: `{"functions": [...]}` or a bare array, entries with `name` and
+    /// `parameters`.
     OpenAiFunctions,
+    /// OpenAI tools: entries `{"type": "function", "function": {...}}` (a chat request's `tools`
+    /// too).
     OpenAiTools,
+    /// Anthropic tools: entries with `input_schema`.
     AnthropicTools,
+    /// Gemini `functionDeclarations` (schemas in `parameters` or `parametersJsonSchema`).
     GeminiFunctions,
+    /// MCP tools, as a `tools/list` result has them (entries with `inputSchema`).
     McpTools,
 }
 
 impl Dialect {
+    /// Swagger 2.0 or OpenAPI 3.x, rather than a tool list.
     pub fn is_openapi(self) -> bool {
         matches!(self, Dialect::Swagger2 | Dialect::Oas30 | Dialect::Oas31)
     }
 
+    /// The dialect in words, as `inspect` reports it (`OpenAPI 3.1`).
     pub fn label(self) -> &'static str {
         match self {
             Dialect::Swagger2 => "Swagger 2.0",
@@ -45,13 +57,18 @@ impl Dialect {
     }
 }
 
+/// An API as the stages after normalize see it (see the module's doc).
 #[derive(Debug, Clone, Serialize)]
 pub struct ApiIr {
+    /// What the input was.
     pub dialect: Dialect,
+    /// The API's title, version and description.
     pub info: ApiInfo,
     /// Servers with variables substituted by their defaults; relative URLs resolved against the
     /// document's URL when it has one.
     pub servers: Vec<String>,
+    /// The document's security schemes by name (Swagger 2.0's `securityDefinitions` included); one
+    /// mcpgen cannot read is dropped with a diagnostic.
     pub security_schemes: BTreeMap<String, SecurityScheme>,
     /// The API-wide default security requirement.
     pub security: Vec<SecurityRequirement>,
@@ -72,14 +89,21 @@ pub struct ApiIr {
     /// become a tool (it may still be filtered out).
     #[serde(skip)]
     pub bindings_file: Option<String>,
+    /// What normalize noticed (operations skipped, values read leniently), for `inspect` and
+    /// `--strict`. Not serialised.
     #[serde(skip)]
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// The API's `info`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ApiInfo {
+    /// `info.title`; `API` when absent or blank. For a function list: its file name up to the first
+    /// `.`.
     pub title: String,
+    /// `info.version`; `0.0.0` when absent, and for function lists.
     pub version: String,
+    /// `info.description`; `None` when absent or blank, and for function lists.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
@@ -87,27 +111,38 @@ pub struct ApiInfo {
 /// The HTTP method: one type for the IR, the runtime config and the engine.
 pub use crate::runtime::model::Method;
 
+/// One operation of the API, or a function bound to HTTP (see [`function`](Self::function)).
 #[derive(Debug, Clone, Serialize)]
 pub struct Operation {
     /// JSON pointer of the operation in its document, e.g. `#/paths/~1pets/get`.
     pub pointer: String,
+    /// The HTTP method.
     pub method: Method,
     /// The path template, without a fragment or query its key carried.
     pub path: String,
     /// `name=value` pairs the path key carried after `#` or `?`: sent as query parameters.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fixed_query: Vec<(String, String)>,
+    /// The `operationId` (a bound function's name); `None` when absent or blank.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub operation_id: Option<String>,
+    /// The operation's `summary`, else the path item's; `None` when neither has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// The operation's `description`, trimmed; `None` when absent or blank.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The operation's `tags`, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// `deprecated: true` (the tool's description then starts with `[Deprecated]`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deprecated: bool,
+    /// The path item's and the operation's parameters merged (the operation's win on name and
+    /// location), one for every `{variable}` of the path (a string when undeclared) and no other
+    /// path parameter; sorted by location (path, query, header, cookie), else in declaration order.
     pub parameters: Vec<Parameter>,
+    /// The request body; `None`: none (or one without `content`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_body: Option<RequestBody>,
     /// The success response (first 2xx).
@@ -119,6 +154,7 @@ pub struct Operation {
     /// Server URLs declared on the path item or operation.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub servers: Vec<String>,
+    /// `x-mcp`: overrides for the operation's tool (a bound function's: its title and annotations).
     #[serde(skip_serializing_if = "McpExtension::is_empty")]
     pub mcp: McpExtension,
     /// A function of a tool list bound to this request (`--forward-url`, `--bindings`): its tool
@@ -128,20 +164,31 @@ pub struct Operation {
     pub function: Option<Box<Function>>,
 }
 
+/// One parameter: where it goes on the wire, how it is serialised, and its schema.
 #[derive(Debug, Clone, Serialize)]
 pub struct Parameter {
+    /// The name on the wire (path variable, query key, header or cookie name).
     pub name: String,
+    /// Where it goes; `in` when serialised.
     #[serde(rename = "in")]
     pub location: ParamLocation,
+    /// OpenAPI's `required`; always true for path parameters.
     pub required: bool,
+    /// `deprecated: true`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deprecated: bool,
+    /// The description, trimmed; `None` when absent or blank.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// OpenAPI's `style`; the location's default when absent or not valid for the location.
     pub style: ParamStyle,
+    /// OpenAPI's `explode`; when absent, true for the `form` style only.
     pub explode: bool,
+    /// OpenAPI's `allowReserved` (query parameters).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_reserved: bool,
+    /// The value's JSON Schema (the `content` media type's for such parameters); `{"type":
+    /// "string"}` when the parameter gives none.
     pub schema: Value,
     /// Media type when the parameter is described by `content` rather than `schema`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -151,12 +198,15 @@ pub struct Parameter {
     pub argument: Option<String>,
 }
 
+/// A request body: its media types and, for a bound function, how the arguments make it up.
 #[derive(Debug, Clone, Serialize)]
 pub struct RequestBody {
+    /// OpenAPI's `required`; true for a forwarded function.
     pub required: bool,
+    /// The body's description; `None`: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// In the document's order.
+    /// Sorted by media type (parsed documents keep no key order).
     pub content: Vec<MediaType>,
     /// How the arguments make up the body when a binding fixes it (a bound function: the
     /// arguments object, a call, or named fields). `None`: from the schema, as OpenAPI says.
@@ -164,56 +214,81 @@ pub struct RequestBody {
     pub arguments: Option<BodyContent>,
 }
 
+/// One media type of a body or response, with its schema.
 #[derive(Debug, Clone, Serialize)]
 pub struct MediaType {
+    /// The media type as declared (`application/json`, `multipart/form-data`, `*/*`, ...).
     pub media_type: String,
+    /// Its JSON Schema; `{}` when it declares none (or, in a response, one that could not be
+    /// converted).
     pub schema: Value,
     /// Per-property encoding (multipart/form): property -> content type.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub encoding: BTreeMap<String, String>,
 }
 
+/// The success response of an operation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Response {
+    /// The status key as the document writes it: the first 2xx code in numeric order, else `2XX`
+    /// (`200` for a bound function).
     pub status: String,
+    /// The response's description; `None`: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Its media types, sorted by name; empty when it declares no content.
     pub content: Vec<MediaType>,
 }
 
 /// Scheme names mapped to required scopes; all must be satisfied together.
 pub type SecurityRequirement = BTreeMap<String, Vec<String>>;
 
+/// A security scheme as the document declares it. The tools stage makes it the runtime's
+/// [`SecurityScheme`](crate::runtime::model::SecurityScheme), with the env var names.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SecurityScheme {
+    /// `apiKey`: a key in a header, a query parameter or a cookie.
     ApiKey {
+        /// The header, query parameter or cookie name.
         name: String,
+        /// Where the key goes (`in`).
         location: ApiKeyLocation,
     },
+    /// `http`: an HTTP authentication scheme (the `Authorization` header).
     Http {
+        /// Which one; `bearer` when the document names none.
         scheme: HttpScheme,
+        /// `bearerFormat`, a hint such as `JWT`; `None` when absent.
         #[serde(skip_serializing_if = "Option::is_none")]
         bearer_format: Option<String>,
     },
+    /// `oauth2`.
     #[serde(rename = "oauth2")]
     OAuth2 {
+        /// The client-credentials flow, the one the engine performs; `None` when it is not offered
+        /// (or has no `tokenUrl`).
         #[serde(skip_serializing_if = "Option::is_none")]
         client_credentials: Option<OAuth2Flow>,
         /// Names of the other flows offered (authorizationCode, implicit, password).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         other_flows: Vec<String>,
     },
+    /// `openIdConnect`: the engine cannot perform it; a token obtained elsewhere stands in.
     OpenIdConnect {
+        /// `openIdConnectUrl`; empty when absent.
         url: String,
     },
+    /// `mutualTLS`: client certificates, which the engine does not support.
     MutualTls,
 }
 
 /// An HTTP authentication scheme (RFC 7235; the IANA registry's names, case-insensitive).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HttpScheme {
+    /// `basic`: a user name and a password.
     Basic,
+    /// `bearer`: a token.
     Bearer,
     /// Any other (`digest`, `hoba`, `negotiate`, ...), lower-case: the credential is the whole
     /// `Authorization` value.
@@ -230,6 +305,7 @@ impl HttpScheme {
         }
     }
 
+    /// The scheme's name, lower-case (`basic`, `bearer`, `digest`, ...).
     pub fn as_str(&self) -> &str {
         match self {
             HttpScheme::Basic => "basic",
@@ -245,15 +321,21 @@ impl Serialize for HttpScheme {
     }
 }
 
+/// An OAuth2 client-credentials flow.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OAuth2Flow {
+    /// `tokenUrl`: where access tokens are fetched.
     pub token_url: String,
+    /// The names of the scopes the flow defines (the keys of its `scopes`, sorted); the engine asks
+    /// for all of them.
     pub scopes: Vec<String>,
 }
 
 /// The `x-mcp` extension on an operation: overrides for the tool it yields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct McpExtension {
+    /// `x-mcp.name`: the tool's name instead of the operationId or the one derived from method and
+    /// path.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The tool's title (`x-mcp.title`): what clients show as its name.
@@ -263,21 +345,30 @@ pub struct McpExtension {
     /// `annotations.title`), which MCP keeps apart from the tool's own title.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations_title: Option<String>,
+    /// `x-mcp.description`: the tool's description as it is, instead of the summary and
+    /// description.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// `x-mcp.hidden: true` or `x-mcp: false`: the operation yields no tool.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub hidden: bool,
+    /// `readOnlyHint` (in `x-mcp.annotations` or beside `name`; an MCP tool's own annotations);
+    /// `None`: the method's default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
+    /// `destructiveHint`, read as [`read_only`](Self::read_only); `None`: the method's default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub destructive: Option<bool>,
+    /// `idempotentHint`, read as [`read_only`](Self::read_only); `None`: the method's default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idempotent: Option<bool>,
+    /// `openWorldHint`, read as [`read_only`](Self::read_only); `None`: true.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_world: Option<bool>,
 }
 
 impl McpExtension {
+    /// Whether nothing is set (then it is not serialised).
     pub fn is_empty(&self) -> bool {
         *self == McpExtension::default()
     }
@@ -286,18 +377,25 @@ impl McpExtension {
 /// A function from a function-calling tool list.
 #[derive(Debug, Clone, Serialize)]
 pub struct Function {
+    /// JSON pointer of the function in its document, e.g. `#/tools/0/function`.
     pub pointer: String,
+    /// The name as declared; the tool's name, sanitised, unless [`mcp`](Self::mcp) names another.
     pub name: String,
+    /// The declared `title` (MCP tools have one); `None`: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The description, trimmed; `None` when absent or blank.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Always an object schema.
     pub parameters: Value,
+    /// An MCP tool's `outputSchema`, converted; `None` when absent and for other dialects.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+    /// OpenAI's `strict: true` as declared (recorded; no later stage reads it).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub strict: bool,
+    /// An MCP tool's annotations (hints and their title); empty for other dialects.
     #[serde(skip_serializing_if = "McpExtension::is_empty")]
     pub mcp: McpExtension,
 }

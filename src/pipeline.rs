@@ -13,11 +13,14 @@ pub use crate::normalize::{Bindings, Forward, ForwardMode, Routing, bind, normal
 pub use crate::tokens::measure as measure_tokens;
 pub use crate::tools::{Filter, OutputSchemaPolicy, ToolOptions, ToolSet, build as build_tools};
 
+/// The options of every stage, as the command line sets them.
 #[derive(Debug, Clone, Default)]
 pub struct PipelineOptions {
+    /// How the input is loaded.
     pub load: LoadOptions,
     /// Where the calls of a function list go (`--forward-url`, `--bindings`).
     pub routing: Routing,
+    /// How tools are built: filters, names, descriptions, output schemas, base URL, credentials.
     pub tools: ToolOptions,
     /// Fail on any warning instead of skipping what cannot be converted.
     pub strict: bool,
@@ -29,12 +32,16 @@ pub struct PipelineOptions {
 
 /// The IR and the tools of one input, with every diagnostic of every stage.
 pub struct Pipeline {
+    /// The input as the user named it (path, URL or `-`).
     pub origin: String,
+    /// The API, normalised (and bound, for a function list with `--forward-url` or `--bindings`).
     pub ir: ApiIr,
+    /// The tools built from it.
     pub tools: ToolSet,
 }
 
 impl Pipeline {
+    /// Every diagnostic: loading's and normalize's, then the tools stage's.
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.ir.diagnostics.iter().chain(self.tools.diagnostics.iter())
     }
@@ -42,7 +49,9 @@ impl Pipeline {
 
 /// What `serve` and `export` run on: an API description's pipeline, or a runtime config.
 pub enum Source {
+    /// An API description (or function list), through the pipeline.
     Api(Box<Pipeline>),
+    /// A runtime config, as it is.
     Config(Box<RuntimeConfig>),
 }
 

@@ -181,6 +181,8 @@ fn cargo(dir: &Path, args: &[&str]) -> std::process::Output {
         // No debuginfo: many crates' binaries with it take gigabytes of disk and slow linking.
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env("CARGO_PROFILE_TEST_DEBUG", "0")
+        // Each crate is built once per run: incremental state would only fill the disk (gigabytes).
+        .env("CARGO_INCREMENTAL", "0")
         .env_remove("CARGO_MAKEFLAGS")
         .output()
         .expect("run cargo")

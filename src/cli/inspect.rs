@@ -56,12 +56,19 @@ pub(super) fn run(args: &InspectArgs) -> Result<()> {
     Ok(())
 }
 
+/// What `mcpgen inspect` reports (its `--json` output): the API, its tools, what listing them
+/// costs, the credentials to set, and every diagnostic.
 #[derive(Debug, Serialize)]
 pub struct Report {
+    /// The API: title, version, dialect, where it was read from, base URL.
     pub api: ApiSummary,
+    /// One row per tool, in the config's order.
     pub tools: Vec<ToolRow>,
+    /// Operations, skipped operations and tools counted, and the cost of `tools/list` in each mode.
     pub totals: Totals,
+    /// Per security scheme of the config: the env vars that hold its credentials.
     pub credentials: Vec<Credential>,
+    /// Every stage's diagnostics, warnings and notes.
     pub diagnostics: Vec<Diagnostic>,
 }
 

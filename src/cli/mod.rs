@@ -239,6 +239,8 @@ fn with_default_command(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::O
     Ok(out)
 }
 
+/// Runs the `mcpgen` command line (`mcpgen SPEC`, for a file, a URL or `-`, is `mcpgen generate
+/// SPEC`). Exit code 0 on success, 1 on an error, 2 on a command line that does not parse.
 pub fn main() -> ExitCode {
     let args = match with_default_command(std::env::args_os().collect()) {
         Ok(args) => args,

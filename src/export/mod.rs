@@ -36,6 +36,7 @@ impl Format {
 /// A tool list, and what `--strict` had to change or could not fix.
 #[derive(Debug, Default)]
 pub struct Export {
+    /// The tool list, in the format's shape (see [`Format`]).
     pub value: Value,
     /// Per tool: the rewrites strict mode needed.
     pub changes: Vec<(String, strict::Change)>,

@@ -77,18 +77,23 @@ pub const CRATE_ONLY: &[&str] = &["dotenvy"];
 pub struct GeneratedFile {
     /// Relative to the crate's root, with `/`.
     pub path: String,
+    /// The file's text.
     pub contents: String,
     /// Created once, then the user's: never overwritten (`src/hooks.rs`).
     pub user_owned: bool,
 }
 
+/// What a crate is generated from.
 #[derive(Debug, Clone)]
 pub struct CrateSpec<'a> {
+    /// The Cargo package name: letters, digits, `-` and `_`, starting with a letter, at most 64
+    /// (checked); the library is named after it with `_`.
     pub package: String,
     /// The input as the user named it.
     pub spec: &'a str,
     /// The input as named from inside the crate's directory (for the "regenerate with" line).
     pub spec_from_crate: String,
+    /// The tools the crate serves: its `catalogue.json`, and the handlers and README made from it.
     pub config: &'a RuntimeConfig,
 }
 
@@ -458,7 +463,10 @@ mod tests {
                         && (only.is_empty() || only.contains(&e.ident.to_string().as_str())) =>
                 {
                     no_docs(&mut e.attrs);
-                    e.variants.iter_mut().for_each(|v| no_docs(&mut v.attrs));
+                    for v in &mut e.variants {
+                        no_docs(&mut v.attrs);
+                        v.fields.iter_mut().for_each(|f| no_docs(&mut f.attrs));
+                    }
                     syn::Item::Enum(e)
                 }
                 syn::Item::Trait(mut t) if matches!(t.vis, Public(_)) && only.is_empty() => {

@@ -23,7 +23,26 @@ pub(crate) fn read_config(value: &Value, origin: &str) -> Result<RuntimeConfig> 
             ),
         });
     }
-    from_value_at(value, origin, "mcpgen runtime config")
+    let config: RuntimeConfig = from_value_at(value, origin, "mcpgen runtime config")?;
+    check_unique_names(&config, origin)?;
+    Ok(config)
+}
+
+/// Tool names are how clients call tools: two tools of one name would make one unreachable.
+fn check_unique_names(config: &RuntimeConfig, origin: &str) -> Result<()> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, tool) in config.tools.iter().enumerate() {
+        if let Some(earlier) = first.insert(&tool.name, i) {
+            return Err(Error::Invalid {
+                location: Location::at_pointer(origin, format!("#/tools/{i}/name")),
+                message: format!(
+                    "tool `{}`: the name is already used at #/tools/{earlier}; tool names must be unique",
+                    tool.name
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// `value` as a `T`; a mismatch is an [`Error::Invalid`] at the JSON pointer of the bad value,
@@ -113,6 +132,22 @@ mod tests {
         t["output_schema"] = json!("string");
         let e = read_config(&config(t), "c.json").unwrap_err().to_string();
         assert!(e.contains("#/tools/1/output_schema: tool `list_pets`"), "{e}");
+    }
+
+    #[test]
+    fn a_duplicate_tool_name_is_refused() {
+        let mut c = config(tool("GET", json!({"type": "object"})));
+        c["tools"][1]["name"] = json!("ok");
+        let e = read_config(&c, "c.json").unwrap_err().to_string();
+        assert!(e.contains("#/tools/1/name: tool `ok`: the name is already used at #/tools/0"), "{e}");
+    }
+
+    #[test]
+    fn limits_may_give_one_key() {
+        let mut c = config(tool("GET", json!({"type": "object"})));
+        c["limits"] = json!({"timeout_secs": 5.0});
+        let c = read_config(&c, "c.json").unwrap();
+        assert_eq!((c.limits.timeout_secs, c.limits.max_response_bytes), (5.0, 1024 * 1024));
     }
 
     #[test]

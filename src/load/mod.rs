@@ -27,6 +27,7 @@ use crate::runtime::model::RuntimeConfig;
 /// Documents larger than this are refused (Microsoft Graph beta, the largest real one, is 47 MB).
 pub(crate) const MAX_DOCUMENT_BYTES: u64 = 512 * 1024 * 1024;
 
+/// How inputs are loaded.
 #[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
     /// Follow `$ref`s to http(s) URLs (refused by default: a document should not make mcpgen
@@ -37,14 +38,18 @@ pub struct LoadOptions {
 /// A loaded input: the root document, its dialect, and all documents it references.
 #[derive(Debug)]
 pub struct Document {
+    /// What kind of input it is.
     pub dialect: Dialect,
     /// For tool lists: JSON pointer of the array of tools in the root.
     pub list_pointer: String,
+    /// The root document and every local file it reaches through `$ref`.
     pub docs: DocumentSet,
+    /// What loading noticed (an OpenAPI 3.2 document read as 3.1); normalize carries them on.
     pub warnings: Vec<Diagnostic>,
 }
 
 impl Document {
+    /// The root document, parsed.
     pub fn root(&self) -> &Value {
         self.docs.root_value()
     }

@@ -137,7 +137,9 @@ pub enum ForwardMode {
 /// Every call of a function list goes to one URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Forward {
+    /// The URL, absolute http(s), without a trailing `/`.
     pub url: String,
+    /// One URL per function (`URL/{name}`), or one for all.
     pub mode: ForwardMode,
 }
 
@@ -185,6 +187,8 @@ pub struct Bindings {
     /// Schemes every function uses unless it says otherwise (all of them together).
     #[serde(default)]
     pub security: Vec<String>,
+    /// Each function's request, by function name. Naming a function the list lacks is an error; a
+    /// function without one cannot become a tool (it may be filtered out).
     pub functions: BTreeMap<String, FunctionBinding>,
     /// The file, for error messages.
     #[serde(skip)]
@@ -475,6 +479,8 @@ pub enum Routing {
     /// No HTTP binding: `serve` refuses, a generated crate gets handler stubs.
     #[default]
     Unbound,
+    /// `--forward-url`: every call goes to one URL.
     Forward(Forward),
+    /// `--bindings`: each function's request from a bindings file.
     Bindings(Box<Bindings>),
 }

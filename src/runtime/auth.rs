@@ -11,10 +11,13 @@ use tokio::sync::Mutex;
 use super::error::Error;
 use super::model::{ApiKeyLocation, SecurityScheme};
 
+/// A credential: an env var's value, or a header value made from one. `Debug` prints `***`, so
+/// it never reaches a log.
 #[derive(Clone)]
 pub struct Secret(String);
 
 impl Secret {
+    /// The value itself, to put in a request (and nowhere else).
     pub fn expose(&self) -> &str {
         &self.0
     }
@@ -29,9 +32,28 @@ impl fmt::Debug for Secret {
 /// What a scheme adds to a request.
 #[derive(Debug)]
 pub enum Credential {
-    Header { name: String, value: Secret },
-    Query { name: String, value: Secret },
-    Cookie { name: String, value: Secret },
+    /// A request header (API keys in a header, bearer and basic credentials, external tokens).
+    Header {
+        /// The header's name (`Authorization` for all but API keys).
+        name: String,
+        /// The whole header value (`Bearer ...`, `Basic ...`, or an API key as it is).
+        value: Secret,
+    },
+    /// A query parameter (an API key).
+    Query {
+        /// The parameter's name.
+        name: String,
+        /// The key, from its env var (URL-encoded when added to the query).
+        value: Secret,
+    },
+    /// A cookie (an API key).
+    Cookie {
+        /// The cookie's name.
+        name: String,
+        /// The key, from its env var (percent-encoded when added to the `Cookie` header).
+        value: Secret,
+    },
+    /// An OAuth2 client-credentials client: its access token goes in `Authorization`.
     OAuth2(OAuth2Client),
 }
 
@@ -125,6 +147,7 @@ impl Credentials {
         counts.into_iter().filter_map(|(s, n)| self.hints.get(s).map(|h| (s.to_string(), h.clone(), n))).collect()
     }
 
+    /// The credential of scheme `scheme`; `None` when no such scheme or its env vars are unset.
     pub fn get(&self, scheme: &str) -> Option<&Credential> {
         self.by_scheme.get(scheme)
     }

@@ -12,9 +12,14 @@ use super::hooks::Extensions;
 use super::model::{Context, RuntimeConfig, SchemaDetail, ToolMode};
 use super::{Engine, EngineOptions, McpServer, Metrics, Readiness, UpstreamPolicy, transport};
 
+/// `--transport`: how clients reach the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Transport {
+    // A doc comment on a `ValueEnum` variant would become `--help` text (clap), which lists these
+    // bare; the flag's own help says what they are.
+    #[allow(missing_docs)]
     Stdio,
+    #[allow(missing_docs)]
     Http,
 }
 
@@ -55,6 +60,8 @@ impl From<ToolModeArg> for ToolMode {
 pub enum SchemaDetailArg {
     /// Compact when listing every tool in full would cost more than --auto-max-tokens.
     Auto,
+    // No doc comment: it would become `--help` text (clap), which lists `full` bare.
+    #[allow(missing_docs)]
     Full,
     /// Nested descriptions cut to a sentence; examples, externalDocs, x-* and redundant titles dropped.
     Compact,
@@ -187,10 +194,12 @@ pub struct ServerArgs {
     #[arg(long, value_name = "RPS", help_heading = "Upstream")]
     pub rate_limit: Option<f64>,
 
+    /// `--tool-mode`, `--schema-detail`, ...: overrides of the config's `context`.
     #[command(flatten)]
     pub context: ContextArgs,
 }
 
+/// Parses `--header 'Name: value'` into the trimmed name and value; the name must be an HTTP token.
 pub fn parse_header(s: &str) -> Result<(String, String), String> {
     let (name, value) = s.split_once(':').ok_or_else(|| format!("expected 'Name: value', got {s:?}"))?;
     let name = name.trim();

@@ -14,14 +14,20 @@ use super::engine::{Engine, Observation, ToolEntry, tool_error};
 use super::error::{Error, Result};
 use super::model::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
 
+/// The discovery tool that finds tools by what the model wants to do.
 pub const SEARCH_TOOLS: &str = "search_tools";
+/// The discovery tool that gives tools' definitions (input schemas included), by name.
 pub const DESCRIBE_TOOLS: &str = "describe_tools";
+/// The discovery tool that calls one of the API's tools by name, with its arguments.
 pub const CALL_TOOL: &str = "call_tool";
 /// The discovery tools, in the order `tools/list` shows them.
 pub const META_TOOLS: [&str; 3] = [SEARCH_TOOLS, DESCRIBE_TOOLS, CALL_TOOL];
 
+/// Hits `search_tools` returns when the call gives no `limit`.
 pub const DEFAULT_LIMIT: u64 = 8;
+/// The largest `limit` `search_tools` accepts.
 pub const MAX_LIMIT: u64 = 50;
+/// The most tools one `describe_tools` call describes.
 pub const MAX_DESCRIBE: usize = 20;
 
 /// Bytes per token used when the cost was not measured: o200k_base averages about 4.8 bytes per
@@ -31,7 +37,9 @@ pub const BYTES_PER_TOKEN_ESTIMATE: usize = 4;
 /// What the engine shows: every tool or the discovery tools; full or compact schemas; and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exposure {
+    /// `tools/list` shows the three discovery tools (and pinned tools) rather than every tool.
     pub discovery: bool,
+    /// Tools are advertised with compact schemas and descriptions.
     pub compact: bool,
     /// One line for the log: the choice and its reason.
     pub reason: String,

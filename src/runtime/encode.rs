@@ -28,6 +28,7 @@ const ALLOW_RESERVED: &AsciiSet = &UNRESERVED
     .remove(b',')
     .remove(b';');
 
+/// Percent-encodes everything but RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`).
 pub fn encode(s: &str) -> String {
     utf8_percent_encode(s, UNRESERVED).to_string()
 }

@@ -28,6 +28,7 @@ pub struct EngineOptions {
     pub base_url: Option<String>,
     /// Static headers sent with every upstream request (`--header 'Name: value'`).
     pub headers: Vec<(String, String)>,
+    /// Timeout, response size cap, retries, concurrency and rate limit toward the upstream.
     pub policy: UpstreamPolicy,
     /// Where calls are counted; shared by the engines of one server so that counts go on across
     /// a reload.
@@ -42,9 +43,13 @@ pub struct ToolEntry {
     pub mcp: McpTool,
     /// The full input schema: arguments are validated against it in every mode.
     pub input_schema: Arc<Map<String, Value>>,
+    /// The tool's output schema, which structured results are validated against; `None`: none.
     pub output_schema: Option<Arc<Map<String, Value>>>,
+    /// How a call is sent; `None`: the tool is answered by a handler ([`Extensions`]).
     pub http: Option<HttpBinding>,
+    /// The tool's operationId when it differs from its name (search finds the tool by it too).
     pub operation_id: Option<String>,
+    /// The operation's tags (search, and the areas of discovery's map).
     pub tags: Vec<String>,
     input_validator: OnceLock<Option<jsonschema::Validator>>,
     output_validator: OnceLock<Option<jsonschema::Validator>>,
@@ -112,7 +117,11 @@ impl ToolEntry {
     }
 }
 
+/// A [`RuntimeConfig`] made callable: the tools, what `tools/list` shows, the upstream client, the
+/// credentials read at start, and the hooks and handlers. Shared (`Arc`) by every session.
 pub struct Engine {
+    /// What `initialize` reports: the config's server info, with discovery's instructions in
+    /// discovery mode.
     pub info: super::model::ServerInfo,
     tools: Vec<ToolEntry>,
     index: HashMap<String, usize>,
@@ -263,10 +272,12 @@ impl Engine {
         self.listed.len()
     }
 
+    /// What the engine shows (every tool or discovery, full or compact schemas) and why.
     pub fn exposure(&self) -> &Exposure {
         &self.exposure
     }
 
+    /// Every tool of the catalogue, in its order (whatever `tools/list` shows).
     pub fn tools(&self) -> &[ToolEntry] {
         &self.tools
     }
@@ -287,6 +298,7 @@ impl Engine {
         &self.metrics
     }
 
+    /// The tool named `name` (any tool of the catalogue, listed or not); `None` when there is none.
     pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
         self.index.get(name).map(|&i| &self.tools[i])
     }

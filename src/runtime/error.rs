@@ -24,7 +24,13 @@ pub enum Error {
     /// The upstream API could not be reached, did not answer in time, or its answer could not be
     /// read.
     #[error("{message}")]
-    Upstream { fault: UpstreamFault, message: String },
+    Upstream {
+        /// What kind of failure it was.
+        fault: UpstreamFault,
+        /// What happened, for the model: the method and URL (never its query, which may hold a
+        /// key) and the cause.
+        message: String,
+    },
     /// The MCP transport failed: the address is in use, stdio closed, the HTTP server stopped.
     #[error("{0}")]
     Transport(String),

@@ -87,6 +87,7 @@ impl Error {
         Error::new(format!("`{tool}` is not implemented yet: write its handler in src/handlers.rs"))
     }
 
+    /// The message the model sees.
     pub fn message(&self) -> &str {
         &self.message
     }

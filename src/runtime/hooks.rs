@@ -17,6 +17,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// [`Hooks`] as a trait object: every `Hooks` is one, with its `before_request` future boxed.
 pub trait DynHooks: Send + Sync + 'static {
+    /// [`Hooks::before_request`], its future boxed.
     fn before_request<'a>(
         &'a self,
         tool: &'a str,
@@ -24,6 +25,7 @@ pub trait DynHooks: Send + Sync + 'static {
         request: &'a mut PreparedRequest,
     ) -> BoxFuture<'a, Result<(), Error>>;
 
+    /// [`Hooks::after_response`].
     fn after_response(&self, tool: &str, result: &mut CallToolResult);
 }
 
@@ -69,7 +71,9 @@ impl Handlers for NoHandlers {
 /// The hooks and handlers a server runs with.
 #[derive(Clone)]
 pub struct Extensions {
+    /// Called around each upstream request ([`NoHooks`] by default).
     pub hooks: Arc<dyn DynHooks>,
+    /// Answers the tools without an HTTP binding ([`NoHandlers`] by default).
     pub handlers: Arc<dyn Handlers>,
 }
 
@@ -80,10 +84,12 @@ impl Default for Extensions {
 }
 
 impl Extensions {
+    /// These hooks, and no handlers.
     pub fn with_hooks(hooks: impl Hooks) -> Self {
         Extensions { hooks: Arc::new(hooks), ..Extensions::default() }
     }
 
+    /// The same hooks, with these handlers.
     pub fn with_handlers(self, handlers: impl Handlers) -> Self {
         Extensions { handlers: Arc::new(handlers), ..self }
     }

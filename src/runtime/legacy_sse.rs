@@ -25,6 +25,7 @@ pub struct LegacySse {
 }
 
 impl LegacySse {
+    /// No sessions yet; each `GET /sse` runs `server` over a new one.
     pub fn new(server: McpServer) -> Arc<LegacySse> {
         Arc::new(LegacySse { server, sessions: Mutex::new(HashMap::new()) })
     }
@@ -104,7 +105,9 @@ pub async fn message(State(legacy): State<Arc<LegacySse>>, uri: axum::http::Uri,
 
 /// The `Host` and `Origin` values the legacy routes accept (the same lists as `/mcp`'s).
 pub struct Allowed {
+    /// Host names (without port) a request's `Host` must be one of.
     pub hosts: Vec<String>,
+    /// Origins a request's `Origin`, when sent, must match; `http://localhost:*` allows any port.
     pub origins: Vec<String>,
 }
 

@@ -24,6 +24,7 @@ pub struct About {
 }
 
 impl About {
+    /// What the page says about `server`: its title, tool counts and tool mode.
     pub fn new(server: &McpServer) -> About {
         let engine = server.engine();
         let info = &engine.info;

@@ -15,20 +15,29 @@ pub type JsonObject = Map<String, Value>;
 /// The version of the runtime config format; bumped on incompatible changes.
 pub const CONFIG_FORMAT_VERSION: u32 = 1;
 
+/// The runtime config: everything the engine serves, as `mcpgen config` writes it and a generated
+/// crate embeds it (`catalogue.json`). The format is described in `docs/config.md`; unknown keys
+/// fail to load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuntimeConfig {
     /// Always [`CONFIG_FORMAT_VERSION`] when written by this version of mcpgen.
     pub mcpgen_config: u32,
+    /// What `initialize` reports about the server.
     pub server: ServerInfo,
+    /// The API the tools call: its base URL and the static headers sent with every request.
     pub upstream: Upstream,
+    /// How to send credentials, by scheme name: the names [`HttpBinding::security`] refers to.
+    /// Omitted when empty.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub security_schemes: BTreeMap<String, SecurityScheme>,
+    /// The upstream timeout and response size cap; [`Limits::default`] when absent.
     #[serde(default)]
     pub limits: Limits,
     /// How tools are shown to clients (every tool, or search-describe-call discovery).
     #[serde(default)]
     pub context: Context,
+    /// The tools, in the order `tools/list` shows them.
     pub tools: Vec<Tool>,
 }
 
@@ -36,10 +45,18 @@ pub struct RuntimeConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerInfo {
+    /// The server's name (`serverInfo.name`); mcpgen writes the API title sanitised to lower-case
+    /// letters, digits, `_` and `-` (`swagger_petstore`).
     pub name: String,
+    /// The server's version (`serverInfo.version`): the API's own version (OpenAPI `info.version`).
     pub version: String,
+    /// A display name (`serverInfo.title`): the API title. `None`: [`name`](Self::name) is shown
+    /// instead (logs, the HTTP endpoint's page, a generated crate's README).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The `instructions` of `initialize`: the API's description, for the model (capped at
+    /// `--max-description-len`). In discovery mode the engine appends how to use the discovery
+    /// tools and a map of the API. `None`: no instructions but those.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
 }
@@ -62,24 +79,41 @@ pub struct Upstream {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SecurityScheme {
+    /// `api_key`: a key sent in a header, a query parameter or a cookie.
     ApiKey {
+        /// Where the key goes.
         location: ApiKeyLocation,
+        /// The header, query parameter or cookie the key is sent as, spelt as the API expects it.
         name: String,
+        /// The env var that holds the key.
         env: String,
     },
+    /// `bearer`: `Authorization: Bearer <token>`.
     Bearer {
+        /// The env var that holds the token (without `Bearer `).
         env: String,
     },
+    /// `basic`: HTTP basic authentication (`Authorization: Basic ...`).
     Basic {
+        /// The env var that holds the user name; the scheme is used only when it is set.
         username_env: String,
+        /// The env var that holds the password; unset means an empty password.
         password_env: String,
     },
+    /// `oauth2_client_credentials`: unless `token_env` holds a token, the engine fetches access
+    /// tokens from the token endpoint with the client ID and secret (HTTP basic), caches them until
+    /// shortly before they expire, and sends them as `Authorization: Bearer <token>`.
     #[serde(rename = "oauth2_client_credentials")]
     OAuth2ClientCredentials {
+        /// The token endpoint, POSTed a `grant_type=client_credentials` form.
         token_url: String,
+        /// The scopes to request, sent space-separated as `scope` (no `scope` when empty). Omitted
+        /// when empty.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         scopes: Vec<String>,
+        /// The env var that holds the client ID.
         client_id_env: String,
+        /// The env var that holds the client secret.
         client_secret_env: String,
         /// An access token the user already has: sent as a bearer token when set, so that the
         /// client id and secret are needed only for mcpgen to fetch tokens itself.
@@ -89,7 +123,11 @@ pub enum SecurityScheme {
     /// A scheme the engine cannot perform itself (OAuth2 user flows, OpenID Connect, mutual TLS):
     /// an access token obtained elsewhere may be supplied as a bearer token in `env`.
     External {
+        /// How to obtain the credential, in words for people (`inspect`, a generated crate's help);
+        /// [`describe`](SecurityScheme::describe) returns it.
         description: String,
+        /// The env var that holds the token: sent as `Authorization: Bearer <value>`, or as the
+        /// whole `Authorization` value when it contains a space (`Digest ...`).
         env: String,
     },
 }
@@ -159,11 +197,15 @@ impl SecurityScheme {
     }
 }
 
+/// Where an API key goes (`location` in the config, lower-case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ApiKeyLocation {
+    /// `header`: a request header.
     Header,
+    /// `query`: a query parameter.
     Query,
+    /// `cookie`: a cookie of the `Cookie` header.
     Cookie,
 }
 
@@ -181,8 +223,10 @@ impl ApiKeyLocation {
 /// Alternatives (any one suffices) of sets of schemes (all needed together); empty = no auth.
 pub type SecurityRequirements = Vec<Vec<String>>;
 
+/// Limits on upstream requests. `serve`'s `--timeout` and `--max-response-bytes` (and a generated
+/// crate's) override them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct Limits {
     /// Per-request timeout toward the upstream, in seconds.
     pub timeout_secs: f64,
@@ -202,8 +246,11 @@ impl Default for Limits {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Context {
+    /// Which tools `tools/list` shows; `auto` when absent (`--tool-mode` overrides).
     #[serde(default)]
     pub tool_mode: ToolMode,
+    /// How much of each tool's schema is advertised; `auto` when absent (`--schema-detail`
+    /// overrides).
     #[serde(default)]
     pub schema_detail: SchemaDetail,
     /// `auto` lists every tool when there are at most this many...
@@ -222,7 +269,9 @@ pub struct Context {
 }
 
 impl Context {
+    /// [`auto_max_tools`](Self::auto_max_tools) when absent.
     pub const DEFAULT_MAX_TOOLS: usize = 40;
+    /// [`auto_max_tokens`](Self::auto_max_tokens) when absent.
     pub const DEFAULT_MAX_TOKENS: usize = 20_000;
 
     fn default_max_tools() -> usize {
@@ -267,6 +316,7 @@ pub enum SchemaDetail {
     /// Compact when listing every tool in full would cost more than `auto_max_tokens`.
     #[default]
     Auto,
+    /// The schemas and descriptions as the config has them.
     Full,
     /// Nested descriptions cut to their first sentence; examples, `externalDocs`, `x-*` and
     /// titles that repeat the property name dropped.
@@ -277,7 +327,9 @@ pub enum SchemaDetail {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ListTokens {
+    /// Tokens with every tool's full definition: what `auto` compares with `auto_max_tokens`.
     pub full: usize,
+    /// Tokens with compact schemas and descriptions (a record: the engine decides on `full`).
     pub compact: usize,
 }
 
@@ -330,14 +382,20 @@ pub fn tools_list_bytes<'a>(tools: impl IntoIterator<Item = McpToolView<'a>>, li
 #[derive(Debug, Clone, Copy, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpToolView<'a> {
+    /// [`Tool::name`].
     pub name: &'a str,
+    /// [`Tool::title`]; left out when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<&'a str>,
+    /// [`Tool::description`]; left out when empty.
     #[serde(skip_serializing_if = "str::is_empty")]
     pub description: &'a str,
+    /// [`Tool::input_schema`], as `inputSchema`.
     pub input_schema: &'a JsonObject,
+    /// [`Tool::output_schema`], as `outputSchema`; left out when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<&'a JsonObject>,
+    /// [`Tool::annotations`].
     pub annotations: &'a Annotations,
 }
 
@@ -345,7 +403,11 @@ pub struct McpToolView<'a> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tool {
+    /// The name clients call the tool by; unique in the config. mcpgen writes names that match
+    /// `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` by default (`--max-name-len` sets the length).
     pub name: String,
+    /// A display title: `x-mcp.title` or the operation's summary (at most 120 characters), or a
+    /// function's title. `None`: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The OpenAPI operationId, when it differs from the name (search finds tools by it too).
@@ -354,13 +416,20 @@ pub struct Tool {
     /// The operation's tags (search and the discovery map group tools by them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// What the tool does, for the model: the operation's `x-mcp.description`, else its summary
+    /// and description (`[Deprecated] ` first for a deprecated one), or a function's description;
+    /// cut to `--max-description-len` characters. Empty when there is none, and then not sent.
     #[serde(default)]
     pub description: String,
     /// A JSON Schema for the arguments; MCP requires an object (a config with anything else fails
     /// to load).
     pub input_schema: JsonObject,
+    /// A JSON Schema of the result's structured content, object-rooted (other schemas are wrapped
+    /// as `{"result": ...}`, as results are); written only with `--output-schema full`. When set, a
+    /// result that breaks it is an error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<JsonObject>,
+    /// The MCP annotations clients see.
     pub annotations: Annotations,
     /// How a call reaches the upstream API; `None` for function-calling tools without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -371,11 +440,20 @@ pub struct Tool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Annotations {
+    /// The annotations' own `title` (from `x-mcp`); `None`: left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `readOnlyHint`: the tool changes nothing. By default true for GET, HEAD, OPTIONS and TRACE;
+    /// `x-mcp` overrides.
     pub read_only_hint: bool,
+    /// `destructiveHint`: the tool may delete or overwrite. By default true for PUT, DELETE and
+    /// PATCH; `x-mcp` overrides.
     pub destructive_hint: bool,
+    /// `idempotentHint`: repeating a call has no further effect. By default true for every method
+    /// but POST and PATCH; `x-mcp` overrides.
     pub idempotent_hint: bool,
+    /// `openWorldHint`: the tool reaches outside systems. True by default (an API is the open
+    /// world); `x-mcp` overrides.
     pub open_world_hint: bool,
 }
 
@@ -384,17 +462,26 @@ pub struct Annotations {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Method {
+    /// `GET`.
     Get,
+    /// `PUT`.
     Put,
+    /// `POST`.
     Post,
+    /// `DELETE`.
     Delete,
+    /// `OPTIONS`.
     Options,
+    /// `HEAD`.
     Head,
+    /// `PATCH`.
     Patch,
+    /// `TRACE`.
     Trace,
 }
 
 impl Method {
+    /// Every method, in the order of OpenAPI's path item fields (the order operations are read in).
     pub const ALL: [Method; 8] = [
         Method::Get,
         Method::Put,
@@ -420,6 +507,7 @@ impl Method {
         }
     }
 
+    /// The upper-case name, as sent and as the config writes it (`GET`).
     pub fn as_upper(self) -> &'static str {
         match self {
             Method::Get => "GET",
@@ -438,6 +526,7 @@ impl Method {
         Method::ALL.into_iter().find(|m| m.key().eq_ignore_ascii_case(s))
     }
 
+    /// The same method as reqwest's.
     pub fn to_reqwest(self) -> reqwest::Method {
         match self {
             Method::Get => reqwest::Method::GET,
@@ -458,15 +547,18 @@ impl std::fmt::Display for Method {
     }
 }
 
+/// How a tool's call becomes an HTTP request (`http` in a tool).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HttpBinding {
+    /// The request's method.
     pub method: Method,
     /// Path template relative to the base URL, e.g. `/pets/{petId}`.
     pub path: String,
     /// Arguments that go into the path, query, headers or cookies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<ParamBinding>,
+    /// The request body and the arguments that make it up; `None`: no body.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<BodyBinding>,
     /// The credentials this operation needs: any one of the alternatives, each a set of scheme
@@ -499,10 +591,16 @@ pub struct ParamBinding {
     pub arg: String,
     /// Name on the wire (path variable, query key, header or cookie name).
     pub name: String,
+    /// Where the value goes; `in` in the config.
     #[serde(rename = "in")]
     pub location: ParamLocation,
+    /// How the value is serialised (with [`explode`](Self::explode)).
     pub style: ParamStyle,
+    /// OpenAPI's `explode`: arrays and objects as separate items or pairs (`tags=x&tags=y`,
+    /// `;id=a;id=b`) rather than one comma-separated value.
     pub explode: bool,
+    /// Query only: RFC 3986 reserved characters (`:/?[]@!$'()*+,;`) are sent as they are, not
+    /// percent-encoded (OpenAPI `allowReserved`). Omitted when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub allow_reserved: bool,
     /// Set when the parameter is serialised as a media type (OpenAPI `content`), e.g. JSON.
@@ -510,24 +608,39 @@ pub struct ParamBinding {
     pub content_type: Option<String>,
 }
 
+/// Where a parameter goes (OpenAPI's `in`, lower-case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ParamLocation {
+    /// `path`: replaces `{name}` in the path template.
     Path,
+    /// `query`: query string pairs.
     Query,
+    /// `header`: a request header.
     Header,
+    /// `cookie`: a cookie of the `Cookie` header.
     Cookie,
 }
 
+/// How a parameter's value is serialised (OpenAPI's `style`, camelCase); examples for the array
+/// `[a, b]`, unexploded / exploded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ParamStyle {
+    /// `simple`: `a,b` (path and header default).
     Simple,
+    /// `label`: `.a,b` / `.a.b` (path).
     Label,
+    /// `matrix`: `;id=a,b` / `;id=a;id=b` (path).
     Matrix,
+    /// `form`: `id=a,b` / `id=a&id=b` (query and cookie default).
     Form,
+    /// `spaceDelimited`: `id=a%20b` (query arrays).
     SpaceDelimited,
+    /// `pipeDelimited`: `id=a|b` (query arrays).
     PipeDelimited,
+    /// `deepObject`: an object as `id[key]=value` pairs, nested objects as `id[key][inner]`
+    /// (query).
     DeepObject,
 }
 
@@ -570,19 +683,30 @@ impl ParamStyle {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BodyBinding {
+    /// The body's media type, sent as `Content-Type` (`*/*` sends JSON as `application/json`). It
+    /// says how the value is serialised: JSON, `application/x-www-form-urlencoded`, `multipart/*`,
+    /// text (XML, YAML, CSV, `text/*`, ...), or else raw bytes.
     pub media_type: String,
+    /// The body is required: with `properties`, an empty object is sent when no field argument is
+    /// given (otherwise no body is). Omitted when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub required: bool,
+    /// Which arguments make up the body (`kind`).
     pub content: BodyContent,
 }
 
+/// Which arguments make up a request body (`kind` in the config, snake_case).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum BodyContent {
     /// The whole body is one argument (arrays, scalars, raw and binary bodies, unions).
-    Whole { arg: String },
+    Whole {
+        /// The input-schema property whose value is the body; no body when it is absent.
+        arg: String,
+    },
     /// The body is an object whose properties are top-level arguments.
     Properties {
+        /// The body's properties, each from its own argument.
         fields: Vec<BodyField>,
         /// For object bodies that allow unknown keys: an argument holding extra properties.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -591,13 +715,19 @@ pub enum BodyContent {
     /// The arguments object as it is: a function-calling tool forwarded to a URL of its own.
     Arguments,
     /// `{"name": <name>, "arguments": {...}}`: every function-calling tool forwarded to one URL.
-    Call { name: String },
+    Call {
+        /// The function's name, sent as `name`.
+        name: String,
+    },
 }
 
+/// One property of an object body and the argument that holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BodyField {
+    /// Property name in the tool's input schema.
     pub arg: String,
+    /// Name in the body (the JSON or form key, or the multipart part's name).
     pub name: String,
     /// Multipart only: the part's content type (from the OpenAPI `encoding` object).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,24 +11,46 @@ use super::model::{BodyBinding, BodyContent, HttpBinding, ParamLocation};
 /// Everything needed to send (and re-send, on retry) one request.
 #[derive(Debug, Clone)]
 pub struct PreparedRequest {
+    /// The HTTP method.
     pub method: reqwest::Method,
+    /// The whole URL: base URL, path with its parameters filled in, and query (API keys sent in the
+    /// query included). Checked to be on the base URL's origin when built, not after hooks.
     pub url: reqwest::Url,
+    /// Headers: header parameters, the document's fixed headers, `Accept`, `--header`/config static
+    /// headers and credentials. The body's `Content-Type` is not here: [`PreparedBody`] sets it.
     pub headers: HeaderMap,
+    /// `name=value` pairs, already percent-encoded, sent joined by `; ` in one `Cookie` header.
     pub cookies: Vec<String>,
+    /// The body; `None`: none.
     pub body: Option<PreparedBody>,
 }
 
+/// A request body, serialised by the binding's media type.
 #[derive(Debug, Clone)]
 pub enum PreparedBody {
-    Bytes { content_type: String, bytes: Vec<u8> },
+    /// A body in one piece: JSON, form-urlencoded, text or raw bytes.
+    Bytes {
+        /// The `Content-Type` sent: the binding's media type (`application/json` for `*/*`).
+        content_type: String,
+        /// The serialised body.
+        bytes: Vec<u8>,
+    },
+    /// A multipart form, its parts in order (reqwest sends it as `multipart/form-data`, with its
+    /// own boundary).
     Multipart(Vec<Part>),
 }
 
+/// One part of a multipart body.
 #[derive(Debug, Clone)]
 pub struct Part {
+    /// The form field's name.
     pub name: String,
+    /// The part's content (a file's decoded bytes, a value's text, or JSON for objects and arrays).
     pub bytes: Vec<u8>,
+    /// The part's `Content-Type`; `None`: none is sent.
     pub content_type: Option<String>,
+    /// The `filename` of the part's `Content-Disposition`: the field's name for file fields, `None`
+    /// for others.
     pub file_name: Option<String>,
 }
 

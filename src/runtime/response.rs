@@ -20,11 +20,15 @@ pub type OutputCheck<'a> = &'a dyn Fn(&Value) -> Option<String>;
 
 /// How the call went, for the result text.
 pub struct CallContext<'a> {
+    /// The request's method, named in error results.
     pub method: Method,
+    /// The binding's path template, named in error results.
     pub path: &'a str,
+    /// The tool's name (in the URI of a binary result's resource).
     pub tool: &'a str,
     /// "set FOO_TOKEN" when a 401/403 may be a missing credential.
     pub auth_hint: Option<String>,
+    /// The check of the tool's output schema; `None` when the tool declares none.
     pub validate_output: Option<OutputCheck<'a>>,
 }
 
@@ -37,6 +41,7 @@ pub fn json_result(value: Value, text: String) -> CallToolResult {
     result
 }
 
+/// The tool result of an upstream response (see the module's doc).
 pub fn to_result(resp: UpstreamResponse, ctx: &CallContext<'_>) -> CallToolResult {
     let status = resp.status;
     if !status.is_success() {

@@ -14,13 +14,23 @@ use super::lexicon::{ABBREVIATIONS, INTENTS, PHRASES, STOP_WORDS, SYNONYMS, verb
 /// What the index reads of one tool.
 #[derive(Debug, Clone, Copy)]
 pub struct SearchDoc<'a> {
+    /// The tool's name (an exact match ranks first).
     pub name: &'a str,
+    /// The operationId, when it differs from the name (an exact match ranks first too).
     pub operation_id: Option<&'a str>,
+    /// The tool's title; `None`: none.
     pub title: Option<&'a str>,
+    /// The tool's description (may be empty).
     pub description: &'a str,
+    /// The HTTP method, upper-case: indexed as the verbs it stands for, and matched against the
+    /// query's intent. `None` for tools without a binding.
     pub method: Option<&'a str>,
+    /// The path template (its static segments); `None` for tools without a binding.
     pub path: Option<&'a str>,
+    /// The operation's tags.
     pub tags: &'a [String],
+    /// The input schema (its top-level property names and the first sentence of their
+    /// descriptions).
     pub input_schema: &'a Map<String, Value>,
 }
 
@@ -183,6 +193,7 @@ fn split_case(word: &str) -> Vec<&str> {
 }
 
 impl SearchIndex {
+    /// Indexes these documents; a hit's index is the document's position among them.
     pub fn build<'a>(docs: impl IntoIterator<Item = SearchDoc<'a>>) -> SearchIndex {
         let analyzer = Analyzer::default();
         let mut terms: HashMap<String, u32> = HashMap::new();
@@ -247,10 +258,12 @@ impl SearchIndex {
         SearchIndex { terms, related, methods, intents, postings, idf, exact, docs: fielded.len(), analyzer }
     }
 
+    /// The number of documents indexed.
     pub fn len(&self) -> usize {
         self.docs
     }
 
+    /// Whether no document is indexed.
     pub fn is_empty(&self) -> bool {
         self.docs == 0
     }

@@ -15,16 +15,20 @@ use super::engine::Engine;
 /// exceed what clients accept in one message (rmcp: 16 MB); common APIs fit in one page.
 pub const PAGE_SIZE: usize = 2000;
 
+/// The rmcp server handler over an [`Engine`]: `initialize`, paginated `tools/list`, `tools/call`.
+/// Cheap to clone (it holds an `Arc`).
 #[derive(Clone)]
 pub struct McpServer {
     engine: Arc<Engine>,
 }
 
 impl McpServer {
+    /// A server for `engine`.
     pub fn new(engine: Arc<Engine>) -> Self {
         McpServer { engine }
     }
 
+    /// The engine it serves.
     pub fn engine(&self) -> &Engine {
         &self.engine
     }

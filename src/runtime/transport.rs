@@ -31,8 +31,10 @@ pub async fn serve_stdio(server: McpServer) -> Result<()> {
     Ok(())
 }
 
+/// How the Streamable HTTP endpoint listens and whom it lets in.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
+    /// The address to listen on (`--bind`).
     pub bind: SocketAddr,
     /// Clients must send `Authorization: Bearer <token>` on `/mcp`.
     pub auth_token: Option<String>,

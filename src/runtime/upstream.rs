@@ -15,12 +15,16 @@ use super::request::PreparedRequest;
 /// How hard the engine leans on the upstream.
 #[derive(Debug, Clone)]
 pub struct UpstreamPolicy {
+    /// Per-attempt request timeout (connecting: at most 10 s of it); retries wait at most this
+    /// long.
     pub timeout: Duration,
+    /// Response body bytes read at most; the rest is cut off and the response marked truncated.
     pub max_response_bytes: u64,
     /// Extra attempts after a connection error, 429 or 502/503/504.
     pub retries: u32,
     /// Retry POST and PATCH too (off: they may not be safe to repeat).
     pub retry_non_idempotent: bool,
+    /// Upstream requests in flight at most (at least 1); others wait.
     pub max_concurrency: usize,
     /// Requests per second toward the upstream; `None` for no limit.
     pub rate_limit: Option<f64>,
@@ -42,15 +46,23 @@ impl Default for UpstreamPolicy {
 /// A response as far as it was read.
 #[derive(Debug)]
 pub struct UpstreamResponse {
+    /// The HTTP status.
     pub status: reqwest::StatusCode,
+    /// The `Content-Type` header; `None` when absent or not text.
     pub content_type: Option<String>,
+    /// The `Retry-After` header as sent; `None` when absent or not text.
     pub retry_after: Option<String>,
+    /// The body, up to the size cap.
     pub body: Vec<u8>,
     /// The body was longer than the cap and was cut.
     pub truncated: bool,
 }
 
+/// The HTTP client toward the API, with its policy: concurrency permits and the rate limit's
+/// next free slot.
 pub struct Upstream {
+    /// The reqwest client: the policy's timeout, same-origin redirects only (at most 5), mcpgen's
+    /// `User-Agent`. Also fetches OAuth2 tokens.
     pub http: reqwest::Client,
     policy: UpstreamPolicy,
     permits: Arc<Semaphore>,
@@ -65,7 +77,8 @@ pub fn install_crypto_provider() {
 }
 
 impl Upstream {
-    /// A client for `policy` that counts its requests, retries and waits in `metrics`.
+    /// A client with this policy that counts its requests, retries and waits in `metrics`; fails
+    /// only when the HTTP client cannot be built.
     pub fn new(policy: UpstreamPolicy, metrics: Arc<Metrics>) -> Result<Self> {
         install_crypto_provider();
         let http = reqwest::Client::builder()
@@ -83,6 +96,7 @@ impl Upstream {
         Ok(Upstream { http, policy, permits, next_slot: Mutex::new(Instant::now()), metrics })
     }
 
+    /// The policy it was built with.
     pub fn policy(&self) -> &UpstreamPolicy {
         &self.policy
     }

@@ -4,18 +4,28 @@ use glob::Pattern;
 
 use crate::ir::{Method, Operation};
 
+/// Which operations become tools (`--include-tag`, `--exclude-op`, ...). A tool is kept when it
+/// passes every filter; an empty list filters nothing.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
+    /// Keep only operations with one of these tags (case-insensitive). Tools without tags (function
+    /// tools) are dropped when it is set.
     pub include_tags: Vec<String>,
+    /// Drop operations with any of these tags (case-insensitive).
     pub exclude_tags: Vec<String>,
     /// Globs on the tool name or the operationId.
     pub include_ops: Vec<Pattern>,
+    /// Globs on the tool name or the operationId: matching tools are dropped.
     pub exclude_ops: Vec<Pattern>,
+    /// Globs on the path template: only operations whose path matches are kept (unbound functions,
+    /// without a path, are dropped when it is set).
     pub include_paths: Vec<Pattern>,
+    /// Keep only operations with these methods (unbound functions are dropped when it is set).
     pub methods: Vec<Method>,
 }
 
 impl Filter {
+    /// Whether no filter is set: every tool is kept.
     pub fn is_empty(&self) -> bool {
         self.include_tags.is_empty()
             && self.exclude_tags.is_empty()

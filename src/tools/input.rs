@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::inline::{InlineLimits, Inlined, ensure_array_items, inline, strip_flagged_properties};
 use super::naming::arg_name;
 use crate::diag::{DiagKind, Diagnostic};
-use crate::ir::{MediaType, Operation, RequestBody};
+use crate::ir::{MediaType, Operation, Parameter, RequestBody};
 use crate::normalize::DEFS_PREFIX;
 use crate::runtime::model::{BodyBinding, BodyContent, BodyField, ParamBinding, ParamLocation};
 
@@ -173,15 +173,7 @@ pub(crate) fn build_input(op: &Operation, registry: &BTreeMap<String, Value>, li
         if p.required {
             required.push(json!(arg));
         }
-        params.push(ParamBinding {
-            arg,
-            name: p.name.clone(),
-            location: p.location,
-            style: p.style,
-            explode: p.explode,
-            allow_reserved: p.allow_reserved,
-            content_type: p.content_type.clone(),
-        });
+        params.push(param_binding(p, arg));
     }
     let body = op
         .request_body
@@ -450,6 +442,19 @@ fn file_schema(schema: &Value, registry: &BTreeMap<String, Value>) -> Value {
         "description": format!("{description}{FILE_NOTE}"),
     });
     if s.get("type") == Some(&json!("array")) { json!({"type": "array", "items": one}) } else { one }
+}
+
+/// Where the argument `arg` goes on the wire, as the parameter `p` says.
+pub(crate) fn param_binding(p: &Parameter, arg: String) -> ParamBinding {
+    ParamBinding {
+        arg,
+        name: p.name.clone(),
+        location: p.location,
+        style: p.style,
+        explode: p.explode,
+        allow_reserved: p.allow_reserved,
+        content_type: p.content_type.clone(),
+    }
 }
 
 #[cfg(test)]

@@ -24,8 +24,7 @@ use crate::diag::{DiagKind, Diagnostic, child};
 use crate::error::{Error, Result};
 use crate::ir::{ApiIr, Function, Method, Operation};
 use crate::runtime::model::{
-    Annotations, BodyBinding, CONFIG_FORMAT_VERSION, HttpBinding, Limits, ParamBinding, RuntimeConfig, ServerInfo,
-    Tool, Upstream,
+    Annotations, BodyBinding, CONFIG_FORMAT_VERSION, HttpBinding, Limits, RuntimeConfig, ServerInfo, Tool, Upstream,
 };
 use naming::NameAllocator;
 
@@ -40,16 +39,24 @@ pub enum OutputSchemaPolicy {
     Full,
 }
 
+/// How the tools stage builds tools.
 #[derive(Debug, Clone)]
 pub struct ToolOptions {
+    /// Which operations become tools. Names are allocated before it applies, so it renames nothing.
     pub filter: Filter,
+    /// Longest tool name (8 to 128; default 64): longer ones are abbreviated word by word, then cut
+    /// with a stable hash.
     pub max_name_len: usize,
+    /// Longest tool description and server instructions, in characters (default 1024); longer ones
+    /// are cut, ending in `…`.
     pub max_description_len: usize,
+    /// Whether tools declare an output schema (default: none).
     pub output_schema: OutputSchemaPolicy,
     /// Overrides the document's servers.
     pub base_url: Option<String>,
     /// Prefix of credential env vars; derived from the API title when `None`.
     pub env_prefix: Option<String>,
+    /// How far `$ref`s are inlined into tool schemas (depth, size).
     pub inline: InlineLimits,
     /// Credentials (`--auth`) for every operation that declares no scheme of its own.
     pub auth: Vec<crate::runtime::model::SecurityScheme>,
@@ -73,11 +80,13 @@ impl Default for ToolOptions {
 /// The tools of an API: the runtime config, plus what inspect reports about where they came from.
 #[derive(Debug, Clone)]
 pub struct ToolSet {
+    /// The runtime config: server info, upstream, credentials and the tools.
     pub config: RuntimeConfig,
     /// By tool name: the operation or function each tool comes from.
     pub sources: BTreeMap<String, ToolSource>,
     /// Operations (or functions) in the input, before filtering.
     pub operations: usize,
+    /// What the tools stage noticed (renamed tools, schemas cut short, ...).
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -209,15 +218,7 @@ fn bound_binding(
     let params = op
         .parameters
         .iter()
-        .map(|p| ParamBinding {
-            arg: p.argument.clone().unwrap_or_else(|| p.name.clone()),
-            name: p.name.clone(),
-            location: p.location,
-            style: p.style,
-            explode: p.explode,
-            allow_reserved: p.allow_reserved,
-            content_type: p.content_type.clone(),
-        })
+        .map(|p| input::param_binding(p, p.argument.clone().unwrap_or_else(|| p.name.clone())))
         .collect();
     let body = op.request_body.as_ref().and_then(|b| {
         Some(BodyBinding {

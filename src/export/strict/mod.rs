@@ -58,26 +58,50 @@ pub struct Change {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeKind {
+    /// The root was not an object schema (a boolean, or a type other than object) and became an
+    /// empty object.
     RootReplaced,
+    /// The root got `type: object`, added or narrowed from a list of types.
     RootTyped,
+    /// The root's `anyOf`/`oneOf` branches were merged into one object.
     RootMerged,
+    /// `definitions` moved into `$defs`, or a `$defs` that is not an object removed.
     DefsRepaired,
+    /// OpenAPI's `nullable` removed (`nullable: false`, or on the root).
     NullableRemoved,
+    /// `nullable: true` replaced by a `null` type.
     NullableToNullType,
+    /// The `false` schema (matches nothing) replaced by the null schema.
     FalseSchemaReplaced,
+    /// A schema that allows any value narrowed to string, number, boolean or null.
     AnyValueNarrowed,
+    /// Keywords strict mode does not accept removed.
     KeywordsRemoved,
+    /// Types strict mode does not accept (or repeated ones) removed from `type`.
     TypesRemoved,
+    /// A `type` added, inferred from the schema's keywords.
     TypeInferred,
+    /// A `$ref` pointed at its `#/$defs` entry, or wrapped in `anyOf` to keep its description.
     RefRewritten,
+    /// A `$ref` to neither `#` nor `$defs` replaced by any scalar (string, number, boolean or
+    /// null).
     RefReplaced,
+    /// An `allOf` merged into its schema (branches that match nothing or recurse dropped).
     AllOfMerged,
+    /// A `oneOf` replaced by `anyOf` (or dropped beside an existing `anyOf`).
     OneOfReplaced,
+    /// An `anyOf` rewritten: sibling keywords moved into each branch, branches that match nothing
+    /// dropped, or an empty one removed.
     AnyOfRewritten,
+    /// A property whose schema is `false` (it must be absent) removed.
     PropertyRemoved,
+    /// An optional property made required, and nullable so that `null` stands for absent.
     PropertyMadeRequired,
+    /// `additionalProperties: false` set on an object.
     AdditionalPropertiesClosed,
+    /// Names in `required` without a property removed.
     RequiredRepaired,
+    /// Tuple `items` (an array of schemas) replaced by `anyOf` of those schemas.
     TupleItemsReplaced,
 }
 
@@ -150,16 +174,20 @@ impl Rule {
 /// One way a schema breaks the strict-mode rules.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Violation {
+    /// The rule broken.
     pub rule: Rule,
     /// JSON pointer of the offending schema.
     pub at: String,
+    /// What breaks it, for people.
     pub message: String,
 }
 
 /// Result of [`strictify`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Strict {
+    /// The rewritten schema.
     pub schema: Value,
+    /// Every rewrite made, in the order made.
     pub changes: Vec<Change>,
     /// What still breaks the rules after conversion: only limits ([`Rule::is_limit`]).
     pub violations: Vec<Violation>,
