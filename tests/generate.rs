@@ -115,7 +115,10 @@ fn regeneration_keeps_the_handlers() {
     let out = dir.path().join("crate");
     generate("samples/openai-functions.json", &out, "functions-mcp", &["--include-op", "get_current_*"]);
     // Handlers written for an older engine, on its inside rather than runtime::ext.
-    let mine = "use crate::runtime::hooks::not_implemented;\n// my handlers: fn get_current_weather(\n";
+    let mine = "use crate::runtime::hooks::not_implemented;\n\
+                // my handlers (a comment naming fn send_email( is not a handler)\n\
+                pub async fn get_current_weather(args: GetCurrentWeatherArgs) -> Result<Value, String> {\n\
+                \x20   Err(not_implemented(\"get_current_weather\"))\n}\n";
     std::fs::write(out.join("src/handlers.rs"), mine).unwrap();
     let again = mcpgen(&["generate", "samples/openai-functions.json", "-o", out.to_str().unwrap(), "--force"]);
     assert!(again.status.success());
