@@ -149,7 +149,8 @@ async fn spawn_http(args: &[&str]) -> (tokio::process::Child, String) {
     let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(child.stderr.take().unwrap()));
     while let Some(line) = lines.next_line().await.unwrap() {
         if let Some(i) = line.find("http://") {
-            let url = line[i..].split_whitespace().next().unwrap().to_string();
+            // Text or JSON log lines (`--log-format json`): the URL ends at a space or a quote.
+            let url = line[i..].split(|c: char| c.is_whitespace() || c == '"').next().unwrap().to_string();
             tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
             return (child, url);
         }

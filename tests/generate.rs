@@ -406,6 +406,17 @@ async fn user_code_builds_on_ext() {
         assert_eq!(r.is_error, Some(true));
         assert!(text(&r).contains("deleting orders is switched off"), "{}", text(&r));
         assert!(upstream.requests().is_empty(), "a refused call sends nothing");
+        if transport == Transport::Http {
+            // A generated crate counts its calls as `serve` does.
+            let metrics = format!("{}/metrics", c.url().trim_end_matches("/mcp"));
+            let text = reqwest::get(metrics).await.unwrap().text().await.unwrap();
+            for line in [
+                r#"mcpgen_tool_calls_total{tool="getOrder",outcome="ok"} 1"#,
+                r#"mcpgen_tool_calls_total{tool="deleteOrders",outcome="refused"} 1"#,
+            ] {
+                assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+            }
+        }
     }
     assert_eq!(tokens.issued(), 2, "one token per request that went out");
     // A token server that fails is the hook's error, told to the model.

@@ -250,7 +250,11 @@ pub fn main() -> ExitCode {
         }
     };
     let cli = Cli::parse_from(args);
-    crate::runtime::cli::init_logging("warn,mcpgen=info");
+    let log_format = match &cli.command {
+        Command::Serve(args) => args.server.log_format,
+        _ => crate::runtime::cli::LogFormat::Text,
+    };
+    crate::runtime::cli::init_logging("warn,mcpgen=info", log_format);
     let result = match cli.command {
         Command::Inspect(args) => inspect::run(&args),
         Command::Serve(args) => serve::run(&args),

@@ -33,6 +33,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("legacy_sse.rs", include_str!("../runtime/legacy_sse.rs")),
     ("lexicon.rs", include_str!("../runtime/lexicon.rs")),
     ("manners.rs", include_str!("../runtime/manners.rs")),
+    ("metrics.rs", include_str!("../runtime/metrics.rs")),
     ("mod.rs", include_str!("../runtime/mod.rs")),
     ("model.rs", include_str!("../runtime/model.rs")),
     ("oauth.rs", include_str!("../runtime/oauth.rs")),
@@ -56,6 +57,7 @@ pub const DEPENDENCIES: &[&str] = &[
     r#"jsonschema = { version = "0.61", default-features = false }"#,
     r#"jsonwebtoken = { version = "11", default-features = false }"#,
     r#"percent-encoding = "2""#,
+    r#"prometheus-client = "0.25""#,
     r#"reqwest = { version = "0.13", default-features = false, features = ["rustls-no-provider", "http2", "charset", "multipart"] }"#,
     r#"ring = "0.17""#,
     r#"rmcp = { version = "3", default-features = false, features = ["server", "transport-io", "transport-streamable-http-server", "base64"] }"#,
@@ -67,7 +69,7 @@ pub const DEPENDENCIES: &[&str] = &[
     r#"thiserror = "2""#,
     r#"tokio = { version = "1", features = ["rt-multi-thread", "macros", "signal", "io-std", "time", "sync", "net"] }"#,
     r#"tracing = "0.1""#,
-    r#"tracing-subscriber = { version = "0.3", default-features = false, features = ["fmt", "env-filter", "ansi"] }"#,
+    r#"tracing-subscriber = { version = "0.3", default-features = false, features = ["fmt", "env-filter", "ansi", "json"] }"#,
     r#"url = "2""#,
 ];
 

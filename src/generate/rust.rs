@@ -125,7 +125,7 @@ pub(super) fn main_rs(mcpgen_version: &str, package: &str, title: &str, credenti
                 // Credentials may sit in a .env file (copied from .env.example); the environment wins.
                 let _ = dotenvy::dotenv();
                 let cli = Cli::parse();
-                runtime::cli::init_logging(#log_filter);
+                runtime::cli::init_logging(#log_filter, cli.server.log_format);
                 let result = #krate::catalogue()
                     .and_then(|config| runtime::cli::run(config, cli.base_url, &cli.server, #krate::extensions()));
                 match result {

@@ -2,6 +2,7 @@
 //! crates so that both take the same flags and behave the same.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -10,7 +11,7 @@ use super::error::Error;
 use super::hooks::Extensions;
 use super::model::{Context, RuntimeConfig, SchemaDetail, ToolMode};
 use super::oauth::OAuthOptions;
-use super::{Engine, EngineOptions, McpServer, UpstreamAuth, UpstreamPolicy, transport};
+use super::{Engine, EngineOptions, McpServer, Metrics, Readiness, UpstreamAuth, UpstreamPolicy, transport};
 
 /// `--transport`: how clients reach the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -21,6 +22,17 @@ pub enum Transport {
     Stdio,
     #[allow(missing_docs)]
     Http,
+}
+
+/// `--log-format`: how log lines on stderr look.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// For people.
+    #[default]
+    Text,
+    /// One JSON object per line, for log collectors, with a line per tool call (request_id, tool,
+    /// outcome, status, duration_ms; at debug in text).
+    Json,
 }
 
 /// `--tool-mode`: which tools `tools/list` shows.
@@ -226,6 +238,16 @@ pub struct ServerArgs {
     #[arg(long, value_enum, value_name = "WHOSE", default_value = "server", help_heading = "Upstream")]
     pub upstream_auth: UpstreamAuthArg,
 
+    /// Serve /metrics (Prometheus), /health and /ready on this address instead, without the bearer
+    /// token (an internal port); with any transport, stdio included. Without it, HTTP serves
+    /// /metrics beside /mcp, behind --auth-token when one is set (with --oauth-issuer, only here).
+    #[arg(long, value_name = "ADDR", help_heading = "Server")]
+    pub metrics_bind: Option<SocketAddr>,
+
+    /// Log lines as text or JSON (one object per line, a request id per tool call).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text, help_heading = "Server")]
+    pub log_format: LogFormat,
+
     /// Static header sent upstream with every request (repeatable), e.g. 'X-Tenant: acme'.
     #[arg(long, value_name = "'NAME: VALUE'", value_parser = parse_header, help_heading = "Upstream")]
     pub header: Vec<(String, String)>,
@@ -270,16 +292,15 @@ pub fn parse_header(s: &str) -> Result<(String, String), String> {
 }
 
 /// Logs go to stderr (stdout belongs to MCP on stdio); `MCPGEN_LOG` sets the filter.
-pub fn init_logging(default_filter: &str) {
+pub fn init_logging(default_filter: &str, format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCPGEN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_ansi(ansi)
-        .try_init();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false);
+    let _ = match format {
+        LogFormat::Text => builder.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).try_init(),
+        // The event's fields at the top level, beside the current span's (a call's request_id).
+        LogFormat::Json => builder.json().flatten_event(true).with_span_list(false).try_init(),
+    };
 }
 
 /// Serves `config` until the client goes away (stdio) or a shutdown signal (HTTP).
@@ -327,9 +348,13 @@ pub fn run(
              authorization server and accepts tokens issued for this server's audience"
         );
     }
+    let metrics = Arc::new(Metrics::new());
+    let readiness = Readiness::default();
     let opts = EngineOptions {
         base_url,
         headers: args.header.clone(),
+        metrics: metrics.clone(),
+        log_calls: args.log_format == LogFormat::Json,
         policy: UpstreamPolicy {
             timeout: Duration::from_secs_f64(timeout),
             max_response_bytes: args.max_response_bytes.unwrap_or(config.limits.max_response_bytes),
@@ -345,11 +370,17 @@ pub fn run(
         .build()
         .map_err(|e| Error::Config(format!("async runtime: {e}")))?;
     runtime.block_on(async move {
+        // Up before the engine, so that /ready tells a probe the server is still starting.
+        if let Some(bind) = args.metrics_bind {
+            let addr = transport::serve_metrics(bind, metrics.clone(), readiness.clone()).await?;
+            tracing::info!("metrics at http://{addr}/metrics");
+        }
         let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
         let engine = Engine::with_extensions(config, opts, ext)?;
         tracing::info!("{}", engine.exposure().reason);
         let count = engine.tool_count();
         let server = McpServer::new(engine);
+        readiness.set(true);
         match args.transport {
             Transport::Stdio => {
                 tracing::info!("serving {count} tools ({title}) over stdio");
@@ -363,6 +394,8 @@ pub fn run(
                     allowed_hosts: args.allow_host.clone(),
                     legacy_sse: args.legacy_sse,
                     oauth,
+                    metrics: args.metrics_bind.is_none().then_some(metrics),
+                    readiness,
                 };
                 if !args.bind.ip().is_loopback() && http.auth_token.is_none() && http.oauth.is_none() {
                     tracing::warn!(

@@ -10,7 +10,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations
 use serde_json::{Map, Value, json};
 
 use super::compact::compact_description;
-use super::engine::{Engine, ToolEntry, tool_error};
+use super::engine::{Engine, Observation, ToolEntry, tool_error};
 use super::error::{Error, Result};
 use super::model::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
 use super::oauth::Caller;
@@ -257,17 +257,18 @@ fn is_version_or_prefix(segment: &str) -> bool {
 }
 
 /// Answers a call to a discovery tool; `None` when `name` is not one. The caller finds, sees
-/// and calls only the tools its scopes allow.
+/// and calls only the tools its scopes allow; a `call_tool` notes the API tool it calls in `obs`.
 pub async fn call_meta(
     engine: &Engine,
     name: &str,
     args: &Map<String, Value>,
     caller: &Caller,
+    obs: &mut Observation,
 ) -> Option<CallToolResult> {
     Some(match name {
         SEARCH_TOOLS => search_tools(engine, args, caller).await,
         DESCRIBE_TOOLS => describe_tools(engine, args, caller),
-        CALL_TOOL => call_tool(engine, args, caller).await,
+        CALL_TOOL => call_tool(engine, args, caller, obs).await,
         _ => return None,
     })
 }
@@ -457,7 +458,13 @@ fn unknown_text(unknown: &[Value]) -> String {
         .join("\n")
 }
 
-async fn call_tool(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -> CallToolResult {
+/// The API tool's call goes into `obs`: it is counted and logged as that tool's.
+async fn call_tool(
+    engine: &Engine,
+    args: &Map<String, Value>,
+    caller: &Caller,
+    obs: &mut Observation,
+) -> CallToolResult {
     let Some(name) = args.get("name").and_then(Value::as_str) else {
         return tool_error(format!("{CALL_TOOL} needs `name`: a tool name from {SEARCH_TOOLS}"));
     };
@@ -466,7 +473,7 @@ async fn call_tool(engine: &Engine, args: &Map<String, Value>, caller: &Caller) 
         Some(Value::Object(a)) => a.clone(),
         Some(_) => return tool_error(format!("`arguments` must be an object (the arguments of `{name}`)")),
     };
-    match engine.call_as(name, arguments, caller).await {
+    match engine.call_observing(name, arguments, caller, obs).await {
         Ok(result) => result,
         Err(Error::UnknownTool(name)) => {
             let closest = closest_names_for(engine.tools(), &name, 3, caller);

@@ -3,15 +3,18 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations};
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use super::auth::{Credential, Credentials};
 use super::discovery::{self, Exposure};
 use super::error::{Error, Result};
 use super::hooks::Extensions;
+use super::metrics::{Metrics, Outcome, RequestId, ToolCounters};
 use super::model::{HttpBinding, RuntimeConfig, Tool};
 use super::oauth::Caller;
 use super::request::{self, PreparedRequest};
@@ -30,6 +33,11 @@ pub struct EngineOptions {
     pub policy: UpstreamPolicy,
     /// Whose credentials upstream requests carry (`--upstream-auth`).
     pub upstream_auth: UpstreamAuth,
+    /// Where calls are counted; shared by the engines of one server so that counts go on across
+    /// a reload.
+    pub metrics: Arc<Metrics>,
+    /// Log each call's line at `info` (an access log, for `--log-format json`); else at `debug`.
+    pub log_calls: bool,
 }
 
 /// Whose credentials go upstream.
@@ -148,6 +156,21 @@ pub struct Engine {
     credentials: Credentials,
     upstream_auth: UpstreamAuth,
     ext: Extensions,
+    metrics: Arc<Metrics>,
+    log_calls: bool,
+    /// Call counters by tool index; the discovery tools after the catalogue's.
+    counters: ToolCounters,
+}
+
+/// What one call did, filled in as it goes, for its count and its log line.
+#[derive(Debug, Default)]
+pub struct Observation {
+    /// The catalogue tool called, by index (`None`: a discovery tool or an unknown name).
+    pub tool: Option<usize>,
+    /// How it ended, when the result alone does not say (see [`Outcome`]).
+    pub outcome: Option<Outcome>,
+    /// The status of the upstream's last response.
+    pub status: Option<u16>,
 }
 
 impl Engine {
@@ -206,7 +229,7 @@ impl Engine {
             let need = if tools == 1 { "1 tool needs it".to_string() } else { format!("{tools} tools need it") };
             tracing::warn!("{vars} not set: {need} (security scheme `{scheme}`)");
         }
-        let upstream = Upstream::new(opts.policy.clone())?;
+        let upstream = Upstream::new(opts.policy.clone(), opts.metrics.clone())?;
         let exposure = discovery::resolve(&config.context, &config.tools);
         let mut index = HashMap::with_capacity(config.tools.len());
         let tools: Vec<ToolEntry> = config
@@ -229,6 +252,8 @@ impl Engine {
         if exposure.discovery {
             info.instructions = Some(discovery::instructions(info.instructions.as_deref(), &tools));
         }
+        opts.metrics.set_tools(tools.len());
+        let counters = ToolCounters::new(tools.len() + discovery::META_TOOLS.len());
         let engine = Arc::new(Engine {
             info,
             tools,
@@ -243,6 +268,9 @@ impl Engine {
             credentials,
             upstream_auth: opts.upstream_auth,
             ext,
+            metrics: opts.metrics,
+            log_calls: opts.log_calls,
+            counters,
         });
         if engine.exposure.discovery {
             // A large catalogue (Microsoft Graph: 22,000 tools) takes a moment to index: off the
@@ -311,18 +339,20 @@ impl Engine {
     }
 
     /// A `tools/call` from a client: the discovery tools in discovery mode, else the API's tool.
+    /// Counted and logged like [`Engine::call`]; `caller` finds, sees and calls only the tools
+    /// its scopes allow.
     pub async fn call_from_client(
         &self,
         name: &str,
         args: Map<String, Value>,
         caller: &Caller,
     ) -> Result<CallToolResult> {
-        if self.exposure.discovery
-            && let Some(result) = discovery::call_meta(self, name, &args, caller).await
-        {
-            return Ok(result);
-        }
-        self.call_as(name, args, caller).await
+        self.observed(name, args, self.exposure.discovery, caller).await
+    }
+
+    /// The metrics this engine counts into.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
     }
 
     /// The tool named `name` (any tool of the catalogue, listed or not); `None` when there is none.
@@ -331,16 +361,121 @@ impl Engine {
     }
 
     /// Calls a tool. Failures of the call itself (bad arguments, upstream errors) are results with
-    /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`]).
+    /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`]). The call is
+    /// counted in the metrics and logged (`tools/call`, with a request id, the tool, the outcome,
+    /// the upstream status and the duration; never arguments, headers or credentials) at `info`
+    /// with [`EngineOptions::log_calls`], else at `debug`.
     pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
         self.call_as(name, args, &Caller::Trusted).await
     }
 
-    /// Calls a tool for `caller`: a tool outside its scopes is [`Error::InsufficientScope`]
-    /// (nothing is sent), and with `--upstream-auth passthrough` its token goes upstream.
+    /// Calls a tool for `caller`, counted and logged like [`Engine::call`]: a tool outside its
+    /// scopes is [`Error::InsufficientScope`] (nothing is sent), and with `--upstream-auth
+    /// passthrough` its token goes upstream.
     pub async fn call_as(&self, name: &str, args: Map<String, Value>, caller: &Caller) -> Result<CallToolResult> {
-        let tool = self.tool(name).ok_or_else(|| Error::UnknownTool(name.to_string()))?;
+        self.observed(name, args, false, caller).await
+    }
+
+    /// A call with its request id (a span around it, so that what is logged during the call
+    /// carries the id), in-flight gauge, count and log line.
+    async fn observed(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        meta: bool,
+        caller: &Caller,
+    ) -> Result<CallToolResult> {
+        let id = RequestId::next();
+        let started = Instant::now();
+        let _in_flight = self.metrics.in_flight();
+        let mut obs = Observation::default();
+        let result = async {
+            if meta && let Some(result) = discovery::call_meta(self, name, &args, caller, &mut obs).await {
+                return Ok(result);
+            }
+            self.call_observing(name, args, caller, &mut obs).await
+        }
+        .instrument(tracing::info_span!("call", request_id = %id))
+        .await;
+        let outcome = match (&result, obs.outcome) {
+            (Err(Error::InsufficientScope(_)), _) => Outcome::Forbidden,
+            (Err(_), _) => Outcome::UnknownTool,
+            (Ok(r), Some(Outcome::Ok) | None) if r.is_error == Some(true) => {
+                if obs.tool.is_none() {
+                    Outcome::InvalidArguments
+                } else {
+                    Outcome::ToolError
+                }
+            }
+            (Ok(_), Some(outcome)) => outcome,
+            (Ok(_), None) => Outcome::Ok,
+        };
+        let counted = match obs.tool {
+            _ if outcome == Outcome::UnknownTool => {
+                self.metrics.unknown_tool();
+                None
+            }
+            Some(i) => {
+                let tool = &self.tools[i].mcp.name;
+                self.counters.count(&self.metrics, i, tool, outcome);
+                Some(&**tool)
+            }
+            None => {
+                // A discovery tool that did not reach an API tool (a search, or a call_tool
+                // without a usable name or arguments).
+                let k = discovery::META_TOOLS.iter().position(|m| *m == name);
+                if let Some(k) = k {
+                    self.counters.count(&self.metrics, self.tools.len() + k, name, outcome);
+                }
+                k.map(|k| discovery::META_TOOLS[k])
+            }
+        };
+        let duration_ms = started.elapsed().as_micros() as f64 / 1000.0;
+        let tool: std::borrow::Cow<'_, str> = match counted {
+            Some(tool) => tool.into(),
+            // A name the client made up: as it is when it looks like a name, else escaped.
+            None if name.len() <= 128 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-./".contains(&b)) => {
+                name.into()
+            }
+            None => name.escape_debug().to_string().into(),
+        };
+        macro_rules! call_line {
+            ($level:expr) => {
+                tracing::event!(
+                    $level,
+                    request_id = %id,
+                    tool = &*tool,
+                    outcome = outcome.as_str(),
+                    status = obs.status,
+                    duration_ms,
+                    "tools/call"
+                )
+            };
+        }
+        if self.log_calls {
+            call_line!(tracing::Level::INFO);
+        } else {
+            call_line!(tracing::Level::DEBUG);
+        }
+        result
+    }
+
+    /// [`Engine::call_as`] without its count and log line: what the call did goes into `obs`.
+    pub async fn call_observing(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+        obs: &mut Observation,
+    ) -> Result<CallToolResult> {
+        let Some(&index) = self.index.get(name) else {
+            obs.outcome = Some(Outcome::UnknownTool);
+            return Err(Error::UnknownTool(name.to_string()));
+        };
+        obs.tool = Some(index);
+        let tool = &self.tools[index];
         if !caller.may_use(&tool.scopes) {
+            obs.outcome = Some(Outcome::Forbidden);
             return Err(Error::InsufficientScope(name.to_string()));
         }
         let mut args = args;
@@ -348,11 +483,15 @@ impl Engine {
         super::args::drop_absent_nulls(&tool.input_schema, &mut args);
         let args_value = Value::Object(args);
         if let Some(problems) = validate(&tool.input_validator, &tool.input_schema, &args_value) {
+            obs.outcome = Some(Outcome::InvalidArguments);
             return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));
         }
-        let Value::Object(args) = args_value else { return Ok(tool_error("arguments must be an object".into())) };
+        let Value::Object(args) = args_value else {
+            obs.outcome = Some(Outcome::InvalidArguments);
+            return Ok(tool_error("arguments must be an object".into()));
+        };
         let mut result = match &tool.http {
-            Some(http) => self.call_http(tool, http, &args, caller).await,
+            Some(http) => self.call_http(tool, http, &args, caller, obs).await,
             None => self.call_handler(tool, args).await,
         };
         self.ext.hooks.after_response(name, &mut result);
@@ -392,11 +531,15 @@ impl Engine {
         http: &HttpBinding,
         args: &Map<String, Value>,
         caller: &Caller,
+        obs: &mut Observation,
     ) -> CallToolResult {
         let base = http.base_url.as_deref().or(self.base_url.as_deref()).unwrap_or_default();
         let mut req = match request::prepare(base, http, args) {
             Ok(r) => r,
-            Err(e) => return tool_error(format!("Invalid arguments for `{}`: {e}", tool.mcp.name)),
+            Err(e) => {
+                obs.outcome = Some(Outcome::InvalidArguments);
+                return tool_error(format!("Invalid arguments for `{}`: {e}", tool.mcp.name));
+            }
         };
         // JSON first: many APIs answer XML to `*/*` (Swagger 2.0 `produces` lists often start with it).
         if !req.headers.contains_key(reqwest::header::ACCEPT) {
@@ -414,17 +557,24 @@ impl Engine {
                     Ok(v) => {
                         req.headers.insert(reqwest::header::AUTHORIZATION, v);
                     }
-                    Err(_) => return tool_error("the caller's access token is not valid header text".into()),
+                    Err(_) => {
+                        obs.outcome = Some(Outcome::CredentialsError);
+                        return tool_error("the caller's access token is not valid header text".into());
+                    }
                 }
             }
             None
         } else {
             match self.authorize(&mut req, &http.security).await {
                 Ok(o) => o,
-                Err(e) => return tool_error(e.to_string()),
+                Err(e) => {
+                    obs.outcome = Some(Outcome::CredentialsError);
+                    return tool_error(e.to_string());
+                }
             }
         };
         if let Err(e) = self.ext.hooks.before_request(&tool.mcp.name, args, &mut req).await {
+            obs.outcome = Some(Outcome::Refused);
             return tool_error(e.to_string());
         }
         let mut outcome = self.upstream.send(&req).await;
@@ -442,6 +592,8 @@ impl Engine {
         }
         match outcome {
             Ok(resp) => {
+                obs.status = Some(resp.status.as_u16());
+                obs.outcome = Some(Outcome::of_status(resp.status.as_u16()));
                 let output_check = |v: &Value| {
                     tool.output_schema.as_ref().and_then(|schema| validate(&tool.output_validator, schema, v))
                 };
@@ -458,7 +610,10 @@ impl Engine {
                 };
                 response::to_result(resp, &ctx)
             }
-            Err(e) => tool_error(e.to_string()),
+            Err(e) => {
+                obs.outcome = Some(Outcome::TransportError);
+                tool_error(e.to_string())
+            }
         }
     }
 

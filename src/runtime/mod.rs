@@ -17,6 +17,7 @@ pub mod keywords;
 pub mod legacy_sse;
 pub mod lexicon;
 pub mod manners;
+pub mod metrics;
 pub mod model;
 pub mod oauth;
 pub mod request;
@@ -28,5 +29,6 @@ pub mod upstream;
 
 pub use engine::{Engine, EngineOptions, UpstreamAuth};
 pub use error::Error;
+pub use metrics::{Metrics, Readiness};
 pub use server::McpServer;
 pub use upstream::{UpstreamPolicy, install_crypto_provider};

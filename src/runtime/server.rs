@@ -88,15 +88,11 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let started = std::time::Instant::now();
-        let name = request.name.to_string();
+        // The engine counts and logs the call.
         let args = request.arguments.unwrap_or_default();
         let caller = super::oauth::caller(self.oauth, &context.extensions);
-        match self.engine.call_from_client(&name, args, &caller).await {
-            Ok(result) => {
-                tracing::debug!(tool = %name, error = result.is_error.unwrap_or(false), ms = started.elapsed().as_millis() as u64, "tools/call");
-                Ok(result.into())
-            }
+        match self.engine.call_from_client(&request.name, args, &caller).await {
+            Ok(result) => Ok(result.into()),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }
     }

@@ -1,6 +1,7 @@
 //! Transports: stdio (stdout carries only MCP messages; logs go to stderr) and Streamable HTTP
 //! (one `/mcp` endpoint, stateless, JSON responses, `Origin` and `Host` validated, optional bearer
-//! token or OAuth access tokens with their Protected Resource Metadata, `/health`).
+//! token or OAuth access tokens with their Protected Resource Metadata, `/health`, `/ready`,
+//! `/metrics`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use super::error::{Error, Result};
 use super::manners::About;
+use super::metrics::{self, Metrics, Readiness};
 use super::server::McpServer;
 
 /// Serves over stdin/stdout until stdin closes or a shutdown signal arrives.
@@ -45,6 +47,11 @@ pub struct HttpOptions {
     pub legacy_sse: bool,
     /// Check OAuth access tokens on `/mcp` (exclusive with `auth_token` and `legacy_sse`).
     pub oauth: Option<super::oauth::OAuthOptions>,
+    /// Serve `/metrics` (behind the bearer token); `None` when they are served elsewhere
+    /// ([`serve_metrics`]).
+    pub metrics: Option<Arc<Metrics>>,
+    /// What `/ready` tells.
+    pub readiness: Readiness,
 }
 
 /// Serves Streamable HTTP until a shutdown signal arrives. `on_ready` gets the bound address.
@@ -55,16 +62,7 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
                 .into(),
         ));
     }
-    let listener = tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| {
-        Error::Transport(match e.kind() {
-            std::io::ErrorKind::AddrInUse => format!(
-                "cannot listen on {}: the port is in use (another server?); choose another with --bind {}:PORT",
-                opts.bind,
-                opts.bind.ip()
-            ),
-            _ => format!("cannot listen on {}: {e}", opts.bind),
-        })
-    })?;
+    let listener = listen(opts.bind, "--bind").await?;
     let addr = listener.local_addr().map_err(|e| Error::Transport(e.to_string()))?;
     let oauth = match &opts.oauth {
         Some(o) => {
@@ -111,6 +109,7 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(NeverSessionManager::default()), config);
     let token: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
+    let token_for_metrics = token.clone();
     // The token check is the outer layer: nothing about the server is told before it.
     let mcp = axum::Router::new()
         .nest_service("/mcp", service)
@@ -136,10 +135,25 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
             .layer(middleware::from_fn_with_state(token, require_token)),
         None => axum::Router::new().route("/sse", get(super::manners::old_sse_client)),
     };
+    // Metrics tell which tools are called how often: behind the token, like /mcp.
+    // With OAuth there is no token a scraper could hold: /metrics only on --metrics-bind.
+    let scrape = match opts.metrics {
+        Some(_) if oauth.is_some() => {
+            tracing::info!("with --oauth-issuer, /metrics is served only on --metrics-bind");
+            axum::Router::new()
+        }
+        Some(m) => axum::Router::new()
+            .route("/metrics", get(scrape))
+            .with_state(m)
+            .layer(middleware::from_fn_with_state(token_for_metrics, require_token)),
+        None => axum::Router::new(),
+    };
     let router = axum::Router::new()
         .route("/health", get(move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": tools})) }))
+        .route("/ready", get(ready).with_state(opts.readiness))
         .merge(mcp)
-        .merge(sse);
+        .merge(sse)
+        .merge(scrape);
     on_ready(addr);
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
@@ -158,6 +172,48 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
 
 /// How long calls in flight may run after a shutdown signal before streams are cut.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+async fn listen(bind: SocketAddr, flag: &str) -> Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(bind).await.map_err(|e| {
+        Error::Transport(match e.kind() {
+            std::io::ErrorKind::AddrInUse => format!(
+                "cannot listen on {bind}: the port is in use (another server?); choose another with {flag} {}:PORT",
+                bind.ip()
+            ),
+            _ => format!("cannot listen on {bind}: {e}"),
+        })
+    })
+}
+
+/// Serves `/metrics`, `/health` and `/ready` on their own listener (`--metrics-bind`), without
+/// the bearer token, in the background until a shutdown signal; returns the bound address.
+pub async fn serve_metrics(bind: SocketAddr, metrics: Arc<Metrics>, readiness: Readiness) -> Result<SocketAddr> {
+    let router = axum::Router::new()
+        .route("/metrics", get(scrape).with_state(metrics))
+        .route("/health", get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }))
+        .route("/ready", get(ready).with_state(readiness));
+    let listener = listen(bind, "--metrics-bind").await?;
+    let addr = listener.local_addr().map_err(|e| Error::Transport(e.to_string()))?;
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, router).with_graceful_shutdown(signal()).await {
+            tracing::error!("metrics server: {e}");
+        }
+    });
+    Ok(addr)
+}
+
+/// `/metrics`: OpenMetrics text, which Prometheus reads.
+async fn scrape(State(metrics): State<Arc<Metrics>>) -> Response {
+    ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], metrics.encode()).into_response()
+}
+
+/// `/ready`: 200 while an engine is loaded and serving, 503 before (and while one is swapped).
+async fn ready(State(readiness): State<Readiness>) -> Response {
+    if readiness.is_ready() {
+        axum::Json(serde_json::json!({"status": "ready"})).into_response()
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({"status": "starting"}))).into_response()
+    }
+}
 
 /// Bearer-token check for `/mcp`, in constant time.
 async fn require_token(State(token): State<Option<Arc<str>>>, request: Request, next: Next) -> Response {
@@ -187,8 +243,14 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Ctrl-C, or SIGTERM on Unix.
+/// Ctrl-C, or SIGTERM on Unix; says so in the log.
 pub async fn shutdown_signal() {
+    signal().await;
+    tracing::info!("shutting down");
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -207,11 +269,22 @@ pub async fn shutdown_signal() {
         _ = ctrl_c => {}
         _ = term => {}
     }
-    tracing::info!("shutting down");
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn ready_fails_until_an_engine_is_loaded() {
+        let readiness = Readiness::default();
+        assert_eq!(ready(State(readiness.clone())).await.status(), StatusCode::SERVICE_UNAVAILABLE);
+        readiness.set(true);
+        assert_eq!(ready(State(readiness.clone())).await.status(), StatusCode::OK);
+        readiness.set(false);
+        assert_eq!(ready(State(readiness)).await.status(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+
     #[test]
     fn token_comparison() {
         assert!(super::constant_time_eq(b"abc", b"abc"));

@@ -9,6 +9,7 @@ use reqwest::header::HeaderValue;
 use tokio::sync::{Mutex, Semaphore};
 
 use super::error::{Error, Result, UpstreamFault};
+use super::metrics::Metrics;
 use super::request::PreparedRequest;
 
 /// How hard the engine leans on the upstream.
@@ -66,6 +67,7 @@ pub struct Upstream {
     policy: UpstreamPolicy,
     permits: Arc<Semaphore>,
     next_slot: Mutex<Instant>,
+    metrics: Arc<Metrics>,
 }
 
 /// Installs the ring crypto provider for rustls. reqwest is built without a default one (aws-lc
@@ -75,8 +77,9 @@ pub fn install_crypto_provider() {
 }
 
 impl Upstream {
-    /// A client with this policy; fails only when the HTTP client cannot be built.
-    pub fn new(policy: UpstreamPolicy) -> Result<Self> {
+    /// A client with this policy that counts its requests, retries and waits in `metrics`; fails
+    /// only when the HTTP client cannot be built.
+    pub fn new(policy: UpstreamPolicy, metrics: Arc<Metrics>) -> Result<Self> {
         install_crypto_provider();
         let http = reqwest::Client::builder()
             .timeout(policy.timeout)
@@ -90,7 +93,7 @@ impl Upstream {
             .build()
             .map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
         let permits = Arc::new(Semaphore::new(policy.max_concurrency.max(1)));
-        Ok(Upstream { http, policy, permits, next_slot: Mutex::new(Instant::now()) })
+        Ok(Upstream { http, policy, permits, next_slot: Mutex::new(Instant::now()), metrics })
     }
 
     /// The policy it was built with.
@@ -115,6 +118,7 @@ impl Upstream {
             match retry_after {
                 Some(wait) if attempt < retries => {
                     attempt += 1;
+                    self.metrics.retry();
                     let backoff = wait.unwrap_or_else(|| backoff(attempt)).min(self.policy.timeout);
                     tracing::debug!(attempt, ?backoff, "retrying upstream request");
                     tokio::time::sleep(backoff).await;
@@ -124,9 +128,20 @@ impl Upstream {
         }
     }
 
+    /// One attempt, timed from after the waits for a permit and for the rate limit.
     async fn send_once(&self, req: &PreparedRequest) -> Result<UpstreamResponse, SendError> {
         let _permit = self.permits.acquire().await.map_err(|_| SendError::Other("shutting down".into()))?;
         self.pace().await;
+        let started = Instant::now();
+        let outcome = self.attempt(req).await;
+        match &outcome {
+            Ok(resp) => self.metrics.upstream_response(resp.status.as_u16(), started.elapsed()),
+            Err(e) => self.metrics.upstream_error(e.fault(), started.elapsed()),
+        }
+        outcome
+    }
+
+    async fn attempt(&self, req: &PreparedRequest) -> Result<UpstreamResponse, SendError> {
         let mut builder = self.http.request(req.method.clone(), req.url.clone()).headers(req.headers.clone());
         if !req.cookies.is_empty() {
             let cookie = HeaderValue::from_str(&req.cookies.join("; "))
@@ -175,6 +190,7 @@ impl Upstream {
             slot - now
         };
         if !wait.is_zero() {
+            self.metrics.rate_limit_wait(wait);
             tokio::time::sleep(wait).await;
         }
     }
@@ -188,6 +204,15 @@ enum SendError {
 }
 
 impl SendError {
+    fn fault(&self) -> UpstreamFault {
+        match self {
+            SendError::Timeout => UpstreamFault::Timeout,
+            SendError::Connect(_) => UpstreamFault::Connect,
+            SendError::Body(..) => UpstreamFault::BrokenBody,
+            SendError::Other(_) => UpstreamFault::Other,
+        }
+    }
+
     fn into_error(self, req: &PreparedRequest, policy: &UpstreamPolicy) -> Error {
         // Never the query string: it can hold an API key.
         let target = format!("{} {}{}", req.method, req.url.origin().ascii_serialization(), req.url.path());
@@ -249,13 +274,17 @@ mod tests {
 
     #[tokio::test]
     async fn rate_limit_spaces_requests() {
-        let up = Upstream::new(UpstreamPolicy { rate_limit: Some(20.0), ..UpstreamPolicy::default() }).unwrap();
+        let metrics = Arc::new(Metrics::new());
+        let up = Upstream::new(UpstreamPolicy { rate_limit: Some(20.0), ..UpstreamPolicy::default() }, metrics.clone())
+            .unwrap();
         let started = Instant::now();
         for _ in 0..5 {
             up.pace().await;
         }
         // Five slots at 20/s: the first at once, the fifth 200 ms later.
         assert!(started.elapsed() >= Duration::from_millis(190), "{:?}", started.elapsed());
+        let text = metrics.encode();
+        assert!(text.contains("mcpgen_rate_limit_waits_total 4\n"), "{text}");
     }
 
     #[test]

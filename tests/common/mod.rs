@@ -314,33 +314,60 @@ pub async fn connect(cmd: &ServerCommand, transport: Transport) -> Connected {
 
 /// Starts an HTTP server on a free port and returns it with its `/mcp` URL (read from its log).
 pub async fn spawn_http(cmd: &ServerCommand, extra: &[&str]) -> (tokio::process::Child, String) {
+    let (child, url, _) = spawn_http_logged(cmd, extra).await;
+    (child, url)
+}
+
+/// The lines a server wrote to stderr so far.
+pub type Logs = Arc<Mutex<Vec<String>>>;
+
+/// Like [`spawn_http`], also keeping what the server writes to stderr.
+pub async fn spawn_http_logged(cmd: &ServerCommand, extra: &[&str]) -> (tokio::process::Child, String, Logs) {
     let mut args = vec!["--transport", "http", "--bind", "127.0.0.1:0"];
     args.extend_from_slice(extra);
     let mut c = cmd.command(&args);
-    c.stderr(Stdio::piped()).stdout(Stdio::null()).env("MCPGEN_LOG", "info");
+    c.stderr(Stdio::piped()).stdout(Stdio::null());
+    if !cmd.env.contains_key("MCPGEN_LOG") {
+        c.env("MCPGEN_LOG", "info");
+    }
     let mut child = c.spawn().expect("spawn http server");
-    let stderr = child.stderr.take().unwrap().into_owned_fd().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
+    let logs = read_lines(child.stderr.take().unwrap().into_owned_fd().unwrap());
+    let url = wait_for_url(&logs, "/mcp").await;
+    (child, url, logs)
+}
+
+/// Keeps the lines read from `fd` (a child's stderr), on a thread of their own.
+pub fn read_lines(fd: std::os::fd::OwnedFd) -> Logs {
+    let logs = Logs::default();
+    let kept = logs.clone();
     std::thread::spawn(move || {
-        let reader = std::io::BufReader::new(std::fs::File::from(stderr));
-        let mut sent = false;
+        let reader = std::io::BufReader::new(std::fs::File::from(fd));
         for line in reader.lines().map_while(Result::ok) {
-            // The line that says where it serves (others may name other URLs first).
-            if !sent
-                && line.contains("serving")
-                && let Some(i) = line.find("http://")
-            {
-                let url = line[i..].split_whitespace().next().unwrap_or("").to_string();
-                let _ = tx.send(url);
-                sent = true;
-            }
+            kept.lock().unwrap().push(line);
         }
     });
-    let url = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(30)))
-        .await
-        .unwrap()
-        .expect("the HTTP server reported its address");
-    (child, url)
+    logs
+}
+
+/// The first `http://` URL ending in `suffix` that the logs name (within 30 s).
+pub async fn wait_for_url(logs: &Logs, suffix: &str) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = logs.lock().unwrap().iter().find_map(|line| {
+            let i = line.find("http://")?;
+            let url = line[i..].split(|c: char| c.is_whitespace() || c == '"').next().unwrap_or("");
+            url.ends_with(suffix).then(|| url.to_string())
+        });
+        if let Some(url) = found {
+            return url;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server reported no {suffix} URL: {:?}",
+            logs.lock().unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// The text of a result's first content block.

@@ -22,7 +22,7 @@ struct Cli {
 fn main() -> ExitCode {
     let _ = dotenvy::dotenv();
     let cli = Cli::parse();
-    runtime::cli::init_logging("warn,petstore_mcp=info");
+    runtime::cli::init_logging("warn,petstore_mcp=info", cli.server.log_format);
     let result = petstore_mcp::catalogue()
         .and_then(|config| runtime::cli::run(
             config,
