@@ -797,3 +797,39 @@ async fn tokens_never_reach_the_log() {
     }
     drop(child);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Metrics under OAuth
+
+/// No token a scraper could hold: /metrics is not on /mcp's listener, only on --metrics-bind,
+/// where a call refused for its scopes counts as `forbidden`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_forbidden_calls_on_their_own_listener() {
+    let key = Signer::rsa("rsa-1.pem", "k1");
+    let idp = Idp::start(&[&key]).await;
+    let mock = start_mock().await;
+    let spec = fixture_spec("oauth.yaml", &mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--oauth-issuer", &idp.url])
+        .env("SCOPED_PETS_KEY", "server-key");
+    let (_child, url, logs) = spawn_http_logged(&cmd, &["--metrics-bind", "127.0.0.1:0"]).await;
+    let metrics = wait_for_url(&logs, "/metrics").await;
+    let origin = url.trim_end_matches("/mcp");
+    let on_mcp_listener = reqwest::get(format!("{origin}/metrics")).await.unwrap();
+    assert_eq!(on_mcp_listener.status(), 404, "/metrics is not served beside /mcp under OAuth");
+
+    let reader = key.token(&claims(&idp, &url, "pets:read"));
+    let r = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("authorization", format!("Bearer {reader}"))
+        .body(call("createPet", json!({"name": "Rex"})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let text = reqwest::get(&metrics).await.unwrap().text().await.unwrap();
+    assert!(text.lines().any(|l| l == r#"mcpgen_tool_calls_total{tool="createPet",outcome="forbidden"} 1"#), "{text}");
+    assert!(mock.requests().is_empty());
+}

@@ -355,6 +355,14 @@ impl Engine {
         &self.metrics
     }
 
+    /// Counts a call to `name` that the HTTP layer refused because the caller's token lacks the
+    /// tool's scopes (it never reaches [`Engine::call_as`]).
+    pub fn count_forbidden(&self, name: &str) {
+        if let Some(&index) = self.index.get(name) {
+            self.counters.count(&self.metrics, index, name, Outcome::Forbidden);
+        }
+    }
+
     /// The tool named `name` (any tool of the catalogue, listed or not); `None` when there is none.
     pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
         self.index.get(name).map(|&i| &self.tools[i])
