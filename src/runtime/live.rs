@@ -72,3 +72,54 @@ impl LiveEngine {
         self.0.peers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::runtime::EngineOptions;
+    use crate::runtime::model::RuntimeConfig;
+
+    /// An engine with a tool per `(name, scopes)`, in `mode`.
+    fn engine(tools: &[(&str, Value)], mode: &str) -> Arc<Engine> {
+        let annotations =
+            json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true});
+        let tools: Vec<Value> = tools
+            .iter()
+            .map(|(name, scopes)| {
+                json!({"name": name, "input_schema": {"type": "object"}, "annotations": annotations, "scopes": scopes})
+            })
+            .collect();
+        let config: RuntimeConfig = serde_json::from_value(json!({
+            "mcpgen_config": 1,
+            "server": {"name": "t", "version": "1"},
+            "upstream": {},
+            "context": {"tool_mode": mode},
+            "tools": tools,
+        }))
+        .unwrap();
+        Engine::new(config, EngineOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_request_keeps_the_engine_it_took() {
+        let (first, second) = (engine(&[("a", json!([]))], "all"), engine(&[("b", json!([]))], "all"));
+        let live = LiveEngine::new(first.clone());
+        let taken = live.clone().load();
+        let replaced = live.swap(second.clone());
+        assert!(Arc::ptr_eq(&taken, &first) && Arc::ptr_eq(&replaced, &first));
+        assert!(Arc::ptr_eq(&live.load(), &second), "clones share the swap");
+    }
+
+    #[test]
+    fn sessions_are_told_when_what_they_list_changes() {
+        let one = [("a", json!([]))];
+        assert!(engine(&one, "all").lists_as(&engine(&one, "all")));
+        assert!(!engine(&one, "all").lists_as(&engine(&[("a", json!([])), ("b", json!([]))], "all")));
+        // Who sees a tool is part of the list (OAuth callers see the tools their scopes allow).
+        assert!(!engine(&one, "all").lists_as(&engine(&[("a", json!([["read"]]))], "all")));
+        // Discovery lists its own three tools: a new operation is found by searching, not listed.
+        assert!(engine(&one, "discovery").lists_as(&engine(&[("a", json!([])), ("b", json!([]))], "discovery")));
+    }
+}
