@@ -23,7 +23,7 @@ Examples:
   mcpgen serve functions.json --forward-url http://localhost:9000/tools
                                                               a function list: POST .../tools/{name} with the arguments
   mcpgen serve functions.json --bindings bindings.yaml         a function list bound to a REST API
-  mcpgen serve openapi.yaml --transport http --watch          reload when the file changes (or on SIGHUP)";
+  mcpgen serve openapi.yaml --watch                           reload on each edit, and on SIGHUP";
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {

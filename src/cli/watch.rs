@@ -1,12 +1,13 @@
 //! `serve --watch`: the input's files watched for changes, each burst of changes sent to the
 //! server's reloader once it settles. The folders are watched, not the files: editors often write
-//! a new file and rename it over the old one, which a watch on the old file would miss. Reads
-//! (the reload's own among them) are not changes.
+//! a new file and rename it over the old one, which a watch on the old file would miss, and a
+//! Kubernetes ConfigMap volume changes its files by pointing a symlink of the folder elsewhere.
+//! Reads (the reload's own among them) are not changes.
 
-use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
@@ -21,7 +22,7 @@ const SETTLE: Duration = Duration::from_millis(200);
 /// Watches a set of files until dropped.
 pub(crate) struct Watch {
     /// The files whose changes count.
-    files: Arc<RwLock<BTreeSet<PathBuf>>>,
+    files: Arc<Mutex<Files>>,
     /// The watcher and the folders it watches.
     watcher: Mutex<(RecommendedWatcher, BTreeSet<PathBuf>)>,
 }
@@ -29,13 +30,12 @@ pub(crate) struct Watch {
 impl Watch {
     /// Watches `files` (absolute paths), sending what changed to `changes`.
     pub(crate) fn start(files: &[PathBuf], changes: UnboundedSender<String>) -> Result<Watch> {
-        let watched: Arc<RwLock<BTreeSet<PathBuf>>> = Arc::default();
+        let watched: Arc<Mutex<Files>> = Arc::default();
         let filter = watched.clone();
         let (tx, rx) = std::sync::mpsc::channel::<PathBuf>();
         let watcher = notify::recommended_watcher(move |event: notify::Result<Event>| match event {
             Ok(event) if !matches!(event.kind, EventKind::Access(_)) => {
-                let files = filter.read().unwrap_or_else(PoisonError::into_inner);
-                for path in event.paths.into_iter().filter(|p| files.contains(p)) {
+                for path in filter.lock().unwrap_or_else(PoisonError::into_inner).changed(&event) {
                     let _ = tx.send(path);
                 }
             }
@@ -69,8 +69,42 @@ impl Watch {
                 Err(e) => tracing::warn!("--watch: cannot watch {}: {e}", dir.display()),
             }
         }
-        *self.files.write().unwrap_or_else(PoisonError::into_inner) = files.iter().cloned().collect();
+        self.files.lock().unwrap_or_else(PoisonError::into_inner).set(files);
     }
+}
+
+/// The files whose changes count, each with the file its path resolves to through symlinks.
+#[derive(Default)]
+struct Files(BTreeMap<PathBuf, Option<PathBuf>>);
+
+impl Files {
+    fn set(&mut self, files: &[PathBuf]) {
+        self.0 = files.iter().map(|f| (f.clone(), resolve(f))).collect();
+    }
+
+    /// The files an event changed: those it names, and those of its folders that now resolve to
+    /// another file (a ConfigMap's `..data` symlink replaced).
+    fn changed(&mut self, event: &Event) -> Vec<PathBuf> {
+        let mut changed: Vec<PathBuf> = event.paths.iter().filter(|p| self.0.contains_key(*p)).cloned().collect();
+        let dirs: BTreeSet<&Path> = event.paths.iter().filter_map(|p| p.parent()).collect();
+        for (file, target) in &mut self.0 {
+            if !file.parent().is_some_and(|d| dirs.contains(d)) {
+                continue;
+            }
+            let now = resolve(file);
+            if now != *target {
+                *target = now;
+                if !changed.contains(file) {
+                    changed.push(file.clone());
+                }
+            }
+        }
+        changed
+    }
+}
+
+fn resolve(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
 }
 
 /// Reports each burst of changed paths once no change came for [`SETTLE`].
@@ -117,5 +151,28 @@ mod tests {
         std::fs::rename(&tmp, &spec).unwrap();
         let next = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.unwrap().unwrap();
         assert_eq!(next, format!("{} changed", spec.display()));
+    }
+
+    /// A Kubernetes ConfigMap volume: `api.yaml -> ..data/api.yaml`, `..data -> ..v1`; an update
+    /// writes `..v2` and renames a new `..data` symlink over the old one.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_configmap_update_is_a_change() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for v in ["..v1", "..v2"] {
+            std::fs::create_dir(d.join(v)).unwrap();
+            std::fs::write(d.join(v).join("api.yaml"), v).unwrap();
+        }
+        symlink("..v1", d.join("..data")).unwrap();
+        symlink("..data/api.yaml", d.join("api.yaml")).unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let _watch = Watch::start(&[d.join("api.yaml")], tx).unwrap();
+
+        symlink("..v2", d.join("..data_tmp")).unwrap();
+        std::fs::rename(d.join("..data_tmp"), d.join("..data")).unwrap();
+        let next = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.unwrap().unwrap();
+        assert_eq!(next, format!("{} changed", d.join("api.yaml").display()));
     }
 }
