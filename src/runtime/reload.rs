@@ -82,6 +82,9 @@ async fn reload_once(
                 let told = live.notify_tool_list_changed().await;
                 tracing::debug!("tools/list_changed sent to {told} sessions");
             }
+            // A large catalogue takes a while to free (Microsoft Graph: hundreds of MB): not on a
+            // worker. (A call still holding it frees it when it ends.)
+            tokio::task::spawn_blocking(move || drop(old));
         }
         Err(message) => {
             metrics.reloaded(false);
