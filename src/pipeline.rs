@@ -38,6 +38,8 @@ pub struct Pipeline {
     pub ir: ApiIr,
     /// The tools built from it.
     pub tools: ToolSet,
+    /// The local files read: the input and those its `$ref`s reach (`serve --watch` watches them).
+    pub files: Vec<std::path::PathBuf>,
 }
 
 impl Pipeline {
@@ -84,9 +86,10 @@ pub fn run_str(text: &str, origin: &str, opts: &PipelineOptions) -> Result<Pipel
 
 /// Like [`run`] for a document already loaded (for commands whose options depend on it).
 pub fn run_loaded(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
+    let files = doc.docs.local_files();
     let ir = bind(normalize(doc, opts.lenient)?, &opts.routing)?;
     let tools = tools::build(&ir, origin, &opts.tools)?;
-    let pipeline = Pipeline { origin: origin.to_string(), ir, tools };
+    let pipeline = Pipeline { origin: origin.to_string(), ir, tools, files };
     if opts.strict {
         let warnings: Vec<Diagnostic> = pipeline.diagnostics().filter(|d| d.kind.is_warning()).cloned().collect();
         if !warnings.is_empty() {

@@ -9,6 +9,7 @@ mod output;
 mod search;
 mod serve;
 mod values;
+mod watch;
 
 pub use inspect::Report as InspectReport;
 

@@ -119,6 +119,16 @@ impl DocumentSet {
         self.names.get(doc).map(String::as_str).unwrap_or(doc)
     }
 
+    /// The local files of the set: the documents read, and the referenced ones that could not be
+    /// (creating one changes the API too).
+    pub fn local_files(&self) -> Vec<std::path::PathBuf> {
+        let ids = self.docs.keys().chain(self.missing.keys());
+        ids.filter_map(|id| Url::parse(id).ok())
+            .filter(|u| u.scheme() == "file")
+            .filter_map(|u| u.to_file_path().ok())
+            .collect()
+    }
+
     /// A pointer prefixed with its file when it is not in the root document.
     pub fn place(&self, doc: &str, pointer: &str) -> String {
         if doc == self.root { pointer.to_string() } else { format!("{}{}", self.display(doc), pointer) }

@@ -9,8 +9,10 @@ use clap::{Args, ValueEnum};
 
 use super::error::Error;
 use super::hooks::Extensions;
+use super::live::LiveEngine;
 use super::model::{Context, RuntimeConfig, SchemaDetail, ToolMode};
 use super::oauth::OAuthOptions;
+use super::reload::{BuildFn, Reload};
 use super::{Engine, EngineOptions, McpServer, Metrics, Readiness, UpstreamAuth, UpstreamPolicy, transport};
 
 /// `--transport`: how clients reach the server.
@@ -304,17 +306,24 @@ pub fn init_logging(default_filter: &str, format: LogFormat) {
 }
 
 /// Serves `config` until the client goes away (stdio) or a shutdown signal (HTTP).
-pub fn run(
-    mut config: RuntimeConfig,
+pub fn run(config: RuntimeConfig, base_url: Option<String>, args: &ServerArgs, ext: Extensions) -> Result<(), Error> {
+    serve(config, base_url, args, ext, None)
+}
+
+/// Like [`run`], reloading the catalogue on each change `reload` reports and on SIGHUP (`mcpgen
+/// serve`): sessions are told when the tools change (`notifications/tools/list_changed`).
+pub fn run_reloading(
+    config: RuntimeConfig,
     base_url: Option<String>,
     args: &ServerArgs,
     ext: Extensions,
+    reload: Reload,
 ) -> Result<(), Error> {
-    args.context.apply(&mut config.context);
-    let timeout = args.timeout.unwrap_or(config.limits.timeout_secs);
-    if !(timeout > 0.0 && timeout.is_finite()) {
-        return Err(Error::Config(format!("--timeout must be a positive number of seconds, got {timeout}")));
-    }
+    serve(config, base_url, args, ext, Some(reload))
+}
+
+/// Which of `--oauth-issuer` and `--auth-token` guard `/mcp`, once the flags are checked together.
+fn access(args: &ServerArgs) -> Result<(Option<OAuthOptions>, Option<String>), Error> {
     let oauth = args.oauth.options()?;
     let auth_token = args.auth_token.clone().filter(|t| !t.is_empty());
     if oauth.is_some() {
@@ -348,12 +357,24 @@ pub fn run(
              authorization server and accepts tokens issued for this server's audience"
         );
     }
-    let metrics = Arc::new(Metrics::new());
-    let readiness = Readiness::default();
-    let opts = EngineOptions {
+    Ok((oauth, auth_token))
+}
+
+/// The engine's options for `config`: the flags, and the config's limits where no flag is given.
+fn engine_options(
+    args: &ServerArgs,
+    config: &RuntimeConfig,
+    base_url: Option<String>,
+    metrics: Arc<Metrics>,
+) -> Result<EngineOptions, Error> {
+    let timeout = args.timeout.unwrap_or(config.limits.timeout_secs);
+    if !(timeout > 0.0 && timeout.is_finite()) {
+        return Err(Error::Config(format!("--timeout must be a positive number of seconds, got {timeout}")));
+    }
+    Ok(EngineOptions {
         base_url,
         headers: args.header.clone(),
-        metrics: metrics.clone(),
+        metrics,
         log_calls: args.log_format == LogFormat::Json,
         policy: UpstreamPolicy {
             timeout: Duration::from_secs_f64(timeout),
@@ -364,7 +385,30 @@ pub fn run(
             rate_limit: args.rate_limit,
         },
         upstream_auth: args.upstream_auth.into(),
-    };
+    })
+}
+
+/// Builds engines for configs as the flags say: the first one, and each reload's.
+fn engine_builder(args: &ServerArgs, base_url: Option<String>, metrics: Arc<Metrics>, ext: Extensions) -> Arc<BuildFn> {
+    let args = args.clone();
+    Arc::new(move |mut config: RuntimeConfig| {
+        args.context.apply(&mut config.context);
+        let opts = engine_options(&args, &config, base_url.clone(), metrics.clone())?;
+        Engine::with_extensions(config, opts, ext.clone())
+    })
+}
+
+fn serve(
+    config: RuntimeConfig,
+    base_url: Option<String>,
+    args: &ServerArgs,
+    ext: Extensions,
+    reload: Option<Reload>,
+) -> Result<(), Error> {
+    let (oauth, auth_token) = access(args)?;
+    let metrics = Arc::new(Metrics::new());
+    let readiness = Readiness::default();
+    let build = engine_builder(args, base_url, metrics.clone(), ext);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -376,10 +420,15 @@ pub fn run(
             tracing::info!("metrics at http://{addr}/metrics");
         }
         let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
-        let engine = Engine::with_extensions(config, opts, ext)?;
+        let engine = build(config)?;
         tracing::info!("{}", engine.exposure().reason);
         let count = engine.tool_count();
-        let server = McpServer::new(engine);
+        let live = LiveEngine::new(engine);
+        let mut server = McpServer::live(live.clone());
+        if let Some(reload) = reload {
+            server = server.with_list_changed();
+            super::reload::start(live, reload, build, metrics.clone());
+        }
         readiness.set(true);
         match args.transport {
             Transport::Stdio => {

@@ -1,7 +1,7 @@
 //! The engine: a [`RuntimeConfig`] made callable. One call = validate the arguments, build the
 //! request, add credentials, send it, map the response.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -160,6 +160,8 @@ pub struct Engine {
     log_calls: bool,
     /// Call counters by tool index; the discovery tools after the catalogue's.
     counters: ToolCounters,
+    /// Every scope some tool needs.
+    scopes: BTreeSet<String>,
 }
 
 /// What one call did, filled in as it goes, for its count and its log line.
@@ -254,6 +256,7 @@ impl Engine {
         }
         opts.metrics.set_tools(tools.len());
         let counters = ToolCounters::new(tools.len() + discovery::META_TOOLS.len());
+        let scopes = tools.iter().flat_map(|t| t.scopes.iter().flatten().cloned()).collect();
         let engine = Arc::new(Engine {
             info,
             tools,
@@ -271,6 +274,7 @@ impl Engine {
             metrics: opts.metrics,
             log_calls: opts.log_calls,
             counters,
+            scopes,
         });
         if engine.exposure.discovery {
             // A large catalogue (Microsoft Graph: 22,000 tools) takes a moment to index: off the
@@ -309,8 +313,17 @@ impl Engine {
     }
 
     /// Every scope some tool needs, for the metadata's `scopes_supported`.
-    pub fn scopes(&self) -> std::collections::BTreeSet<String> {
-        self.tools.iter().flat_map(|t| t.scopes.iter().flatten().cloned()).collect()
+    pub fn scopes(&self) -> &BTreeSet<String> {
+        &self.scopes
+    }
+
+    /// Whether `tools/list` shows every caller the same tools on `other` as on this engine
+    /// (the tools, and the scopes that decide who sees them): if not, sessions are told.
+    pub fn lists_as(&self, other: &Engine) -> bool {
+        fn scopes(e: &Engine) -> impl Iterator<Item = Option<&Vec<Vec<String>>>> {
+            e.listed_index.iter().map(|i| i.map(|i| &e.tools[i].scopes))
+        }
+        self.listed == other.listed && scopes(self).eq(scopes(other))
     }
 
     /// The tools of the catalogue (all of them, whatever `tools/list` shows).

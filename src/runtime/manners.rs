@@ -10,30 +10,22 @@ use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use super::live::LiveEngine;
 use super::server::McpServer;
 
 /// Largest JSON-RPC message read (the limit rmcp applies too).
 const MAX_BODY: usize = 16 * 1024 * 1024;
 
-/// What the page says about the server.
+/// What the page says about the server: the title, tool counts and tool mode of the engine
+/// served when it is asked for.
 pub struct About {
-    title: String,
-    tools: usize,
-    listed: usize,
-    mode: String,
+    live: LiveEngine,
 }
 
 impl About {
-    /// What the page says about `server`: its title, tool counts and tool mode.
+    /// What the page says about `server`.
     pub fn new(server: &McpServer) -> About {
-        let engine = server.engine();
-        let info = &engine.info;
-        About {
-            title: info.title.clone().unwrap_or_else(|| info.name.clone()),
-            tools: engine.tool_count(),
-            listed: engine.listed_count(),
-            mode: engine.exposure().reason.clone(),
-        }
+        About { live: server.live_engine().clone() }
     }
 }
 
@@ -77,7 +69,9 @@ fn parse_error(message: &str) -> Response {
 fn page(about: &About, request: &Request) -> impl IntoResponse {
     let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("127.0.0.1");
     let url = escape(&format!("http://{host}/mcp"));
-    let title = escape(&about.title);
+    let engine = about.live.load();
+    let info = &engine.info;
+    let title = escape(info.title.as_deref().unwrap_or(&info.name));
     let html = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title} (MCP server)</title></head><body>\
 <h1>{title}</h1><p>This is an MCP server (Model Context Protocol, Streamable HTTP) with {tools} tools; \
@@ -88,9 +82,9 @@ fn page(about: &About, request: &Request) -> impl IntoResponse {
 <li>Cursor (<code>.cursor/mcp.json</code>): <code>{{\"mcpServers\": {{\"api\": {{\"url\": \"{url}\"}}}}}}</code></li>\
 <li>MCP Inspector: <code>npx @modelcontextprotocol/inspector</code>, transport Streamable HTTP, URL <code>{url}</code></li></ul>\
 </body></html>\n",
-        tools = about.tools,
-        listed = about.listed,
-        mode = escape(&about.mode),
+        tools = engine.tool_count(),
+        listed = engine.listed_count(),
+        mode = escape(&engine.exposure().reason),
     );
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html)
 }

@@ -35,6 +35,7 @@ use serde_json::{Map, Value, json};
 
 use super::engine::Engine;
 use super::error::{Error, Result};
+use super::live::LiveEngine;
 use super::model::scopes_allow;
 
 /// The signature algorithms accepted: asymmetric only (no `none`, no HMAC).
@@ -209,9 +210,8 @@ pub struct ResourceServer {
 
 impl ResourceServer {
     /// Checks the options; `bound` is the address the server listens on (the default resource
-    /// URL), `name` the server's title, `scopes` what tools need (the metadata's
-    /// `scopes_supported`). No request is made here: see [`ResourceServer::prefetch`].
-    pub fn new(opts: &OAuthOptions, bound: SocketAddr, name: &str, scopes: BTreeSet<String>) -> Result<Self> {
+    /// URL), `name` the server's title. No request is made here: see [`ResourceServer::prefetch`].
+    pub fn new(opts: &OAuthOptions, bound: SocketAddr, name: &str) -> Result<Self> {
         let issuer = opts.issuer.trim().to_string();
         let issuer_url = checked_url("--oauth-issuer", &issuer)?;
         if issuer_url.query().is_some() || issuer_url.fragment().is_some() {
@@ -245,15 +245,12 @@ impl ResourceServer {
         };
         let audiences = if opts.audiences.is_empty() { vec![resource.clone()] } else { opts.audiences.clone() };
         let metadata_url = metadata_url(&resource_url);
-        let mut metadata = json!({
+        let metadata = json!({
             "resource": resource,
             "authorization_servers": [issuer],
             "bearer_methods_supported": ["header"],
             "resource_name": name,
         });
-        if !scopes.is_empty() {
-            metadata["scopes_supported"] = json!(scopes);
-        }
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
@@ -280,9 +277,14 @@ impl ResourceServer {
         &self.metadata_url
     }
 
-    /// The Protected Resource Metadata document.
-    pub fn metadata(&self) -> &Value {
-        &self.metadata
+    /// The Protected Resource Metadata document, with `scopes_supported` when tools need any
+    /// (`scopes`: what the tools served now need).
+    pub fn metadata(&self, scopes: &BTreeSet<String>) -> Value {
+        let mut metadata = self.metadata.clone();
+        if !scopes.is_empty() {
+            metadata["scopes_supported"] = json!(scopes);
+        }
+        metadata
     }
 
     /// The paths the metadata is served at: the root form and the one suffixed with the
@@ -668,12 +670,12 @@ async fn fetch_json(http: &reqwest::Client, url: &str) -> std::result::Result<Va
     serde_json::from_slice(&body).map_err(|e| format!("{url}: not JSON: {e}"))
 }
 
-/// What the `/mcp` middleware needs: the token check, and the tools' scopes.
+/// What the `/mcp` middleware and the metadata need: the token check, and the tools' scopes.
 pub struct Gate {
     /// The token check and metadata.
     pub server: Arc<ResourceServer>,
-    /// The tools and how they are shown.
-    pub engine: Arc<Engine>,
+    /// The tools and how they are shown (whichever engine is served at each request).
+    pub engine: LiveEngine,
 }
 
 /// `/mcp` under OAuth: no token or a refused one is a 401 with the metadata's URL; a valid one
@@ -694,7 +696,7 @@ pub async fn require_access(State(gate): State<Arc<Gate>>, request: Request, nex
         Err(_) => return (StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than 16 MiB\n").into_response(),
     };
     if let Ok(message) = serde_json::from_slice::<Value>(&bytes)
-        && let Some((tool, needed)) = outside_scopes(&gate.engine, &message, &principal)
+        && let Some((tool, needed)) = outside_scopes(&gate.engine.load(), &message, &principal)
     {
         tracing::debug!(tool = %tool, "tools/call refused: insufficient scope");
         gate.engine.count_forbidden(&tool);
@@ -741,10 +743,10 @@ fn outside_scopes(engine: &Engine, message: &Value, principal: &Principal) -> Op
 
 /// `GET /.well-known/oauth-protected-resource[/path]`: the metadata, readable from any origin
 /// (browser-based clients fetch it cross-origin; it is public).
-pub async fn metadata(State(server): State<Arc<ResourceServer>>) -> Response {
+pub async fn metadata(State(gate): State<Arc<Gate>>) -> Response {
     (
         [(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"), (header::CACHE_CONTROL, "max-age=3600")],
-        axum::Json(server.metadata().clone()),
+        axum::Json(gate.server.metadata(gate.engine.load().scopes())),
     )
         .into_response()
 }

@@ -66,9 +66,9 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     let addr = listener.local_addr().map_err(|e| Error::Transport(e.to_string()))?;
     let oauth = match &opts.oauth {
         Some(o) => {
-            let info = &server.engine().info;
-            let name = info.title.clone().unwrap_or_else(|| info.name.clone());
-            let rs = Arc::new(super::oauth::ResourceServer::new(o, addr, &name, server.engine().scopes())?);
+            let engine = server.engine();
+            let name = engine.info.title.clone().unwrap_or_else(|| engine.info.name.clone());
+            let rs = Arc::new(super::oauth::ResourceServer::new(o, addr, &name)?);
             // The keys, fetched before serving; a slow authorization server delays the start by
             // a few seconds at most (the fetch goes on, and the first tokens wait for it).
             let fetch = tokio::spawn({
@@ -83,7 +83,7 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         None => None,
     };
     let server = if oauth.is_some() { server.with_oauth() } else { server };
-    let engine = server.engine_arc();
+    let live = server.live_engine().clone();
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into(), "[::1]".into()];
     if !opts.bind.ip().is_unspecified() {
         hosts.push(opts.bind.ip().to_string());
@@ -104,7 +104,6 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .with_allowed_origins(origins)
         .enforce_origin_validation();
     let cancel = config.cancellation_token.clone();
-    let tools = server.engine().tool_count();
     let about = Arc::new(About::new(&server));
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(NeverSessionManager::default()), config);
@@ -116,11 +115,12 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .layer(middleware::from_fn_with_state(about.clone(), super::manners::mcp_manners));
     let mcp = match &oauth {
         Some(rs) => {
-            let gate = Arc::new(super::oauth::Gate { server: rs.clone(), engine });
-            let mut with_metadata = mcp.layer(middleware::from_fn_with_state(gate, super::oauth::require_access));
+            let gate = Arc::new(super::oauth::Gate { server: rs.clone(), engine: live.clone() });
+            let mut with_metadata =
+                mcp.layer(middleware::from_fn_with_state(gate.clone(), super::oauth::require_access));
             for path in rs.metadata_paths() {
                 with_metadata = with_metadata
-                    .merge(axum::Router::new().route(&path, get(super::oauth::metadata)).with_state(rs.clone()));
+                    .merge(axum::Router::new().route(&path, get(super::oauth::metadata)).with_state(gate.clone()));
             }
             with_metadata
         }
@@ -148,8 +148,11 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
             .layer(middleware::from_fn_with_state(token_for_metrics, require_token)),
         None => axum::Router::new(),
     };
+    // The tool count of the engine served now (a reload may change it).
+    let health =
+        move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": live.load().tool_count()})) };
     let router = axum::Router::new()
-        .route("/health", get(move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": tools})) }))
+        .route("/health", get(health))
         .route("/ready", get(ready).with_state(opts.readiness))
         .merge(mcp)
         .merge(sse)
@@ -206,7 +209,8 @@ async fn scrape(State(metrics): State<Arc<Metrics>>) -> Response {
     ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], metrics.encode()).into_response()
 }
 
-/// `/ready`: 200 while an engine is loaded and serving, 503 before (and while one is swapped).
+/// `/ready`: 200 while an engine is loaded and serving, 503 before. A reload keeps it at 200: the
+/// old engine serves until the new one replaces it.
 async fn ready(State(readiness): State<Readiness>) -> Response {
     if readiness.is_ready() {
         axum::Json(serde_json::json!({"status": "ready"})).into_response()
