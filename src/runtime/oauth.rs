@@ -699,7 +699,7 @@ pub async fn require_access(State(gate): State<Arc<Gate>>, request: Request, nex
         && let Some((tool, needed)) = outside_scopes(&gate.engine.load(), &message, &principal)
     {
         tracing::debug!(tool = %tool, "tools/call refused: insufficient scope");
-        gate.engine.count_forbidden(&tool);
+        gate.engine.load().count_forbidden(&tool);
         return gate.server.insufficient_scope(&principal, &tool, &needed);
     }
     parts.extensions.insert(principal);
