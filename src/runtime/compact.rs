@@ -1,21 +1,74 @@
 //! Compact schemas: what a client is shown of a tool may be smaller than what the engine
-//! validates against. Nested descriptions keep their first sentence; examples, `externalDocs`,
-//! `x-*` extensions and titles that only repeat the property name go. Nothing that constrains a
-//! value is touched.
+//! validates against. Nested descriptions keep their first sentence without links, cut at
+//! [`PARAM_MAX`] characters, and go when they only restate the property's and the tool's names;
+//! examples, `externalDocs`, `x-*` extensions and titles that only repeat the property name go.
+//! A tool's title goes when its description says it; annotations lose the hints that say what
+//! MCP assumes anyway. Nothing that constrains a value is touched.
 
+use std::collections::HashSet;
+
+use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value};
 
 use super::keywords::{self, SCHEMA, SCHEMA_LIST, SCHEMA_MAP};
+use super::search::Analyzer;
 
 /// Longest first sentence kept, in characters.
 pub const SENTENCE_MAX: usize = 200;
 
-/// The compact form of a tool's schema. The root's own description is kept whole.
-pub fn compact_schema(schema: &Map<String, Value>) -> Map<String, Value> {
-    compact_node(schema, None, true)
+/// Longest nested (parameter) description kept, in characters: one short clause is what a model
+/// reads of an argument; the rest is in the full schema that `describe_tools` and the docs show.
+pub const PARAM_MAX: usize = 80;
+
+/// Words a description may use and still say nothing of its own: what kind of value (a name, a
+/// number, an id) rather than what it is for.
+const GENERIC_WORDS: [&str; 12] =
+    ["name", "number", "id", "identifier", "unique", "value", "given", "specified", "slug", "handle", "key", "the"];
+
+/// The words a tool's name and title already say: a parameter description made only of these
+/// (and of its own name's) tells a model nothing.
+pub struct Known {
+    analyzer: Analyzer,
+    words: HashSet<String>,
 }
 
-fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool) -> Map<String, Value> {
+impl Known {
+    /// The words of these texts (a tool's name and title), stemmed.
+    pub fn new(texts: &[&str]) -> Known {
+        let analyzer = Analyzer::default();
+        let mut words = Vec::new();
+        for text in texts.iter().chain(&GENERIC_WORDS) {
+            analyzer.terms(text, &mut words);
+        }
+        Known { words: words.into_iter().collect(), analyzer }
+    }
+
+    /// Whether `text` says nothing beyond these words and `property`'s.
+    fn restates(&self, text: &str, property: &str) -> bool {
+        let (mut said, mut own) = (Vec::new(), Vec::new());
+        self.analyzer.terms(text, &mut said);
+        self.analyzer.terms(property, &mut own);
+        !said.is_empty() && said.iter().all(|w| self.words.contains(w) || own.contains(w))
+    }
+}
+
+/// The compact form of a tool's schema. The root's own description is kept whole; `known` holds
+/// the words of the tool's name and title.
+pub fn compact_schema(schema: &Map<String, Value>, known: &Known) -> Map<String, Value> {
+    compact_node(schema, None, true, known)
+}
+
+/// A nested description, compact: its first sentence without links, capped at [`PARAM_MAX`];
+/// `None` when that only restates the names around it.
+fn param_description(text: &str, property: Option<&str>, known: &Known) -> Option<String> {
+    let sentence = first_sentence(&without_links(text), SENTENCE_MAX);
+    if sentence.is_empty() || property.is_some_and(|p| known.restates(&sentence, p)) {
+        return None;
+    }
+    Some(cap_words(&sentence, PARAM_MAX))
+}
+
+fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool, known: &Known) -> Map<String, Value> {
     let mut out = Map::with_capacity(schema.len());
     for (key, value) in schema {
         let key_str = key.as_str();
@@ -23,7 +76,10 @@ fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool)
             continue;
         }
         let compacted = match (key_str, value) {
-            ("description", Value::String(text)) if !root => Value::String(first_sentence(text, SENTENCE_MAX)),
+            ("description", Value::String(text)) if !root => match param_description(text, property, known) {
+                Some(text) => Value::String(text),
+                None => continue,
+            },
             ("title", Value::String(title)) if property.is_some_and(|p| same_words(p, title)) => continue,
             (k, Value::Object(map)) if SCHEMA_MAP.contains(&k) => {
                 let names_properties = k == "properties";
@@ -31,14 +87,14 @@ fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool)
                     map.iter()
                         .map(|(name, sub)| {
                             let prop = names_properties.then_some(name.as_str());
-                            (name.clone(), compact_value(sub, prop))
+                            (name.clone(), compact_value(sub, prop, known))
                         })
                         .collect(),
                 )
             }
-            (k, sub) if SCHEMA.contains(&k) => compact_value(sub, None),
+            (k, sub) if SCHEMA.contains(&k) => compact_value(sub, None, known),
             (k, Value::Array(list)) if SCHEMA_LIST.contains(&k) => {
-                Value::Array(list.iter().map(|s| compact_value(s, None)).collect())
+                Value::Array(list.iter().map(|s| compact_value(s, None, known)).collect())
             }
             // Everything else is a constraint or data (`enum`, `default`, `required`...): as it is.
             _ => value.clone(),
@@ -48,11 +104,11 @@ fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool)
     out
 }
 
-fn compact_value(value: &Value, property: Option<&str>) -> Value {
+fn compact_value(value: &Value, property: Option<&str>, known: &Known) -> Value {
     match value {
-        Value::Object(map) => Value::Object(compact_node(map, property, false)),
+        Value::Object(map) => Value::Object(compact_node(map, property, false, known)),
         // `items: [..]` (older drafts) or a boolean schema.
-        Value::Array(list) => Value::Array(list.iter().map(|s| compact_value(s, None)).collect()),
+        Value::Array(list) => Value::Array(list.iter().map(|s| compact_value(s, None, known)).collect()),
         other => other.clone(),
     }
 }
@@ -64,10 +120,42 @@ fn same_words(a: &str, b: &str) -> bool {
     norm(a) == norm(b)
 }
 
+/// A tool's title, compact: `None` when its words are all in the tool's (compact) description or
+/// name, which clients show anyway.
+pub fn compact_title(title: &str, description: &str, name: &str) -> Option<String> {
+    let analyzer = Analyzer::default();
+    let (mut own, mut said) = (Vec::new(), Vec::new());
+    analyzer.terms(title, &mut own);
+    analyzer.terms(description, &mut said);
+    analyzer.terms(name, &mut said);
+    let redundant = own.iter().all(|w| said.contains(w));
+    (!redundant).then(|| title.to_string())
+}
+
+/// A tool's annotations, compact: without the hints that equal MCP's defaults (not read-only,
+/// destructive, not idempotent, open world) or that MCP says mean nothing (destructive and
+/// idempotent on a read-only tool). `None` when no hint is left.
+pub fn compact_annotations(a: &ToolAnnotations) -> Option<ToolAnnotations> {
+    let read_only = a.read_only_hint == Some(true);
+    let mut out = ToolAnnotations::new();
+    out.title = a.title.clone();
+    out.read_only_hint = read_only.then_some(true);
+    out.destructive_hint = a.destructive_hint.filter(|d| !d && !read_only);
+    out.idempotent_hint = a.idempotent_hint.filter(|i| *i && !read_only);
+    out.open_world_hint = a.open_world_hint.filter(|o| !o);
+    let empty = out.title.is_none()
+        && out.read_only_hint.is_none()
+        && out.destructive_hint.is_none()
+        && out.idempotent_hint.is_none()
+        && out.open_world_hint.is_none();
+    (!empty).then_some(out)
+}
+
 /// A tool's description, compact: without a leading copy of its title (clients show the title
-/// anyway), then its first sentence.
+/// anyway) or links, then its first sentence.
 pub fn compact_description(description: &str, title: Option<&str>) -> String {
-    let text = description.trim();
+    let text = without_links(description);
+    let text = text.trim();
     let rest = match title.map(str::trim).filter(|t| !t.is_empty()) {
         Some(t) => text.strip_prefix(t).map(|r| r.trim_start_matches(['.', ':']).trim()).unwrap_or(text),
         None => text,
@@ -104,6 +192,64 @@ pub fn first_sentence(text: &str, max: usize) -> String {
     cap(&text[..end].split_whitespace().collect::<Vec<_>>().join(" "), max)
 }
 
+/// Text with Markdown links reduced to their text (`[Link header](https://…)` -> `Link header`)
+/// and bare URLs dropped: a model cannot follow them, and they cost many tokens.
+pub fn without_links(text: &str) -> String {
+    if !text.contains("](") && !text.contains("://") {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let link = rest[open..].find("](").and_then(|mid| {
+            let label = &rest[open + 1..open + mid];
+            let after = &rest[open + mid + 2..];
+            let close = after.find(')')?;
+            (!label.contains(['[', ']', '\n'])).then_some((label, open + mid + 2 + close + 1))
+        });
+        match link {
+            Some((label, end)) => {
+                out.push_str(&rest[..open]);
+                out.push_str(label);
+                rest = &rest[end..];
+            }
+            None => {
+                out.push_str(&rest[..=open]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    if !out.contains("://") {
+        return out;
+    }
+    // Bare URLs, and the angle brackets or parentheses around them.
+    let words: Vec<&str> = out
+        .split(' ')
+        .filter(|w| {
+            !w.trim_start_matches(['(', '<']).starts_with("http://")
+                && !w.trim_start_matches(['(', '<']).starts_with("https://")
+        })
+        .collect();
+    words.join(" ").replace(" .", ".").replace(" ,", ",")
+}
+
+/// Cuts text to at most `max` characters at a word boundary, marking the cut with `…`.
+pub fn cap_words(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let end = text.char_indices().nth(max.saturating_sub(1)).map_or(text.len(), |(i, _)| i);
+    let (head, next) = (&text[..end], &text[end..]);
+    let inside_word = !next.starts_with(char::is_whitespace) && !head.ends_with(char::is_whitespace);
+    let head = match head.rfind(' ') {
+        // Back to the word's start, unless that loses most of the text.
+        Some(space) if inside_word && space > max / 2 => &head[..space],
+        _ => head,
+    };
+    format!("{}…", head.trim_end().trim_end_matches([',', ';', ':']))
+}
+
 /// Cuts text to at most `max` characters, marking the cut with `…`.
 pub fn cap(text: &str, max: usize) -> String {
     let text = text.trim();
@@ -123,7 +269,15 @@ mod tests {
     use super::*;
 
     fn compact(v: Value) -> Value {
-        Value::Object(compact_schema(v.as_object().unwrap()))
+        compact_in(v, &[])
+    }
+
+    fn compact_in(v: Value, names: &[&str]) -> Value {
+        Value::Object(compact_schema(v.as_object().unwrap(), &Known::new(names)))
+    }
+
+    fn described(description: &str) -> Value {
+        json!({"type": "object", "properties": {"a": {"type": "string", "description": description}}})
     }
 
     #[test]
@@ -187,5 +341,74 @@ mod tests {
             "properties": {"l": {"type": "array", "items": {"anyOf": [{"type": "string", "examples": ["a"]}]}}}}));
         assert_eq!(s["$defs"]["N"], json!({"type": "object"}));
         assert_eq!(s["properties"]["l"]["items"]["anyOf"][0], json!({"type": "string"}));
+    }
+
+    #[test]
+    fn descriptions_that_restate_the_names_go() {
+        let s = compact_in(
+            json!({"type": "object", "properties": {
+                "secret_name": {"type": "string", "description": "The name of the secret."},
+                "org": {"type": "string", "description": "The organization name."},
+                "repo": {"type": "string", "description": "The name of the repository without the `.git` extension."}}}),
+            &["orgs_get-secret", "Get an organization secret"],
+        );
+        assert!(s["properties"]["secret_name"].get("description").is_none());
+        assert!(s["properties"]["org"].get("description").is_none(), "the tool's title says organization");
+        assert_eq!(s["properties"]["repo"]["description"], "The name of the repository without the `.git` extension.");
+    }
+
+    #[test]
+    fn long_parameter_descriptions_are_cut_at_a_word() {
+        let long = "Whether this repository acts as a template that can be used to generate new repositories.";
+        let s = compact(described(long));
+        assert_eq!(
+            s["properties"]["a"]["description"],
+            "Whether this repository acts as a template that can be used to generate new…"
+        );
+        assert!(s["properties"]["a"]["description"].as_str().unwrap().chars().count() <= PARAM_MAX);
+    }
+
+    #[test]
+    fn links_keep_their_text_and_urls_go() {
+        assert_eq!(
+            without_links("A cursor, as given in the [Link header](https://docs.github.com/rest#link)."),
+            "A cursor, as given in the Link header."
+        );
+        assert_eq!(without_links("See https://example.com/docs for more."), "See for more.");
+        assert_eq!(without_links("Array [0] and (x)"), "Array [0] and (x)");
+        assert_eq!(compact_description("Lists [pets](http://p). More.", None), "Lists pets.");
+    }
+
+    #[test]
+    fn cuts_fall_between_words() {
+        assert_eq!(cap_words("one two three four", 10), "one two…");
+        assert_eq!(cap_words("one two three", 20), "one two three");
+        assert_eq!(cap_words("abcdefghijklmnop", 8), "abcdefg…", "one long word is cut inside");
+        assert_eq!(cap_words("one two, three", 9), "one two…", "no trailing comma");
+    }
+
+    #[test]
+    fn titles_the_description_says_go() {
+        assert_eq!(
+            compact_title("List repository issues", "List issues in a repository.", "issues_list-for-repo"),
+            None
+        );
+        assert_eq!(compact_title("Delete a pet", "", "deletePet"), None, "the name says it");
+        assert_eq!(
+            compact_title("Start a task", "This endpoint is in public preview.", "agent-tasks_create"),
+            Some("Start a task".to_string())
+        );
+    }
+
+    #[test]
+    fn annotations_lose_what_mcp_assumes() {
+        let full = |r, d, i, o| ToolAnnotations::new().read_only(r).destructive(d).idempotent(i).open_world(o);
+        let read = compact_annotations(&full(true, false, true, true)).unwrap();
+        assert_eq!(serde_json::to_value(read).unwrap(), json!({"readOnlyHint": true}));
+        let put = compact_annotations(&full(false, true, true, true)).unwrap();
+        assert_eq!(serde_json::to_value(put).unwrap(), json!({"idempotentHint": true}));
+        let post = compact_annotations(&full(false, false, false, false)).unwrap();
+        assert_eq!(serde_json::to_value(post).unwrap(), json!({"destructiveHint": false, "openWorldHint": false}));
+        assert!(compact_annotations(&full(false, true, false, true)).is_none(), "all defaults: nothing to say");
     }
 }

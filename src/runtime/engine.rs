@@ -110,11 +110,14 @@ impl ToolEntry {
     pub fn advertised(&self, compact: bool) -> McpTool {
         let mut mcp = self.mcp.clone();
         if compact {
-            let description =
-                super::compact::compact_description(mcp.description.as_deref().unwrap_or(""), mcp.title.as_deref());
+            use super::compact::{Known, compact_annotations, compact_description, compact_schema, compact_title};
+            let description = compact_description(mcp.description.as_deref().unwrap_or(""), mcp.title.as_deref());
+            let known = Known::new(&[&mcp.name, mcp.title.as_deref().unwrap_or("")]);
+            mcp.title = mcp.title.take().and_then(|t| compact_title(&t, &description, &mcp.name));
             mcp.description = (!description.is_empty()).then(|| description.into());
-            mcp.input_schema = Arc::new(super::compact::compact_schema(&self.input_schema));
-            mcp.output_schema = self.output_schema.as_ref().map(|s| Arc::new(super::compact::compact_schema(s)));
+            mcp.input_schema = Arc::new(compact_schema(&self.input_schema, &known));
+            mcp.output_schema = self.output_schema.as_ref().map(|s| Arc::new(compact_schema(s, &known)));
+            mcp.annotations = mcp.annotations.as_ref().and_then(compact_annotations);
         }
         mcp
     }
