@@ -279,6 +279,14 @@ pub struct ServerArgs {
     /// `--tool-mode`, `--schema-detail`, ...: overrides of the config's `context`.
     #[command(flatten)]
     pub context: ContextArgs,
+
+    /// `--resources`, `--resource-scheme`: overrides of the config's `resources`.
+    #[command(flatten)]
+    pub resources: super::resources::ResourceArgs,
+
+    /// `--list-ttl`.
+    #[command(flatten)]
+    pub caching: super::caching::CachingArgs,
 }
 
 /// Parses `--header 'Name: value'` into the trimmed name and value; the name must be an HTTP token.
@@ -311,6 +319,7 @@ pub fn run(
     ext: Extensions,
 ) -> Result<(), Error> {
     args.context.apply(&mut config.context);
+    args.resources.apply(&mut config.resources);
     let timeout = args.timeout.unwrap_or(config.limits.timeout_secs);
     if !(timeout > 0.0 && timeout.is_finite()) {
         return Err(Error::Config(format!("--timeout must be a positive number of seconds, got {timeout}")));
@@ -364,6 +373,7 @@ pub fn run(
             rate_limit: args.rate_limit,
         },
         upstream_auth: args.upstream_auth.into(),
+        list_ttl: Some(args.caching.list_ttl()),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
