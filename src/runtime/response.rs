@@ -81,7 +81,13 @@ pub fn to_result(resp: UpstreamResponse, ctx: &CallContext<'_>) -> CallToolResul
         let blocks = parts
             .iter()
             .enumerate()
-            .map(|(i, (media, body))| block(media, body, false, &format!("{}/part/{}", ctx.tool, i + 1)))
+            .map(|(i, part)| {
+                let name = format!("{}/part/{}", ctx.tool, i + 1);
+                match &part.attachment {
+                    Some(file) => attachment(part, &format!("mcpgen://response/{name}{file}")),
+                    None => block(&part.media, part.body, false, &name),
+                }
+            })
             .collect();
         return with_output_check(CallToolResult::success(blocks), ctx, None);
     }
@@ -112,9 +118,30 @@ fn block(media: &str, body: &[u8], truncated: bool, name: &str) -> ContentBlock 
     }
 }
 
-/// The parts of a `multipart/*` body (RFC 2046) as (media type, body), `text/plain` when a part
-/// declares none; `None` when the body does not follow its boundary.
-fn multipart_parts<'a>(content_type: &str, body: &'a [u8]) -> Option<Vec<(String, &'a [u8])>> {
+/// One part of a multipart body.
+struct Part<'a> {
+    /// Its media type, `text/plain` when it declares none.
+    media: String,
+    body: &'a [u8],
+    /// `Content-Disposition: attachment`: `/` and the file's name (or nothing without one).
+    attachment: Option<String>,
+}
+
+/// An attached part is a document, not part of the message: an embedded resource, as text when
+/// it is text.
+fn attachment(part: &Part<'_>, uri: &str) -> ContentBlock {
+    let contents = match std::str::from_utf8(part.body) {
+        Ok(text) if part.media.contains("json") || super::request::is_text_media(&part.media) => {
+            ResourceContents::text(text, uri)
+        }
+        _ => ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(part.body), uri),
+    };
+    ContentBlock::resource(contents.with_mime_type(&part.media))
+}
+
+/// The parts of a `multipart/*` body (RFC 2046); `None` when the body does not follow its
+/// boundary.
+fn multipart_parts<'a>(content_type: &str, body: &'a [u8]) -> Option<Vec<Part<'a>>> {
     let boundary = content_type.split(';').skip(1).find_map(|p| {
         let (k, v) = p.split_once('=')?;
         k.trim().eq_ignore_ascii_case("boundary").then(|| v.trim().trim_matches('"').to_string())
@@ -138,15 +165,20 @@ fn multipart_parts<'a>(content_type: &str, body: &'a [u8]) -> Option<Vec<(String
             Some(i) => (&part[..i], &part[i + 4..]),
             None => return None,
         };
-        let media = String::from_utf8_lossy(headers)
-            .lines()
-            .find_map(|l| {
+        let headers = String::from_utf8_lossy(headers);
+        let header = |wanted: &str| {
+            headers.lines().find_map(|l| {
                 let (name, value) = l.split_once(':')?;
-                name.trim().eq_ignore_ascii_case("content-type").then(|| value.to_string())
+                name.trim().eq_ignore_ascii_case(wanted).then(|| value.trim().to_string())
             })
+        };
+        let media = header("content-type")
             .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
             .unwrap_or_else(|| "text/plain".to_string());
-        parts.push((media, content));
+        let attachment = header("content-disposition")
+            .filter(|d| d.split(';').next().is_some_and(|k| k.trim().eq_ignore_ascii_case("attachment")))
+            .map(|d| filename(&d).map(|f| format!("/{f}")).unwrap_or_default());
+        parts.push(Part { media, body: content, attachment });
         at = next + delimiter.len();
     }
 }
@@ -167,6 +199,17 @@ fn with_output_check(result: CallToolResult, ctx: &CallContext<'_>, structured: 
             CallToolResult::error(content)
         }
     }
+}
+
+/// The `filename` of a Content-Disposition, percent-encoded for a URI.
+fn filename(disposition: &str) -> Option<String> {
+    let name = disposition.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim().eq_ignore_ascii_case("filename").then(|| v.trim().trim_matches('"').to_string())
+    })?;
+    let name = name.rsplit(['/', '\\']).next().unwrap_or("");
+    (!name.is_empty())
+        .then(|| percent_encoding::utf8_percent_encode(name, percent_encoding::NON_ALPHANUMERIC).to_string())
 }
 
 fn truncated_text(mut text: String, len: usize) -> String {
@@ -279,6 +322,17 @@ mod tests {
         assert_eq!(r.content.len(), 2, "{r:?}");
         assert_eq!(r.content[0].as_text().map(|t| t.text.as_str()), Some("hello"));
         assert!(matches!(&r.content[1], ContentBlock::Image(i) if i.mime_type == "image/png"));
+    }
+
+    #[test]
+    fn an_attached_part_is_an_embedded_resource_named_by_its_file() {
+        let body = b"--b\r\nContent-Type: application/json\r\nContent-Disposition: attachment; filename=\"d.json\"\r\n\r\n{\"a\":1}\r\n--b--";
+        let r = to_result(resp(200, "multipart/mixed; boundary=b", body), &ctx());
+        let ContentBlock::Resource(e) = &r.content[0] else { panic!("{r:?}") };
+        assert_eq!(
+            serde_json::to_value(&e.resource).unwrap(),
+            json!({"uri": "mcpgen://response/listPets/part/1/d%2Ejson", "mimeType": "application/json", "text": "{\"a\":1}"})
+        );
     }
 
     #[test]
