@@ -131,10 +131,8 @@ async fn a_failing_api_is_an_internal_error_with_its_message() {
 async fn completion_offers_the_enum_values_of_a_template_variable() {
     let mock = start_mock().await;
     let (c, _spec) = serve(&mock, &["--resources"]).await;
-    let request = CompleteRequestParams::new(
-        Reference::for_resource("api://kinds/{kind}/pets"),
-        ArgumentInfo::new("kind", "ca"),
-    );
+    let request =
+        CompleteRequestParams::new(Reference::for_resource("api://kinds/{kind}/pets"), ArgumentInfo::new("kind", "ca"));
     let completion = c.client.complete(request).await.unwrap().completion;
     assert_eq!(completion.values, ["cat", "canary"]);
     assert_eq!((completion.total, completion.has_more), (Some(2), Some(false)));

@@ -282,7 +282,7 @@ pub struct ServerArgs {
 
     /// `--resources`, `--resource-scheme`: overrides of the config's `resources`.
     #[command(flatten)]
-    pub resources: super::resources::ResourceArgs,
+    pub resources: Box<super::resources::ResourceArgs>,
 
     /// `--list-ttl`.
     #[command(flatten)]
