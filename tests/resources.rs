@@ -137,3 +137,22 @@ async fn completion_offers_the_enum_values_of_a_template_variable() {
     assert_eq!(completion.values, ["cat", "canary"]);
     assert_eq!((completion.total, completion.has_more), (Some(2), Some(false)));
 }
+
+#[tokio::test]
+async fn mcpgen_config_records_the_route_maps_and_serve_follows_them() {
+    let mock = start_mock().await;
+    let spec = fixture_spec("resources.yaml", &mock);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("pets.mcp.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["config", spec.to_str().unwrap(), "--resources", "--resource-scheme", "pets", "-o"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    assert_eq!(written["resources"], json!({"route_maps": true, "scheme": "pets"}));
+    let c = connect(&ServerCommand::mcpgen(&["serve", config.to_str().unwrap()]), Transport::Stdio).await;
+    let templates = c.client.list_all_resource_templates().await.unwrap();
+    assert!(templates.iter().any(|t| t.uri_template == "pets://pets/{petId}"), "{templates:?}");
+}
