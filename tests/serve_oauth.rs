@@ -833,3 +833,19 @@ async fn metrics_count_forbidden_calls_on_their_own_listener() {
     assert!(text.lines().any(|l| l == r#"mcpgen_tool_calls_total{tool="createPet",outcome="forbidden"} 1"#), "{text}");
     assert!(mock.requests().is_empty());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Caching hints
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_are_private_when_each_caller_sees_its_own() {
+    let key = Signer::rsa("rsa-1.pem", "k1");
+    let idp = Idp::start(&[&key]).await;
+    let server = Server::start(&idp, &[]).await;
+    let client = server.client(&key.token(&claims(&idp, &server.url, ALL_SCOPES))).await;
+    let page = Some(rmcp::model::PaginatedRequestParams::default());
+    let tools = client.list_tools(page.clone()).await.unwrap();
+    assert_eq!(tools.cache_scope, Some(rmcp::model::CacheScope::Private));
+    let resources = client.list_resources(page).await.unwrap();
+    assert_eq!(resources.cache_scope, Some(rmcp::model::CacheScope::Private));
+}

@@ -37,6 +37,9 @@ pub(crate) struct ConfigArgs {
 
     #[command(flatten)]
     pub context: crate::runtime::cli::ContextArgs,
+
+    #[command(flatten)]
+    pub resources: crate::runtime::resources::ResourceArgs,
 }
 
 pub(super) fn run(args: &ConfigArgs) -> Result<()> {
@@ -52,6 +55,7 @@ pub(super) fn run(args: &ConfigArgs) -> Result<()> {
     config.limits.timeout_secs = args.timeout;
     config.limits.max_response_bytes = args.max_response_bytes;
     args.context.apply(&mut config.context);
+    args.resources.apply(&mut config.resources);
     crate::tokens::measure(&mut config);
     let path = args.output.as_deref();
     let text = output::render(&config, path.is_some_and(output::is_yaml), &args.input.spec)?;

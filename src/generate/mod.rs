@@ -20,6 +20,7 @@ use crate::runtime::model::RuntimeConfig;
 pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("args.rs", include_str!("../runtime/args.rs")),
     ("auth.rs", include_str!("../runtime/auth.rs")),
+    ("caching.rs", include_str!("../runtime/caching.rs")),
     ("cli.rs", include_str!("../runtime/cli.rs")),
     ("compact.rs", include_str!("../runtime/compact.rs")),
     ("discovery.rs", include_str!("../runtime/discovery.rs")),
@@ -40,7 +41,9 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("oauth.rs", include_str!("../runtime/oauth.rs")),
     ("reload.rs", include_str!("../runtime/reload.rs")),
     ("request.rs", include_str!("../runtime/request.rs")),
+    ("resources.rs", include_str!("../runtime/resources.rs")),
     ("response.rs", include_str!("../runtime/response.rs")),
+    ("routes.rs", include_str!("../runtime/routes.rs")),
     ("search.rs", include_str!("../runtime/search.rs")),
     ("server.rs", include_str!("../runtime/server.rs")),
     ("transport.rs", include_str!("../runtime/transport.rs")),

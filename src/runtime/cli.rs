@@ -281,6 +281,14 @@ pub struct ServerArgs {
     /// `--tool-mode`, `--schema-detail`, ...: overrides of the config's `context`.
     #[command(flatten)]
     pub context: ContextArgs,
+
+    /// `--resources`, `--resource-scheme`: overrides of the config's `resources`.
+    #[command(flatten)]
+    pub resources: Box<super::resources::ResourceArgs>,
+
+    /// `--list-ttl`.
+    #[command(flatten)]
+    pub caching: super::caching::CachingArgs,
 }
 
 /// Parses `--header 'Name: value'` into the trimmed name and value; the name must be an HTTP token.
@@ -385,6 +393,7 @@ fn engine_options(
             rate_limit: args.rate_limit,
         },
         upstream_auth: args.upstream_auth.into(),
+        list_ttl: Some(args.caching.list_ttl()),
     })
 }
 
@@ -393,6 +402,7 @@ fn engine_builder(args: &ServerArgs, base_url: Option<String>, metrics: Arc<Metr
     let args = args.clone();
     Arc::new(move |mut config: RuntimeConfig| {
         args.context.apply(&mut config.context);
+        args.resources.apply(&mut config.resources);
         let opts = engine_options(&args, &config, base_url.clone(), metrics.clone())?;
         Engine::with_extensions(config, opts, ext.clone())
     })
@@ -408,7 +418,16 @@ fn serve(
     let (oauth, auth_token) = access(args)?;
     let metrics = Arc::new(Metrics::new());
     let readiness = Readiness::default();
-    let build = engine_builder(args, base_url, metrics.clone(), ext);
+    // A watched input can change at any moment, and HTTP clients are not told: lists stay fresh
+    // for no time unless --list-ttl says otherwise (stdio sessions are told by list_changed).
+    let watching = reload.as_ref().is_some_and(|r| r.changes.is_some());
+    let build = if watching && args.caching.list_ttl.is_none() {
+        let mut args = args.clone();
+        args.caching.list_ttl = Some(0);
+        engine_builder(&args, base_url, metrics.clone(), ext)
+    } else {
+        engine_builder(args, base_url, metrics.clone(), ext)
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

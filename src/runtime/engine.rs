@@ -19,6 +19,7 @@ use super::model::{HttpBinding, RuntimeConfig, Tool};
 use super::oauth::Caller;
 use super::request::{self, PreparedRequest};
 use super::response::{self, CallContext};
+use super::routes::Routes;
 use super::search::{SearchDoc, SearchIndex};
 use super::upstream::{Upstream, UpstreamPolicy};
 
@@ -38,6 +39,9 @@ pub struct EngineOptions {
     pub metrics: Arc<Metrics>,
     /// Log each call's line at `info` (an access log, for `--log-format json`); else at `debug`.
     pub log_calls: bool,
+    /// How long clients may cache lists (`--list-ttl`); [`super::caching::DEFAULT_LIST_TTL`] when
+    /// `None`.
+    pub list_ttl: Option<std::time::Duration>,
 }
 
 /// Whose credentials go upstream.
@@ -165,6 +169,9 @@ pub struct Engine {
     counters: ToolCounters,
     /// Every scope some tool needs.
     scopes: BTreeSet<String>,
+    /// The GET operations served as resources (`--resources`).
+    routes: Routes,
+    list_ttl: std::time::Duration,
 }
 
 /// What one call did, filled in as it goes, for its count and its log line.
@@ -246,6 +253,7 @@ impl Engine {
                 ToolEntry::new(t)
             })
             .collect();
+        let routes = Routes::build(&tools, &config.resources, super::resources::DESCRIPTION_URI);
         let listed = discovery::listed(&exposure, &config.context.pin_tools, &tools)?;
         let metas = if exposure.discovery { discovery::META_TOOLS.len() } else { 0 };
         let listed_index = listed
@@ -278,6 +286,8 @@ impl Engine {
             log_calls: opts.log_calls,
             counters,
             scopes,
+            routes,
+            list_ttl: opts.list_ttl.unwrap_or(super::caching::DEFAULT_LIST_TTL),
         });
         if engine.exposure.discovery {
             // A large catalogue (Microsoft Graph: 22,000 tools) takes a moment to index: off the
@@ -363,7 +373,22 @@ impl Engine {
         args: Map<String, Value>,
         caller: &Caller,
     ) -> Result<CallToolResult> {
-        self.observed(name, args, self.exposure.discovery, caller).await
+        self.observed(name, args, self.exposure.discovery, caller).await.0
+    }
+
+    /// The GET operations served as resources and resource templates.
+    pub fn routes(&self) -> &Routes {
+        &self.routes
+    }
+
+    /// How long clients may cache lists.
+    pub fn list_ttl(&self) -> std::time::Duration {
+        self.list_ttl
+    }
+
+    /// The upstream's base URL (`--base-url` or the config's).
+    pub fn base_url(&self) -> Option<&str> {
+        self.base_url.as_deref()
     }
 
     /// The metrics this engine counts into.
@@ -397,6 +422,17 @@ impl Engine {
     /// scopes is [`Error::InsufficientScope`] (nothing is sent), and with `--upstream-auth
     /// passthrough` its token goes upstream.
     pub async fn call_as(&self, name: &str, args: Map<String, Value>, caller: &Caller) -> Result<CallToolResult> {
+        self.observed(name, args, false, caller).await.0
+    }
+
+    /// Like [`Engine::call_as`], with how the call ended and the upstream's status (a resource
+    /// read tells "not found" from other failures by them).
+    pub async fn call_observed(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+    ) -> (Result<CallToolResult>, Outcome, Option<u16>) {
         self.observed(name, args, false, caller).await
     }
 
@@ -408,7 +444,7 @@ impl Engine {
         args: Map<String, Value>,
         meta: bool,
         caller: &Caller,
-    ) -> Result<CallToolResult> {
+    ) -> (Result<CallToolResult>, Outcome, Option<u16>) {
         let id = RequestId::next();
         let started = Instant::now();
         let _in_flight = self.metrics.in_flight();
@@ -481,7 +517,7 @@ impl Engine {
         } else {
             call_line!(tracing::Level::DEBUG);
         }
-        result
+        (result, outcome, obs.status)
     }
 
     /// [`Engine::call_as`] without its count and log line: what the call did goes into `obs`.

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod auth;
+pub mod caching;
 pub mod cli;
 pub mod compact;
 pub mod discovery;
@@ -23,7 +24,9 @@ pub mod model;
 pub mod oauth;
 pub mod reload;
 pub mod request;
+pub mod resources;
 pub mod response;
+pub mod routes;
 pub mod search;
 pub mod server;
 pub mod transport;

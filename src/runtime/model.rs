@@ -37,6 +37,9 @@ pub struct RuntimeConfig {
     /// How tools are shown to clients (every tool, or search-describe-call discovery).
     #[serde(default)]
     pub context: Context,
+    /// Which GET operations are also resources (`--resources`); omitted when off.
+    #[serde(default, skip_serializing_if = "Resources::is_off")]
+    pub resources: Resources,
     /// The tools, in the order `tools/list` shows them.
     pub tools: Vec<Tool>,
 }
@@ -293,6 +296,34 @@ impl Default for Context {
             pin_tools: Vec::new(),
             tools_list_tokens: None,
         }
+    }
+}
+
+/// Route maps (`--resources`): GET operations read as MCP resources, besides the API description
+/// resource, which is always served (see `docs/resources.md`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Resources {
+    /// GET operations without required arguments become resources, and those whose only
+    /// required arguments are path parameters become resource templates.
+    pub route_maps: bool,
+    /// The URI scheme of those resources: `SCHEME://path` (`api` when absent).
+    pub scheme: String,
+}
+
+impl Resources {
+    /// The scheme when none is given.
+    pub const DEFAULT_SCHEME: &str = "api";
+
+    /// Off, with the default scheme: nothing worth writing into a config.
+    pub fn is_off(&self) -> bool {
+        *self == Resources::default()
+    }
+}
+
+impl Default for Resources {
+    fn default() -> Self {
+        Resources { route_maps: false, scheme: Self::DEFAULT_SCHEME.to_string() }
     }
 }
 

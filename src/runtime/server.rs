@@ -3,14 +3,17 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::caching::CacheHints;
 use super::engine::Engine;
 use super::live::LiveEngine;
+use super::resources;
 
 /// Tools per `tools/list` page: large APIs (Microsoft Graph: 22,000 tools, 60 MB) would otherwise
 /// exceed what clients accept in one message (rmcp: 16 MB); common APIs fit in one page.
@@ -63,6 +66,11 @@ impl McpServer {
     pub fn live_engine(&self) -> &LiveEngine {
         &self.live
     }
+
+    /// The caching hints of lists: private when each caller sees its own (OAuth scopes).
+    fn list_hints(&self) -> CacheHints {
+        CacheHints::lists(self.engine().list_ttl(), self.oauth)
+    }
 }
 
 impl ServerHandler for McpServer {
@@ -73,11 +81,15 @@ impl ServerHandler for McpServer {
         if let Some(t) = &info.title {
             implementation = implementation.with_title(t.clone());
         }
-        let capabilities = if self.list_changed {
-            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build()
+        // Resources: the API description at least; completions: of resource template variables.
+        let mut capabilities = if self.list_changed {
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_resources().build()
         } else {
-            ServerCapabilities::builder().enable_tools().build()
+            ServerCapabilities::builder().enable_tools().enable_resources().build()
         };
+        if !engine.routes().templates.is_empty() {
+            capabilities.completions = Some(Default::default());
+        }
         let config = ServerConfig::new(capabilities).with_server_info(implementation);
         match &info.instructions {
             Some(i) => config.with_instructions(i.clone()),
@@ -101,7 +113,53 @@ impl ServerHandler for McpServer {
         let (tools, next) = self.engine().mcp_tools_page_for(&caller, start, PAGE_SIZE);
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next.map(|n| n.to_string());
-        Ok(result)
+        let hints = self.list_hints();
+        Ok(result.with_ttl_ms(hints.ttl_ms).with_cache_scope(hints.scope))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let caller = super::oauth::caller(self.oauth, &context.extensions);
+        let all = resources::list(&self.engine(), &caller);
+        let (items, next) = resources::page(all, request.as_ref().and_then(|r| r.cursor.as_deref()), PAGE_SIZE)?;
+        let mut result = ListResourcesResult::with_all_items(items);
+        result.next_cursor = next;
+        let hints = self.list_hints();
+        Ok(result.with_ttl_ms(hints.ttl_ms).with_cache_scope(hints.scope))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let caller = super::oauth::caller(self.oauth, &context.extensions);
+        let all = resources::templates(&self.engine(), &caller);
+        let (items, next) = resources::page(all, request.as_ref().and_then(|r| r.cursor.as_deref()), PAGE_SIZE)?;
+        let mut result = ListResourceTemplatesResult::with_all_items(items);
+        result.next_cursor = next;
+        let hints = self.list_hints();
+        Ok(result.with_ttl_ms(hints.ttl_ms).with_cache_scope(hints.scope))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let caller = super::oauth::caller(self.oauth, &context.extensions);
+        Ok(resources::read(&self.engine(), &request.uri, &caller, self.oauth).await?.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        resources::complete(&self.engine(), &request)
     }
 
     async fn call_tool(

@@ -175,6 +175,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         security_schemes,
         limits: Limits::default(),
         context: Default::default(),
+        resources: Default::default(),
         tools,
     };
     Ok(ToolSet { config, sources, operations, diagnostics })
