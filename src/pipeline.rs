@@ -84,7 +84,17 @@ pub fn run_str(text: &str, origin: &str, opts: &PipelineOptions) -> Result<Pipel
 
 /// Like [`run`] for a document already loaded (for commands whose options depend on it).
 pub fn run_loaded(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
-    let ir = bind(normalize(doc, opts.lenient)?, &opts.routing)?;
+    finish(origin, prepare(doc, opts)?, opts)
+}
+
+/// The first half of [`run_loaded`]: the document normalised and bound, before its tools are
+/// built (for callers whose tool options depend on the API, such as its title).
+pub fn prepare(doc: load::Document, opts: &PipelineOptions) -> Result<ApiIr> {
+    bind(normalize(doc, opts.lenient)?, &opts.routing)
+}
+
+/// The second half of [`run_loaded`]: the tools of a prepared API, and `--strict`'s check.
+pub fn finish(origin: &str, ir: ApiIr, opts: &PipelineOptions) -> Result<Pipeline> {
     let tools = tools::build(&ir, origin, &opts.tools)?;
     let pipeline = Pipeline { origin: origin.to_string(), ir, tools };
     if opts.strict {

@@ -4,7 +4,6 @@ use clap::Args;
 
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Location, Result};
-use crate::pipeline;
 use crate::runtime::cli::{ServerArgs, Transport};
 use crate::runtime::hooks::Extensions;
 use crate::runtime::model::RuntimeConfig;
@@ -17,12 +16,19 @@ Examples:
   SWAGGER_PETSTORE_API_KEY=... mcpgen serve openapi.yaml      credentials come from env vars (see `mcpgen inspect`)
   mcpgen serve functions.json --forward-url http://localhost:9000/tools
                                                               a function list: POST .../tools/{name} with the arguments
-  mcpgen serve functions.json --bindings bindings.yaml         a function list bound to a REST API";
+  mcpgen serve functions.json --bindings bindings.yaml         a function list bound to a REST API
+  mcpgen serve github.json stripe.yaml                        two APIs in one server: tools github_*, stripe_*
+  mcpgen serve apis.yaml                                      a multi-API file (`mcpgen_apis:`, see docs/config.md)";
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// More APIs for the same server, each one's tools prefixed (`github_`, `stripe_`): API
+    /// descriptions, runtime configs, or multi-API files (`mcpgen_apis:`, per-API options).
+    #[arg(value_name = "SPEC")]
+    pub more: Vec<String>,
 
     #[command(flatten)]
     pub warnings: StrictArg,
@@ -36,29 +42,37 @@ fn invalid(spec: &str, message: String) -> Error {
 }
 
 pub(super) fn run(args: &ServeArgs) -> Result<()> {
-    let spec = &args.input.spec;
-    if spec == "-" && args.server.transport == Transport::Stdio {
+    let specs = args.input.specs(&args.more);
+    if specs.iter().any(|s| s == "-") && args.server.transport == Transport::Stdio {
         return Err(Error::Usage {
             message: "cannot read the API from stdin and serve MCP over stdin: pass a file or URL, or use \
                       --transport http"
                 .into(),
         });
     }
-    let config = match pipeline::source(spec, &args.input.pipeline_options(args.warnings.strict)?)? {
-        pipeline::Source::Config(c) => *c,
-        pipeline::Source::Api(p) => {
-            super::report_warnings(&p);
-            let mut config = p.tools.config;
-            crate::mem::drop_in_background(p.ir);
+    let config = build_config(args)?;
+    let base_url = args.input.base_url.clone();
+    crate::runtime::cli::run(config, base_url, &args.server, Extensions::default())
+        .map_err(|source| Error::Runtime { spec: specs.join(", "), source })
+}
+
+/// The inputs made one runtime config: a runtime config as it is, an API description through
+/// the pipeline, several APIs (or a multi-API file) merged (see `crate::merge`).
+pub(crate) fn build_config(args: &ServeArgs) -> Result<RuntimeConfig> {
+    let specs = args.input.specs(&args.more);
+    let opts = args.input.pipeline_options(args.warnings.strict)?;
+    let config = match crate::merge::load(&specs, &opts, &super::report_warnings)? {
+        crate::merge::Loaded::Config(c) => *c,
+        crate::merge::Loaded::Built { config, warnings } => {
+            super::report_merge_warnings(&warnings);
+            let mut config = *config;
             args.server.context.apply(&mut config.context);
             crate::tokens::measure_if_in_doubt(&mut config);
             config
         }
     };
-    check_bound(spec, &config)?;
-    let base_url = args.input.base_url.clone();
-    crate::runtime::cli::run(config, base_url, &args.server, Extensions::default())
-        .map_err(|source| Error::Runtime { spec: spec.clone(), source })
+    check_bound(&specs.join(", "), &config)?;
+    Ok(config)
 }
 
 /// `serve` runs no Rust handlers: every tool needs an HTTP binding.
