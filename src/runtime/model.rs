@@ -27,6 +27,11 @@ pub struct RuntimeConfig {
     pub server: ServerInfo,
     /// The API the tools call: its base URL and the static headers sent with every request.
     pub upstream: Upstream,
+    /// Several APIs served as one (`mcpgen serve a.yaml b.yaml`): each one's base URL and
+    /// headers, which its tools ([`Tool::api`]) use instead of [`upstream`](Self::upstream)'s.
+    /// Omitted when empty (one API).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub apis: Vec<Api>,
     /// How to send credentials, by scheme name: the names [`HttpBinding::security`] refers to.
     /// Omitted when empty.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -39,11 +44,6 @@ pub struct RuntimeConfig {
     pub context: Context,
     /// The tools, in the order `tools/list` shows them.
     pub tools: Vec<Tool>,
-    /// Several APIs served as one (`mcpgen serve a.yaml b.yaml`): each one's base URL and
-    /// headers, which its tools ([`Tool::api`]) use instead of [`upstream`](Self::upstream)'s.
-    /// Omitted when empty (one API).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub apis: Vec<Api>,
 }
 
 /// One API of a config that serves several: where its tools' requests go.
