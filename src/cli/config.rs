@@ -13,8 +13,8 @@ Examples:
   mcpgen config openapi.yaml -o petstore.mcp.yaml       YAML, by extension
   mcpgen config https://example.com/openapi.json --include-tag pets > pets.json
   mcpgen config github.json --tool-mode discovery --pin-tool 'repos_get' -o github.mcp.json
-  mcpgen config github.json stripe.yaml -o both.mcp.json   two APIs, one config: then mcpgen serve both.mcp.json
-  mcpgen config apis.yaml -o both.mcp.json              a multi-API file (`mcpgen_apis:`, see docs/config.md)";
+  mcpgen config github.json stripe.yaml -o both.mcp.json   two APIs in one config
+  mcpgen config apis.yaml -o both.mcp.json              a multi-API file, per-API options";
 
 #[derive(Debug, Args)]
 pub(crate) struct ConfigArgs {

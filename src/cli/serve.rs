@@ -17,8 +17,8 @@ Examples:
   mcpgen serve functions.json --forward-url http://localhost:9000/tools
                                                               a function list: POST .../tools/{name} with the arguments
   mcpgen serve functions.json --bindings bindings.yaml         a function list bound to a REST API
-  mcpgen serve github.json stripe.yaml                        two APIs in one server: tools github_*, stripe_*
-  mcpgen serve apis.yaml                                      a multi-API file (`mcpgen_apis:`, see docs/config.md)";
+  mcpgen serve github.json stripe.yaml                        two APIs: tools github_*, stripe_*
+  mcpgen serve apis.yaml                                      a multi-API file, per-API options";
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
