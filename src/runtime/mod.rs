@@ -24,6 +24,7 @@ pub mod request;
 pub mod response;
 pub mod search;
 pub mod server;
+mod target;
 pub mod transport;
 pub mod upstream;
 
