@@ -41,11 +41,13 @@ pub(crate) fn load(specs: &[String], opts: &PipelineOptions, report: &dyn Fn(&Pi
         return match input {
             Input::Config(c) => Ok(Loaded::Config(c)),
             Input::Api(doc) => {
+                let _progress = crate::progress::Progress::start(opts.progress, &format!("converting {}", w.spec));
                 let p = pipeline::run_loaded(&w.spec, *doc, &w.opts)?;
                 Ok(Loaded::Built { config: Box::new(built(p, report)), warnings: Vec::new() })
             }
         };
     }
+    let progress = crate::progress::Progress::start(opts.progress, "converting the APIs");
     let prepared: Vec<(Wanted, Prepared)> = inputs
         .into_iter()
         .map(|(w, input)| {
@@ -69,6 +71,7 @@ pub(crate) fn load(specs: &[String], opts: &PipelineOptions, report: &dyn Fn(&Pi
         };
         parts.push(Part { origin: w.spec, prefix, headers: w.headers, config });
     }
+    drop(progress);
     if !several {
         // A multi-API file of one API: that API's config, with the entry's headers.
         let Some(mut part) = parts.pop() else {
@@ -104,6 +107,7 @@ fn read_inputs(specs: &[String], opts: &PipelineOptions) -> Result<Vec<(Wanted, 
     }
     let mut inputs = Vec::new();
     for spec in specs {
+        let _progress = crate::progress::Progress::start(opts.progress, &format!("loading {spec}"));
         match load::load_any(spec, &opts.load)? {
             AnyInput::One(input) => inputs.push((Wanted::cli(spec, opts), input)),
             AnyInput::Apis(apis) => {
