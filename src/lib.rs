@@ -23,6 +23,7 @@ pub mod generate;
 pub mod ir;
 mod load;
 mod mem;
+mod merge;
 mod names;
 mod normalize;
 pub mod pipeline;

@@ -111,6 +111,37 @@ pub(crate) fn env_prefix(title: &str) -> String {
     if p.starts_with(|c: char| c.is_ascii_digit()) { format!("API_{p}") } else { p }
 }
 
+/// Words of API titles that say nothing about which API it is.
+const GENERIC_TITLE_WORDS: [&str; 14] = [
+    "the", "a", "an", "swagger", "openapi", "api", "apis", "rest", "restful", "http", "json", "service", "server",
+    "spec",
+];
+
+/// Tool name prefixes are at most this long (with their `_`).
+pub(crate) const API_PREFIX_MAX: usize = 16;
+
+/// The tool name prefix of an API served beside others, from its title: its first word that is
+/// not generic (`swagger`, `api`, `rest`, a version such as `v3`), lower case, then `_`:
+/// `GitHub v3 REST API` -> `github_`, `Swagger Petstore - OpenAPI 3.0` -> `petstore_`. `api_`
+/// when no word is left; `api_` leads when a digit would.
+pub(crate) fn api_prefix(title: &str) -> String {
+    let is_version = |w: &str| {
+        let w = w.to_ascii_lowercase();
+        w.chars().all(|c| c.is_ascii_digit())
+            || (w.starts_with('v') && w.len() > 1 && w[1..].chars().all(|c| c.is_ascii_digit()))
+    };
+    let word = words(title)
+        .find(|w| !GENERIC_TITLE_WORDS.contains(&w.to_ascii_lowercase().as_str()) && !is_version(w))
+        .map(str::to_ascii_lowercase);
+    let mut word = match word {
+        None => return "api_".to_string(),
+        Some(w) if w.starts_with(|c: char| c.is_ascii_digit()) => format!("api_{w}"),
+        Some(w) => w,
+    };
+    word.truncate(API_PREFIX_MAX - 1);
+    format!("{word}_")
+}
+
 /// A kebab-case slug of a title, at most `max` characters: `Swagger Petstore - OpenAPI 3.0` ->
 /// `swagger-petstore-openapi-3-0`. `api` when nothing is left; `api-` leads when a digit would.
 pub(crate) fn kebab_slug(title: &str, max: usize) -> String {
@@ -216,6 +247,18 @@ mod tests {
         assert_eq!(env_prefix("1Password"), "API_1PASSWORD");
         assert_eq!(env_prefix("AVeryLongSingleWordTitleIndeed"), "AVERYLONGSINGLEWORDTITLEINDEED");
         assert_eq!(env_prefix("日本"), "");
+    }
+
+    #[test]
+    fn api_prefixes() {
+        assert_eq!(api_prefix("GitHub v3 REST API"), "github_");
+        assert_eq!(api_prefix("Stripe API"), "stripe_");
+        assert_eq!(api_prefix("Swagger Petstore - OpenAPI 3.0"), "petstore_");
+        assert_eq!(api_prefix("The Star Wars API"), "star_");
+        assert_eq!(api_prefix("1Password Connect"), "api_1password_");
+        assert_eq!(api_prefix("API v2"), "api_");
+        assert_eq!(api_prefix("日本"), "api_");
+        assert_eq!(api_prefix("Supercalifragilisticexpialidocious"), "supercalifragil_");
     }
 
     #[test]

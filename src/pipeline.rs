@@ -87,7 +87,21 @@ pub fn run_str(text: &str, origin: &str, opts: &PipelineOptions) -> Result<Pipel
 /// Like [`run`] for a document already loaded (for commands whose options depend on it).
 pub fn run_loaded(origin: &str, doc: load::Document, opts: &PipelineOptions) -> Result<Pipeline> {
     let files = doc.docs.local_files();
-    let ir = bind(normalize(doc, opts.lenient)?, &opts.routing)?;
+    let mut pipeline = finish(origin, prepare(doc, opts)?, opts)?;
+    pipeline.files = files;
+    Ok(pipeline)
+}
+
+/// The first half of [`run_loaded`]: the document normalised and bound, before its tools are
+/// built (for callers whose tool options depend on the API, such as its title).
+pub fn prepare(doc: load::Document, opts: &PipelineOptions) -> Result<ApiIr> {
+    bind(normalize(doc, opts.lenient)?, &opts.routing)
+}
+
+/// The second half of [`run_loaded`]: the tools of a prepared API, and `--strict`'s check. Its
+/// `files` are left empty (the caller knows what it read).
+pub fn finish(origin: &str, ir: ApiIr, opts: &PipelineOptions) -> Result<Pipeline> {
+    let files = Vec::new();
     let tools = tools::build(&ir, origin, &opts.tools)?;
     let pipeline = Pipeline { origin: origin.to_string(), ir, tools, files };
     if opts.strict {

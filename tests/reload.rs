@@ -292,3 +292,20 @@ async fn watch_refuses_stdin() {
     let err = refused(&["serve", "-", "--watch", "--transport", "http"]).await;
     assert!(err.contains("--watch watches a file, and stdin cannot be watched"), "{err}");
 }
+
+/// Several APIs in one server: a change to any of them reloads the merged catalogue.
+#[tokio::test]
+async fn a_change_to_the_second_of_two_apis_reloads_both() {
+    let mock = start_mock().await;
+    let (_first_dir, first) = spec_file(&spec(&mock, &[PETS]).replace("Reload API", "Pets API"));
+    let (_second_dir, second) = spec_file(&spec(&mock, &[PETS]).replace("Reload API", "Owners API"));
+    let cmd = ServerCommand::mcpgen(&["serve", first.to_str().unwrap(), second.to_str().unwrap(), "--watch"]);
+    let (mut child, url, _logs) = spawn_http_logged(&cmd, &[]).await;
+    let client = ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(url)).await.unwrap();
+    assert_eq!(tool_names(client.peer()).await, ["owners_listPets", "pets_listPets"]);
+
+    save_by_rename(&second, &spec(&mock, &[PETS, OWNERS]).replace("Reload API", "Owners API"));
+    until_tools(client.peer(), &["owners_listOwners", "owners_listPets", "pets_listPets"]).await;
+    assert_eq!(call(client.peer(), "owners_listOwners").await.unwrap()["path"], "/api/owners");
+    let _ = child.kill().await;
+}

@@ -6,19 +6,25 @@ use clap::Args;
 
 use super::{InputArgs, StrictArg, output};
 use crate::error::Result;
-use crate::pipeline;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen config openapi.yaml -o petstore.mcp.json       then: mcpgen serve petstore.mcp.json
   mcpgen config openapi.yaml -o petstore.mcp.yaml       YAML, by extension
   mcpgen config https://example.com/openapi.json --include-tag pets > pets.json
-  mcpgen config github.json --tool-mode discovery --pin-tool 'repos_get' -o github.mcp.json";
+  mcpgen config github.json --tool-mode discovery --pin-tool 'repos_get' -o github.mcp.json
+  mcpgen config github.json stripe.yaml -o both.mcp.json   two APIs in one config
+  mcpgen config apis.yaml -o both.mcp.json              a multi-API file, per-API options";
 
 #[derive(Debug, Args)]
 pub(crate) struct ConfigArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// More APIs for the same config, each one's tools prefixed (`github_`, `stripe_`): API
+    /// descriptions, runtime configs, or multi-API files (`mcpgen_apis:`, per-API options).
+    #[arg(value_name = "SPEC")]
+    pub more: Vec<String>,
 
     #[command(flatten)]
     pub warnings: StrictArg,
@@ -43,9 +49,15 @@ pub(crate) struct ConfigArgs {
 }
 
 pub(super) fn run(args: &ConfigArgs) -> Result<()> {
-    let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
-    super::report_warnings(&p);
-    let mut config = p.tools.config;
+    let specs = args.input.specs(&args.more);
+    let opts = args.input.pipeline_options(args.warnings.strict)?;
+    let mut config = match crate::merge::load(&specs, &opts, &super::report_warnings)?.0 {
+        crate::merge::Loaded::Built { config, warnings } => {
+            super::report_merge_warnings(&warnings);
+            *config
+        }
+        crate::merge::Loaded::Config(_) => return Err(crate::load::runtime_config_here(&args.input.spec)),
+    };
     let unbound = config.unbound_tools().count();
     if unbound > 0 {
         eprintln!(

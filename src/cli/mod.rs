@@ -154,6 +154,11 @@ pub(crate) struct StrictArg {
 }
 
 impl InputArgs {
+    /// The inputs: `SPEC` and, for `serve` and `config`, the ones after it.
+    pub(crate) fn specs(&self, more: &[String]) -> Vec<String> {
+        std::iter::once(self.spec.clone()).chain(more.iter().cloned()).collect()
+    }
+
     /// The pipeline's options; reads the bindings file, if any.
     pub(crate) fn pipeline_options(&self, strict: bool) -> crate::error::Result<PipelineOptions> {
         let routing = match (&self.forward_url, &self.bindings) {
@@ -205,6 +210,13 @@ pub(crate) fn report_warnings(p: &crate::pipeline::Pipeline) {
     }
     if warnings.len() > 5 {
         eprintln!("warning: ... and {} more; `mcpgen inspect {}` lists them all", warnings.len() - 5, p.origin);
+    }
+}
+
+/// What merging several APIs renamed to keep them apart, on stderr.
+pub(crate) fn report_merge_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
     }
 }
 

@@ -8,8 +8,7 @@ use clap::Args;
 use super::watch::Watch;
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Location, Result};
-use crate::pipeline;
-use crate::runtime::cli::{ContextArgs, ServerArgs, Transport};
+use crate::runtime::cli::{ServerArgs, Transport};
 use crate::runtime::hooks::Extensions;
 use crate::runtime::model::RuntimeConfig;
 use crate::runtime::reload::Reload;
@@ -23,12 +22,19 @@ Examples:
   mcpgen serve functions.json --forward-url http://localhost:9000/tools
                                                               a function list: POST .../tools/{name} with the arguments
   mcpgen serve functions.json --bindings bindings.yaml         a function list bound to a REST API
-  mcpgen serve openapi.yaml --watch                           reload on each edit, and on SIGHUP";
+  mcpgen serve openapi.yaml --watch                           reload on each edit, and on SIGHUP
+  mcpgen serve github.json stripe.yaml                        two APIs: tools github_*, stripe_*
+  mcpgen serve apis.yaml                                      a multi-API file, per-API options";
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// More APIs for the same server, each one's tools prefixed (`github_`, `stripe_`): API
+    /// descriptions, runtime configs, or multi-API files (`mcpgen_apis:`, per-API options).
+    #[arg(value_name = "SPEC")]
+    pub more: Vec<String>,
 
     #[command(flatten)]
     pub warnings: StrictArg,
@@ -48,15 +54,17 @@ fn invalid(spec: &str, message: String) -> Error {
 }
 
 pub(super) fn run(args: &ServeArgs) -> Result<()> {
-    let spec = &args.input.spec;
-    if spec == "-" && args.server.transport == Transport::Stdio {
+    let specs = args.input.specs(&args.more);
+    if specs.iter().any(|s| s == "-") && args.server.transport == Transport::Stdio {
         return Err(Error::Usage {
             message: "cannot read the API from stdin and serve MCP over stdin: pass a file or URL, or use \
                       --transport http"
                 .into(),
         });
     }
-    if args.watch && (spec == "-" || spec.starts_with("http://") || spec.starts_with("https://")) {
+    if args.watch
+        && let Some(spec) = specs.iter().find(|s| *s == "-" || s.starts_with("http://") || s.starts_with("https://"))
+    {
         return Err(Error::Usage {
             message: format!(
                 "--watch watches a file, and {} cannot be watched: pass a file path, or leave --watch out{}",
@@ -65,37 +73,39 @@ pub(super) fn run(args: &ServeArgs) -> Result<()> {
             ),
         });
     }
-    let (config, files) = load(&args.input, args.warnings.strict, &args.server.context)?;
+    let (config, files) = build_config(args)?;
     let reload = reloader(args, files)?;
     let base_url = args.input.base_url.clone();
     crate::runtime::cli::run_reloading(config, base_url, &args.server, Extensions::default(), reload)
-        .map_err(|source| Error::Runtime { spec: spec.clone(), source })
+        .map_err(|source| Error::Runtime { spec: specs.join(", "), source })
 }
 
-/// The input made a runtime config as the flags say, with the local files it was read from.
-fn load(input: &InputArgs, strict: bool, context: &ContextArgs) -> Result<(RuntimeConfig, Vec<PathBuf>)> {
-    let spec = &input.spec;
-    let absolute = |path: &str| std::path::absolute(path).unwrap_or_else(|_| PathBuf::from(path));
-    let (config, mut files) = match pipeline::source(spec, &input.pipeline_options(strict)?)? {
-        pipeline::Source::Config(c) => (*c, vec![absolute(spec)]),
-        pipeline::Source::Api(p) => {
-            super::report_warnings(&p);
-            let pipeline::Pipeline { ir, tools, files, .. } = *p;
-            let mut config = tools.config;
-            crate::mem::drop_in_background(ir);
-            context.apply(&mut config.context);
+/// The inputs made one runtime config: a runtime config as it is, an API description through
+/// the pipeline, several APIs (or a multi-API file) merged (see `crate::merge`); with the local
+/// files they were read from (`--watch` watches them).
+pub(crate) fn build_config(args: &ServeArgs) -> Result<(RuntimeConfig, Vec<PathBuf>)> {
+    let specs = args.input.specs(&args.more);
+    let opts = args.input.pipeline_options(args.warnings.strict)?;
+    let (loaded, mut files) = crate::merge::load(&specs, &opts, &super::report_warnings)?;
+    let config = match loaded {
+        crate::merge::Loaded::Config(c) => *c,
+        crate::merge::Loaded::Built { config, warnings } => {
+            super::report_merge_warnings(&warnings);
+            let mut config = *config;
+            args.server.context.apply(&mut config.context);
             crate::tokens::measure_if_in_doubt(&mut config);
-            (config, files)
+            config
         }
     };
-    files.extend(input.bindings.as_deref().map(absolute));
-    check_bound(spec, &config)?;
+    if let Some(bindings) = args.input.bindings.as_deref() {
+        files.push(std::path::absolute(bindings).unwrap_or_else(|_| PathBuf::from(bindings)));
+    }
+    check_bound(&specs.join(", "), &config)?;
     Ok((config, files))
 }
 
-/// Reads the input again, with the same flags, on SIGHUP and, with `--watch`, when `files` change.
+/// Reads the inputs again, with the same flags, on SIGHUP and, with `--watch`, when `files` change.
 fn reloader(args: &ServeArgs, files: Vec<PathBuf>) -> Result<Reload> {
-    let (input, strict, context) = (args.input.clone(), args.warnings.strict, args.server.context.clone());
     let (changes, watch) = if args.watch {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         (Some(rx), Some(Arc::new(Watch::start(&files, tx)?)))
@@ -103,18 +113,21 @@ fn reloader(args: &ServeArgs, files: Vec<PathBuf>) -> Result<Reload> {
         (None, None)
     };
     let watching = watch.clone();
+    let specs = args.input.specs(&args.more);
+    let from_stdin = specs.iter().any(|s| s == "-");
+    let args = args.clone();
     let load = move || {
-        if input.spec == "-" {
+        if from_stdin {
             return Err("the API was read from stdin, which cannot be read again: restart the server".to_string());
         }
-        let (config, files) = load(&input, strict, &context).map_err(|e| e.to_string())?;
+        let (config, files) = build_config(&args).map_err(|e| e.to_string())?;
         if let Some(w) = &watching {
             w.set_files(&files);
         }
         Ok(config)
     };
     Ok(Reload {
-        origin: args.input.spec.clone(),
+        origin: specs.join(", "),
         load: Arc::new(load),
         changes,
         guard: watch.map(|w| Box::new(w) as Box<dyn Send>),

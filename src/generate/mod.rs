@@ -46,6 +46,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("routes.rs", include_str!("../runtime/routes.rs")),
     ("search.rs", include_str!("../runtime/search.rs")),
     ("server.rs", include_str!("../runtime/server.rs")),
+    ("target.rs", include_str!("../runtime/target.rs")),
     ("transport.rs", include_str!("../runtime/transport.rs")),
     ("upstream.rs", include_str!("../runtime/upstream.rs")),
 ];

@@ -25,7 +25,21 @@ pub(crate) fn read_config(value: &Value, origin: &str) -> Result<RuntimeConfig> 
     }
     let config: RuntimeConfig = from_value_at(value, origin, "mcpgen runtime config")?;
     check_unique_names(&config, origin)?;
+    check_apis(&config, origin)?;
     Ok(config)
+}
+
+/// A tool's `api` names an entry of `apis` (a config of several APIs).
+fn check_apis(config: &RuntimeConfig, origin: &str) -> Result<()> {
+    for (i, tool) in config.tools.iter().enumerate() {
+        if let Some(api) = tool.api.as_deref().filter(|a| !config.apis.iter().any(|x| x.name == *a)) {
+            return Err(Error::Invalid {
+                location: Location::at_pointer(origin, format!("#/tools/{i}/api")),
+                message: format!("tool `{}`: the API `{api}` is not listed in `apis`", tool.name),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Tool names are how clients call tools: two tools of one name would make one unreachable.
@@ -140,6 +154,18 @@ mod tests {
         c["tools"][1]["name"] = json!("ok");
         let e = read_config(&c, "c.json").unwrap_err().to_string();
         assert!(e.contains("#/tools/1/name: tool `ok`: the name is already used at #/tools/0"), "{e}");
+    }
+
+    #[test]
+    fn a_tool_of_an_unlisted_api_is_refused() {
+        let mut t = tool("GET", json!({"type": "object"}));
+        t["api"] = json!("stripe");
+        let mut c = config(t);
+        c["apis"] = json!([{"name": "github", "upstream": {"base_url": "https://api.github.com"}}]);
+        let e = read_config(&c, "c.json").unwrap_err().to_string();
+        assert!(e.contains("#/tools/1/api: tool `list_pets`: the API `stripe` is not listed in `apis`"), "{e}");
+        c["tools"][1]["api"] = json!("github");
+        assert_eq!(read_config(&c, "c.json").unwrap().apis[0].name, "github");
     }
 
     #[test]

@@ -20,6 +20,11 @@ pub(crate) fn is_runtime_config(value: &Value) -> bool {
     value.get("mcpgen_config").is_some()
 }
 
+/// Whether a parsed document is a multi-API file (several APIs served as one), by its key.
+pub(crate) fn is_apis_file(value: &Value) -> bool {
+    value.get("mcpgen_apis").is_some()
+}
+
 pub(crate) fn detect(value: &Value, origin: &str) -> Result<Detected> {
     let found = |dialect, list_pointer: &str| Detected {
         dialect,

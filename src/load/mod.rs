@@ -15,7 +15,7 @@ use serde_json::Value;
 use url::Url;
 
 pub(crate) use config::{from_value_at, read_config};
-pub(crate) use dialect::{detect, is_runtime_config};
+pub(crate) use dialect::{detect, is_apis_file, is_runtime_config};
 pub use parse::parse_document;
 pub(crate) use refs::{RefTarget, split_ref};
 
@@ -144,23 +144,66 @@ pub(crate) enum Input {
 /// Loads `spec` (a file path, an http(s) URL, or `-` for stdin) as an API description or a
 /// runtime config, whichever it is.
 pub(crate) fn load_input(spec: &str, opts: &LoadOptions) -> Result<Input> {
+    match load_any(spec, opts)? {
+        AnyInput::One(input) => Ok(input),
+        AnyInput::Apis(_) => Err(apis_file_here(spec)),
+    }
+}
+
+/// What `serve` and `config` read: one input, or a multi-API file (`mcpgen_apis`).
+pub(crate) enum AnyInput {
+    One(Input),
+    Apis(Box<ApisFile>),
+}
+
+/// A multi-API file, parsed: its entries are read by `crate::merge`.
+pub(crate) struct ApisFile {
+    /// The file as the user named it.
+    pub origin: String,
+    /// Its URL, which relative `spec`s resolve against.
+    pub url: Option<Url>,
+    pub value: Value,
+}
+
+/// Loads `spec` as [`load_input`] does, or as a multi-API file when it is one.
+pub(crate) fn load_any(spec: &str, opts: &LoadOptions) -> Result<AnyInput> {
     let (root_id, root_url, value) = read_value(spec)?;
     if is_runtime_config(&value) {
-        return Ok(Input::Config(Box::new(read_config(&value, spec)?)));
+        return Ok(AnyInput::One(Input::Config(Box::new(read_config(&value, spec)?))));
     }
-    Ok(Input::Api(Box::new(finish(spec, root_id, root_url, value, opts)?)))
+    if is_apis_file(&value) {
+        return Ok(AnyInput::Apis(Box::new(ApisFile { origin: spec.to_string(), url: root_url, value })));
+    }
+    Ok(AnyInput::One(Input::Api(Box::new(finish(spec, root_id, root_url, value, opts)?))))
+}
+
+/// A runtime config given to a command that needs an API description.
+pub(crate) fn runtime_config_here(spec: &str) -> Error {
+    Error::Invalid {
+        location: Location::doc(spec),
+        message: "this is an mcpgen runtime config (written by `mcpgen config`): `mcpgen serve` and `mcpgen \
+                  export` read it; this command needs the API description it was made from"
+            .into(),
+    }
+}
+
+fn apis_file_here(spec: &str) -> Error {
+    Error::Invalid {
+        location: Location::doc(spec),
+        message: "this is an mcpgen multi-API file (`mcpgen_apis`): `mcpgen serve` and `mcpgen config` read it; \
+                  this command needs one API description"
+            .into(),
+    }
 }
 
 /// Loads `spec`, which must be an API description: a file path, an http(s) URL, or `-` for stdin.
 pub fn load(spec: &str, opts: &LoadOptions) -> Result<Document> {
     let (root_id, root_url, value) = read_value(spec)?;
     if is_runtime_config(&value) {
-        return Err(Error::Invalid {
-            location: Location::doc(spec),
-            message: "this is an mcpgen runtime config (written by `mcpgen config`): `mcpgen serve` and `mcpgen \
-                      export` read it; this command needs the API description it was made from"
-                .into(),
-        });
+        return Err(runtime_config_here(spec));
+    }
+    if is_apis_file(&value) {
+        return Err(apis_file_here(spec));
     }
     finish(spec, root_id, root_url, value, opts)
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use super::compact::compact_description;
 use super::engine::{Engine, Observation, ToolEntry, tool_error};
 use super::error::{Error, Result};
-use super::model::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
+use super::model::{Api, Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
 use super::oauth::Caller;
 
 /// The discovery tool that finds tools by what the model wants to do.
@@ -199,7 +199,7 @@ pub fn meta_tools() -> Vec<McpTool> {
 }
 
 /// The server instructions in discovery mode: the API's own, the workflow, and a map of the API.
-pub fn instructions(api: Option<&str>, tools: &[ToolEntry]) -> String {
+pub fn instructions(api: Option<&str>, tools: &[ToolEntry], apis: &[Api]) -> String {
     let mut out = String::new();
     if let Some(text) = api.map(str::trim).filter(|t| !t.is_empty()) {
         out.push_str(text);
@@ -211,17 +211,38 @@ pub fn instructions(api: Option<&str>, tools: &[ToolEntry]) -> String {
          by name with its arguments. Search first; describe before you call.",
         group_digits(tools.len())
     ));
-    let groups = groups(tools);
-    if !groups.is_empty() {
-        out.push_str("\n\nTools by area:");
-        for (name, count) in groups.iter().take(60) {
-            out.push_str(&format!("\n- {name}: {count}"));
-        }
-        if groups.len() > 60 {
-            out.push_str(&format!("\n- ... and {} more areas", groups.len() - 60));
-        }
+    if apis.is_empty() {
+        push_areas(&mut out, "Tools by area:", &groups(tools), "", 60);
+        return out;
+    }
+    // Several APIs: their areas under each, so that the model sees which API does what.
+    out.push_str("\n\nTools by API and area:");
+    let per_api = (60 / apis.len()).max(5);
+    for (i, a) in apis.iter().enumerate() {
+        let own: Vec<&ToolEntry> = tools.iter().filter(|t| t.api == Some(i)).collect();
+        let title = a.title.as_deref().unwrap_or(&a.name);
+        let prefix = if a.prefix.is_empty() { String::new() } else { format!(", names start with {}", a.prefix) };
+        out.push_str(&format!("\n- {title} ({} tools{prefix})", group_digits(own.len())));
+        push_areas(&mut out, "", &groups_of(own.into_iter()), "  ", per_api);
     }
     out
+}
+
+/// `heading` and the first `max` areas as a list, each line indented by `indent`.
+fn push_areas(out: &mut String, heading: &str, groups: &[(String, usize)], indent: &str, max: usize) {
+    if groups.is_empty() {
+        return;
+    }
+    if !heading.is_empty() {
+        out.push_str("\n\n");
+        out.push_str(heading);
+    }
+    for (name, count) in groups.iter().take(max) {
+        out.push_str(&format!("\n{indent}- {name}: {count}"));
+    }
+    if groups.len() > max {
+        out.push_str(&format!("\n{indent}- ... and {} more areas", groups.len() - max));
+    }
 }
 
 /// Areas of the API with their tool counts, largest first: each tool's first tag, else the first
@@ -527,6 +548,7 @@ mod tests {
             },
             http: None,
             scopes: Vec::new(),
+            api: None,
         }
     }
 

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations};
 use serde_json::{Map, Value};
 use tracing::Instrument;
@@ -21,6 +21,7 @@ use super::request::{self, PreparedRequest};
 use super::response::{self, CallContext};
 use super::routes::Routes;
 use super::search::{SearchDoc, SearchIndex};
+use super::target::Target;
 use super::upstream::{Upstream, UpstreamPolicy};
 
 /// What the operator chooses at start-up (command-line flags of `serve` and of generated crates).
@@ -71,6 +72,8 @@ pub struct ToolEntry {
     pub tags: Vec<String>,
     /// The OAuth scopes a caller needs for this tool (see [`super::model::Tool::scopes`]).
     pub scopes: Vec<Vec<String>>,
+    /// The API it belongs to, by index in [`RuntimeConfig::apis`]; `None`: the only one.
+    pub api: Option<usize>,
     input_validator: OnceLock<Option<jsonschema::Validator>>,
     output_validator: OnceLock<Option<jsonschema::Validator>>,
 }
@@ -103,6 +106,7 @@ impl ToolEntry {
             operation_id: t.operation_id,
             tags: t.tags,
             scopes: t.scopes,
+            api: None,
             input_validator: OnceLock::new(),
             output_validator: OnceLock::new(),
         }
@@ -157,8 +161,10 @@ pub struct Engine {
     listed_index: Vec<Option<usize>>,
     /// Built on first use (in the background at start in discovery mode).
     search: OnceLock<SearchIndex>,
-    base_url: Option<String>,
-    static_headers: HeaderMap,
+    /// Where tools of no listed API go (every tool, for a config of one API).
+    default_target: Target,
+    /// Where the tools of each API of [`RuntimeConfig::apis`] go, in its order.
+    apis: Vec<Target>,
     upstream: Upstream,
     credentials: Credentials,
     upstream_auth: UpstreamAuth,
@@ -203,37 +209,29 @@ impl Engine {
         env: &dyn Fn(&str) -> Option<String>,
         ext: Extensions,
     ) -> Result<Arc<Engine>> {
-        let base_url =
-            opts.base_url.clone().or(config.upstream.base_url.clone()).map(|u| u.trim_end_matches('/').to_string());
-        let needs_base = config.tools.iter().any(|t| t.http.as_ref().is_some_and(|h| h.base_url.is_none()));
-        match &base_url {
-            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
-                reqwest::Url::parse(u).map_err(|e| Error::Config(format!("invalid base URL {u:?}: {e}")))?;
+        let default_target = Target::new(&config.upstream, None, &config.tools, &opts)?;
+        let mut api_index = HashMap::with_capacity(config.apis.len());
+        let mut apis = Vec::with_capacity(config.apis.len());
+        for (i, api) in config.apis.iter().enumerate() {
+            if api_index.insert(api.name.clone(), i).is_some() {
+                return Err(Error::Config(format!("the API `{}` is listed twice in `apis`", api.name)));
             }
-            Some(u) if needs_base => {
-                return Err(Error::Config(format!(
-                    "the API's server URL {u:?} is relative: pass --base-url with the absolute URL (e.g. https://api.example.com{u})"
-                )));
-            }
-            None if needs_base => {
-                return Err(Error::Config("the API description names no server: pass --base-url".into()));
-            }
-            _ => {}
+            apis.push(Target::new(&config.upstream, Some(api), &config.tools, &opts)?);
         }
-        let mut static_headers = HeaderMap::new();
-        for (name, value) in config
-            .upstream
-            .headers
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .chain(opts.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        {
-            let n = HeaderName::from_bytes(name.trim().as_bytes())
-                .map_err(|_| Error::Config(format!("invalid header name {name:?}")))?;
-            let v = HeaderValue::from_str(value.trim())
-                .map_err(|_| Error::Config(format!("invalid value for header {name}")))?;
-            static_headers.insert(n, v);
-        }
+        let tool_api = |t: &Tool| -> Result<Option<usize>> {
+            t.api
+                .as_ref()
+                .map(|name| {
+                    api_index.get(name).copied().ok_or_else(|| {
+                        Error::Config(format!(
+                            "tool `{}` belongs to the API `{name}`, which `apis` does not list",
+                            t.name
+                        ))
+                    })
+                })
+                .transpose()
+        };
+        let tool_apis = config.tools.iter().map(tool_api).collect::<Result<Vec<_>>>()?;
         let credentials = Credentials::from_env(&config.security_schemes, env);
         let needs = config.tools.iter().filter_map(|t| t.http.as_ref()).map(|h| h.security.as_slice());
         for (scheme, vars, tools) in credentials.missing(needs) {
@@ -248,9 +246,10 @@ impl Engine {
             .tools
             .into_iter()
             .enumerate()
-            .map(|(i, t)| {
+            .zip(tool_apis)
+            .map(|((i, t), api)| {
                 index.insert(t.name.clone(), i);
-                ToolEntry::new(t)
+                ToolEntry { api, ..ToolEntry::new(t) }
             })
             .collect();
         let routes = Routes::build(&tools, &config.resources, super::resources::DESCRIPTION_URI);
@@ -263,7 +262,7 @@ impl Engine {
             .collect();
         let mut info = config.server;
         if exposure.discovery {
-            info.instructions = Some(discovery::instructions(info.instructions.as_deref(), &tools));
+            info.instructions = Some(discovery::instructions(info.instructions.as_deref(), &tools, &config.apis));
         }
         opts.metrics.set_tools(tools.len());
         let counters = ToolCounters::new(tools.len() + discovery::META_TOOLS.len());
@@ -276,8 +275,8 @@ impl Engine {
             listed,
             listed_index,
             search: OnceLock::new(),
-            base_url,
-            static_headers,
+            default_target,
+            apis,
             upstream,
             credentials,
             upstream_auth: opts.upstream_auth,
@@ -386,9 +385,10 @@ impl Engine {
         self.list_ttl
     }
 
-    /// The upstream's base URL (`--base-url` or the config's).
+    /// The upstream's base URL (`--base-url` or the config's; `None` for a merged config, whose
+    /// APIs have one each).
     pub fn base_url(&self) -> Option<&str> {
-        self.base_url.as_deref()
+        self.default_target.base_url.as_deref()
     }
 
     /// The metrics this engine counts into.
@@ -593,7 +593,8 @@ impl Engine {
         caller: &Caller,
         obs: &mut Observation,
     ) -> CallToolResult {
-        let base = http.base_url.as_deref().or(self.base_url.as_deref()).unwrap_or_default();
+        let target = tool.api.and_then(|i| self.apis.get(i)).unwrap_or(&self.default_target);
+        let base = http.base_url.as_deref().or(target.base_url.as_deref()).unwrap_or_default();
         let mut req = match request::prepare(base, http, args) {
             Ok(r) => r,
             Err(e) => {
@@ -605,7 +606,7 @@ impl Engine {
         if !req.headers.contains_key(reqwest::header::ACCEPT) {
             req.headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("application/json, */*;q=0.8"));
         }
-        for (k, v) in &self.static_headers {
+        for (k, v) in &target.headers {
             req.headers.insert(k, v.clone());
         }
         let passthrough = self.upstream_auth == UpstreamAuth::Passthrough && caller.is_restricted();

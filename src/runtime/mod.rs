@@ -29,6 +29,7 @@ pub mod response;
 pub mod routes;
 pub mod search;
 pub mod server;
+mod target;
 pub mod transport;
 pub mod upstream;
 

@@ -27,6 +27,11 @@ pub struct RuntimeConfig {
     pub server: ServerInfo,
     /// The API the tools call: its base URL and the static headers sent with every request.
     pub upstream: Upstream,
+    /// Several APIs served as one (`mcpgen serve a.yaml b.yaml`): each one's base URL and
+    /// headers, which its tools ([`Tool::api`]) use instead of [`upstream`](Self::upstream)'s.
+    /// Omitted when empty (one API).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub apis: Vec<Api>,
     /// How to send credentials, by scheme name: the names [`HttpBinding::security`] refers to.
     /// Omitted when empty.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -42,6 +47,28 @@ pub struct RuntimeConfig {
     pub resources: Resources,
     /// The tools, in the order `tools/list` shows them.
     pub tools: Vec<Tool>,
+}
+
+/// One API of a config that serves several: where its tools' requests go.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Api {
+    /// The API's key, unique in the config: its tools' [`Tool::api`], and the namespace of its
+    /// security schemes (`github/bearer`).
+    pub name: String,
+    /// The API's title (server instructions, the discovery map).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The API's own version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// What its tools' names start with (`github_`); a record for people and the discovery map.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
+    /// The API's base URL and static headers, as [`RuntimeConfig::upstream`] for one API; the
+    /// top-level `upstream`'s headers are sent too, and `--base-url` overrides every API's URL.
+    #[serde(default)]
+    pub upstream: Upstream,
 }
 
 /// What the MCP server says about itself in `initialize`.
@@ -470,6 +497,10 @@ pub struct Tool {
     /// needed. Read as a list of sets or, for one set, as a list of scopes (`[read, write]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "scope_sets")]
     pub scopes: ScopeSets,
+    /// In a config of several APIs: the [`Api::name`] whose base URL and headers this tool's
+    /// requests use. `None`: the top-level `upstream`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
 }
 
 /// Alternatives (any one suffices) of sets of OAuth scopes (all needed together); empty = none.

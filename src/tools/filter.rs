@@ -38,6 +38,18 @@ impl Filter {
     /// Whether a tool with this name, from this operation (none for function-calling tools), is kept.
     pub fn keeps(&self, name: &str, op: Option<&Operation>) -> bool {
         let id = op.and_then(|o| o.operation_id.as_deref());
+        let tags: &[String] = op.map(|o| o.tags.as_slice()).unwrap_or(&[]);
+        self.keeps_parts(name, id, tags, op.map(|o| (o.path.as_str(), o.method)))
+    }
+
+    /// Whether a tool of a runtime config is kept (a config served beside other APIs): by its
+    /// name, operationId, tags, and its binding's path and method.
+    pub fn keeps_tool(&self, tool: &crate::runtime::model::Tool) -> bool {
+        let http = tool.http.as_ref().map(|h| (h.path.as_str(), h.method));
+        self.keeps_parts(&tool.name, tool.operation_id.as_deref(), &tool.tags, http)
+    }
+
+    fn keeps_parts(&self, name: &str, id: Option<&str>, tags: &[String], http: Option<(&str, Method)>) -> bool {
         let names_match = |globs: &[Pattern]| globs.iter().any(|g| g.matches(name) || id.is_some_and(|i| g.matches(i)));
         if !self.include_ops.is_empty() && !names_match(&self.include_ops) {
             return false;
@@ -45,7 +57,6 @@ impl Filter {
         if names_match(&self.exclude_ops) {
             return false;
         }
-        let tags: &[String] = op.map(|o| o.tags.as_slice()).unwrap_or(&[]);
         let has_tag = |wanted: &[String]| tags.iter().any(|t| wanted.iter().any(|w| w.eq_ignore_ascii_case(t)));
         if !self.include_tags.is_empty() && !has_tag(&self.include_tags) {
             return false;
@@ -53,11 +64,11 @@ impl Filter {
         if has_tag(&self.exclude_tags) {
             return false;
         }
-        if !self.include_paths.is_empty() && !op.is_some_and(|o| self.include_paths.iter().any(|g| g.matches(&o.path)))
+        if !self.include_paths.is_empty() && !http.is_some_and(|(p, _)| self.include_paths.iter().any(|g| g.matches(p)))
         {
             return false;
         }
-        if !self.methods.is_empty() && !op.is_some_and(|o| self.methods.contains(&o.method)) {
+        if !self.methods.is_empty() && !http.is_some_and(|(_, m)| self.methods.contains(&m)) {
             return false;
         }
         true

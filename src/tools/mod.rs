@@ -60,6 +60,9 @@ pub struct ToolOptions {
     pub inline: InlineLimits,
     /// Credentials (`--auth`) for every operation that declares no scheme of its own.
     pub auth: Vec<crate::runtime::model::SecurityScheme>,
+    /// What every tool name starts with (`github_`, when several APIs are served as one); empty
+    /// by default. Names are made and filtered without it, then shortened to leave it room.
+    pub name_prefix: String,
 }
 
 impl Default for ToolOptions {
@@ -73,6 +76,7 @@ impl Default for ToolOptions {
             env_prefix: None,
             inline: InlineLimits::default(),
             auth: Vec::new(),
+            name_prefix: String::new(),
         }
     }
 }
@@ -112,7 +116,9 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
     let default_security = security::add_cli_schemes(&mut security_schemes, &opts.auth);
     security::add_authorization_header(&mut security_schemes, &ir.operations, &prefix);
     security_schemes.extend(ir.credentials.clone());
-    let mut names = NameAllocator::new(opts.max_name_len.clamp(8, 128));
+    // The prefix takes its room from the names' length, so prefixed names stay within the limit.
+    let room = opts.max_name_len.clamp(8, 128).saturating_sub(opts.name_prefix.len()).max(8);
+    let mut names = NameAllocator::new(room);
     let mut tools = Vec::new();
     let mut sources = BTreeMap::new();
 
@@ -126,6 +132,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
             continue;
         }
+        let name = format!("{}{name}", opts.name_prefix);
         sources.insert(name.clone(), ToolSource { pointer: op.pointer.clone() });
         let tool = match &op.function {
             Some(f) => {
@@ -141,6 +148,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         if f.mcp.hidden || !opts.filter.keeps(&name, None) {
             continue;
         }
+        let name = format!("{}{name}", opts.name_prefix);
         if let Some(file) = &ir.bindings_file {
             return Err(crate::normalize::missing_binding(file, &f.name));
         }
@@ -177,6 +185,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         context: Default::default(),
         resources: Default::default(),
         tools,
+        apis: Vec::new(),
     };
     Ok(ToolSet { config, sources, operations, diagnostics })
 }
@@ -297,6 +306,7 @@ fn operation_tool(
             query: input.query,
         }),
         scopes,
+        api: None,
     })
 }
 
@@ -348,6 +358,7 @@ fn function_tool(
         annotations: ann,
         http,
         scopes: f.mcp.scopes.clone().unwrap_or_default(),
+        api: None,
     })
 }
 

@@ -1,0 +1,244 @@
+//! Several APIs in one server: the inputs of `serve` and `config` (API descriptions, runtime
+//! configs, multi-API files) to one runtime config. One input stays as it always was; two or more
+//! are built with tool name prefixes (`github_`, `stripe_`) and merged into one catalogue
+//! ([`combine`]), which the one engine serves: one `tools/list`, one search index.
+
+mod combine;
+mod file;
+
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::ir::ApiIr;
+use crate::load::{self, AnyInput, Input};
+use crate::pipeline::{self, Pipeline, PipelineOptions};
+use crate::runtime::model::RuntimeConfig;
+use combine::Part;
+use file::Wanted;
+
+/// What the inputs came to.
+pub(crate) enum Loaded {
+    /// One runtime config, as it is (served as it is; `config` refuses it).
+    Config(Box<RuntimeConfig>),
+    /// A config built here: from one API description, or merged from several APIs.
+    Built {
+        /// The config.
+        config: Box<RuntimeConfig>,
+        /// What was renamed to keep the APIs' names apart.
+        warnings: Vec<String>,
+    },
+}
+
+/// Reads `specs` (paths, URLs, `-`, multi-API files) and makes one config of them. `report` is
+/// called with each API description's pipeline (for its warnings). Also returns the local files
+/// read (inputs, multi-API files, files reached by `$ref`), which `serve --watch` watches.
+pub(crate) fn load(
+    specs: &[String],
+    opts: &PipelineOptions,
+    report: &dyn Fn(&Pipeline),
+) -> Result<(Loaded, Vec<PathBuf>)> {
+    let (inputs, files) = read_inputs(specs, opts)?;
+    Ok((load_inputs(inputs, opts, report)?, files))
+}
+
+fn load_inputs(inputs: Vec<(Wanted, Input)>, opts: &PipelineOptions, report: &dyn Fn(&Pipeline)) -> Result<Loaded> {
+    let from_file = inputs.iter().any(|(w, _)| w.entry.is_some());
+    let several = inputs.len() > 1;
+    if !several && !from_file {
+        // One input named on the command line: exactly as before there were several.
+        let Some((w, input)) = inputs.into_iter().next() else {
+            return Err(Error::Usage { message: "no input: name an API description or a runtime config".into() });
+        };
+        return match input {
+            Input::Config(c) => Ok(Loaded::Config(c)),
+            Input::Api(doc) => {
+                let _progress = crate::progress::Progress::start(opts.progress, &format!("converting {}", w.spec));
+                let p = pipeline::run_loaded(&w.spec, *doc, &w.opts)?;
+                Ok(Loaded::Built { config: Box::new(built(p, report)), warnings: Vec::new() })
+            }
+        };
+    }
+    let progress = crate::progress::Progress::start(opts.progress, "converting the APIs");
+    let prepared: Vec<(Wanted, Prepared)> = inputs
+        .into_iter()
+        .map(|(w, input)| {
+            let p = match input {
+                Input::Api(doc) => Prepared::Api(Box::new(pipeline::prepare(*doc, &w.opts)?)),
+                Input::Config(c) => Prepared::Config(c),
+            };
+            Ok((w, p))
+        })
+        .collect::<Result<_>>()?;
+    let (prefixes, mut warnings) = prefixes(&prepared, several)?;
+    let mut parts = Vec::with_capacity(prepared.len());
+    for ((w, p), prefix) in prepared.into_iter().zip(prefixes) {
+        let config = match p {
+            Prepared::Api(ir) => {
+                let mut opts = w.opts.clone();
+                opts.tools.name_prefix = prefix.clone();
+                built(pipeline::finish(&w.spec, *ir, &opts)?, report)
+            }
+            Prepared::Config(c) => adjust(*c, &w, &prefix)?,
+        };
+        parts.push(Part { origin: w.spec, prefix, headers: w.headers, config });
+    }
+    drop(progress);
+    if !several {
+        // A multi-API file of one API: that API's config, with the entry's headers.
+        let Some(mut part) = parts.pop() else {
+            return Err(Error::internal("merging the APIs", "the one API of a multi-API file went missing"));
+        };
+        part.config.upstream.headers.extend(part.headers);
+        return Ok(Loaded::Built { config: Box::new(part.config), warnings });
+    }
+    let merged = combine::merge(parts, opts.tools.max_name_len, opts.tools.max_description_len)?;
+    warnings.extend(merged.warnings);
+    Ok(Loaded::Built { config: Box::new(merged.config), warnings })
+}
+
+/// An input loaded, an API description normalised (its title known) but not yet made tools.
+enum Prepared {
+    Api(Box<ApiIr>),
+    Config(Box<RuntimeConfig>),
+}
+
+impl Prepared {
+    fn title(&self) -> &str {
+        match self {
+            Prepared::Api(ir) => &ir.info.title,
+            Prepared::Config(c) => combine::title_of(c),
+        }
+    }
+}
+
+/// A spec that names a local file, made absolute (URLs and stdin are not files).
+fn local_file(spec: &str) -> Option<PathBuf> {
+    let remote = spec == "-" || spec.starts_with("http://") || spec.starts_with("https://");
+    (!remote).then(|| std::path::absolute(spec).unwrap_or_else(|_| PathBuf::from(spec)))
+}
+
+/// The local files of an input: its documents (and `$ref`ed files) or the config file.
+fn files_of(spec: &str, input: &Input) -> Vec<PathBuf> {
+    match input {
+        Input::Api(doc) => doc.docs.local_files(),
+        Input::Config(_) => local_file(spec).into_iter().collect(),
+    }
+}
+
+/// Every input read, a multi-API file's entries in its place, and the local files read.
+fn read_inputs(specs: &[String], opts: &PipelineOptions) -> Result<(Vec<(Wanted, Input)>, Vec<PathBuf>)> {
+    let mut files = Vec::new();
+    if specs.iter().filter(|s| *s == "-").count() > 1 {
+        return Err(Error::Usage { message: "stdin (`-`) can be read only once".into() });
+    }
+    let mut inputs = Vec::new();
+    for spec in specs {
+        let _progress = crate::progress::Progress::start(opts.progress, &format!("loading {spec}"));
+        match load::load_any(spec, &opts.load)? {
+            AnyInput::One(input) => {
+                files.extend(files_of(spec, &input));
+                inputs.push((Wanted::cli(spec, opts), input));
+            }
+            AnyInput::Apis(apis) => {
+                files.extend(local_file(spec));
+                for w in file::entries(&apis, opts)? {
+                    let input = match load::load_any(&w.spec, &w.opts.load) {
+                        Ok(AnyInput::One(input)) => input,
+                        Ok(AnyInput::Apis(_)) => {
+                            return Err(w.invalid("spec", "is a multi-API file too: name API descriptions".into()));
+                        }
+                        // The file that could not be read, and the entry that names it.
+                        Err(e @ Error::Read { .. }) => return Err(w.invalid("spec", e.to_string())),
+                        Err(e) => return Err(e),
+                    };
+                    files.extend(files_of(&w.spec, &input));
+                    inputs.push((w, input));
+                }
+            }
+        }
+    }
+    files.sort();
+    files.dedup();
+    Ok((inputs, files))
+}
+
+/// A pipeline's config, its warnings reported and its IR freed off the main thread.
+fn built(p: Pipeline, report: &dyn Fn(&Pipeline)) -> RuntimeConfig {
+    report(&p);
+    crate::mem::drop_in_background(p.ir);
+    p.tools.config
+}
+
+/// Each API's tool name prefix: the one asked for, else one from its title when there are
+/// several APIs (none for one). Two APIs asking for one prefix is an error; a derived prefix that
+/// is taken gets a number (`petstore2_`), with a warning.
+fn prefixes(inputs: &[(Wanted, Prepared)], several: bool) -> Result<(Vec<String>, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let mut taken: Vec<(String, &str)> = Vec::new();
+    for (w, _) in inputs {
+        let Some(asked) = w.prefix.as_deref().filter(|p| !p.is_empty()) else { continue };
+        if let Some((_, other)) = taken.iter().find(|(p, _)| p == asked) {
+            return Err(w.invalid("prefix", format!("`{asked}` is the prefix of {other} too: give each API its own")));
+        }
+        taken.push((asked.to_string(), &w.spec));
+    }
+    let mut out = Vec::with_capacity(inputs.len());
+    for (w, p) in inputs {
+        let prefix = match &w.prefix {
+            Some(asked) => asked.clone(),
+            None if !several => String::new(),
+            None => {
+                let base = crate::names::api_prefix(p.title());
+                let stem = base.trim_end_matches('_');
+                let free = (1..)
+                    .map(|n| if n == 1 { base.clone() } else { format!("{stem}{n}_") })
+                    .find(|c| !taken.iter().any(|(t, _)| t == c))
+                    .unwrap_or_else(|| base.clone());
+                if let Some((_, other)) = taken.iter().find(|(t, _)| *t == base) {
+                    warnings.push(format!(
+                        "{} and {other} would both have the prefix `{base}`: the tools of {} start with `{free}` \
+                         (set `prefix` in a multi-API file to choose)",
+                        w.spec, w.spec
+                    ));
+                }
+                taken.push((free.clone(), &w.spec));
+                free
+            }
+        };
+        out.push(prefix);
+    }
+    Ok((out, warnings))
+}
+
+/// A runtime config served beside other APIs, with its entry's options: filters, credentials
+/// for tools that declare none, base URL, and its prefix on every tool name (shortened to stay
+/// within the limit).
+fn adjust(mut config: RuntimeConfig, w: &Wanted, prefix: &str) -> Result<RuntimeConfig> {
+    let opts = &w.opts.tools;
+    let before = config.tools.len();
+    config.tools.retain(|t| opts.filter.keeps_tool(t));
+    if config.tools.is_empty() {
+        return Err(Error::NoTools {
+            origin: w.spec.clone(),
+            reason: format!("the filters exclude all {before} tools"),
+            diagnostics: Vec::new(),
+        });
+    }
+    let default_security = crate::tools::security::add_cli_schemes(&mut config.security_schemes, &opts.auth);
+    if !default_security.is_empty() {
+        for http in config.tools.iter_mut().filter_map(|t| t.http.as_mut()).filter(|h| h.security.is_empty()) {
+            http.security = vec![default_security.clone()];
+        }
+    }
+    if let Some(url) = &opts.base_url {
+        config.upstream.base_url = Some(url.clone());
+    }
+    if !prefix.is_empty() {
+        let room = opts.max_name_len.clamp(8, 128).saturating_sub(prefix.len()).max(8);
+        let mut names = crate::tools::naming::NameAllocator::new(room);
+        for t in &mut config.tools {
+            t.name = format!("{prefix}{}", names.allocate(&t.name));
+        }
+    }
+    Ok(config)
+}

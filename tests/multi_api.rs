@@ -1,0 +1,304 @@
+//! Several APIs in one server (`mcpgen serve a.yaml b.yaml`, a multi-API file, a merged runtime
+//! config): each API's tools carry its prefix, and each call reaches its own upstream with its
+//! own credentials, never the other's.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::*;
+use serde_json::{Value, json};
+
+const PETS_KEY: &str = "PETSTORE_API_API_KEY";
+const WEATHER_TOKEN: &str = "WEATHER_SERVICE_BEARER_AUTH_TOKEN";
+
+/// Two mock upstreams, one per API, and a folder holding the APIs' descriptions.
+struct Two {
+    pets: Mock,
+    weather: Mock,
+    dir: tempfile::TempDir,
+}
+
+impl Two {
+    async fn start() -> Two {
+        let two = Two { pets: start_mock().await, weather: start_mock().await, dir: tempfile::tempdir().unwrap() };
+        two.put("pets.yaml", &two.pets);
+        two.put("weather.yaml", &two.weather);
+        two.put("notes.yaml", &two.weather);
+        two
+    }
+
+    /// `tests/fixtures/multi/<name>` with `mock`'s address, written to the folder.
+    fn put(&self, name: &str, mock: &Mock) {
+        let text = std::fs::read_to_string(format!("tests/fixtures/multi/{name}")).unwrap();
+        std::fs::write(self.path(name), text.replace("MOCK_URL", &mock.url())).unwrap();
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn arg(&self, name: &str) -> String {
+        self.path(name).display().to_string()
+    }
+
+    fn write(&self, name: &str, text: &str) -> String {
+        std::fs::write(self.path(name), text).unwrap();
+        self.arg(name)
+    }
+
+    /// `mcpgen serve` of these inputs with each API's credential in the environment.
+    fn serve(&self, args: &[&str]) -> ServerCommand {
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        ServerCommand::mcpgen(&all).env(PETS_KEY, "pets-key").env(WEATHER_TOKEN, "weather-token")
+    }
+}
+
+fn mcpgen(args: &[&str], cwd: &Path) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen")).args(args).current_dir(cwd).output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+async fn tool_names(c: &Connected) -> Vec<String> {
+    c.client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect()
+}
+
+/// A call to each API reaches its own mock with its own credential, and nothing of it reaches
+/// the other mock.
+async fn each_call_reaches_its_own_upstream(c: &Connected, two: &Two, pets_tool: &str, weather_tool: &str) {
+    two.pets.clear();
+    two.weather.clear();
+    let r = c.call(pets_tool, json!({"limit": 3})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = two.pets.last();
+    assert_eq!((req.method.as_str(), req.path.as_str(), req.query.as_deref()), ("GET", "/api/pets", Some("limit=3")));
+    assert_eq!(req.header("x-api-key"), Some("pets-key"));
+    assert_eq!(req.header("authorization"), None, "the weather token never goes to the pet store");
+    assert!(two.weather.requests().is_empty());
+
+    let r = c.call(weather_tool, json!({"city": "Oslo"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = two.weather.last();
+    assert_eq!((req.path.as_str(), req.query.as_deref()), ("/v1/forecast", Some("city=Oslo")));
+    assert_eq!(req.header("authorization"), Some("Bearer weather-token"));
+    assert_eq!(req.header("x-api-key"), None, "the pet store's key never goes to the weather service");
+    assert_eq!(two.pets.requests().len(), 1);
+}
+
+const BOTH: [&str; 5] =
+    ["petstore_listPets", "petstore_createPet", "petstore_getInventory", "weather_listAlerts", "weather_getForecast"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_apis_over_stdio() {
+    let two = Two::start().await;
+    let c = connect(&two.serve(&[&two.arg("pets.yaml"), &two.arg("weather.yaml")]), Transport::Stdio).await;
+    assert_eq!(tool_names(&c).await, BOTH);
+    let info = c.client.peer_info().unwrap();
+    let server = info.server_info.as_ref().unwrap();
+    assert_eq!(server.name, "mcpgen");
+    assert_eq!(server.title.as_deref(), Some("Petstore API + Weather Service"));
+    let instructions = info.instructions.as_deref().unwrap();
+    assert!(instructions.contains("Weather Service (tools `weather_*`): Forecasts and alerts."), "{instructions}");
+    each_call_reaches_its_own_upstream(&c, &two, "petstore_listPets", "weather_getForecast").await;
+    c.client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_apis_over_http() {
+    let two = Two::start().await;
+    let c = connect(&two.serve(&[&two.arg("pets.yaml"), &two.arg("weather.yaml")]), Transport::Http).await;
+    assert_eq!(tool_names(&c).await, BOTH);
+    each_call_reaches_its_own_upstream(&c, &two, "petstore_listPets", "weather_getForecast").await;
+    c.client.cancel().await.unwrap();
+}
+
+/// A multi-API file: its own base URL, prefix, headers and filter for one API, credentials for
+/// the other; each filter applies to its API only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_api_file_sets_each_apis_options() {
+    let two = Two::start().await;
+    let apis = two.write(
+        "apis.yaml",
+        &format!(
+            "mcpgen_apis:\n\
+             - spec: pets.yaml\n  prefix: shop\n  base_url: {}/v2\n  include_tag: pets\n  headers: {{X-Tenant: acme}}\n\
+             - spec: notes.yaml\n  auth: [bearer:NOTES_TOKEN]\n  method: GET\n",
+            two.pets.url()
+        ),
+    );
+    let cmd = ServerCommand::mcpgen(&["serve", &apis]).env(PETS_KEY, "pets-key").env("NOTES_TOKEN", "notes-token");
+    let c = connect(&cmd, Transport::Stdio).await;
+    assert_eq!(tool_names(&c).await, ["shop_listPets", "shop_createPet", "notes_listNotes"]);
+
+    let r = c.call("shop_createPet", json!({"name": "Rex"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = two.pets.last();
+    assert_eq!((req.method.as_str(), req.path.as_str()), ("POST", "/v2/pets"));
+    assert_eq!((req.header("x-api-key"), req.header("x-tenant")), (Some("pets-key"), Some("acme")));
+    assert_eq!(req.header("authorization"), None);
+
+    let r = c.call("notes_listNotes", json!({})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = two.weather.last();
+    assert_eq!(req.path, "/notes");
+    assert_eq!(req.header("authorization"), Some("Bearer notes-token"));
+    assert_eq!((req.header("x-api-key"), req.header("x-tenant")), (None, None), "the shop's headers stay with it");
+    c.client.cancel().await.unwrap();
+}
+
+/// `mcpgen config a.yaml b.yaml -o x.mcp.json`, then `serve x.mcp.json`: the same server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_merged_config_serves_the_same() {
+    let two = Two::start().await;
+    let out = mcpgen(&["config", "pets.yaml", "weather.yaml", "-o", "both.mcp.json"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(two.path("both.mcp.json")).unwrap()).unwrap();
+    assert_eq!(config["mcpgen_config"], 1, "old readers refuse `apis` as an unknown key: no new version needed");
+    assert_eq!(config["server"]["name"], "mcpgen");
+    assert_eq!(config["upstream"], json!({}));
+    assert_eq!(
+        config["apis"],
+        json!([
+            {"name": "petstore", "title": "Petstore API", "version": "1.0.0", "prefix": "petstore_",
+             "upstream": {"base_url": format!("{}/api", two.pets.url())}},
+            {"name": "weather", "title": "Weather Service", "version": "2.1", "prefix": "weather_",
+             "upstream": {"base_url": format!("{}/v1", two.weather.url())}}
+        ])
+    );
+    assert_eq!(
+        config["security_schemes"],
+        json!({
+            "petstore/apiKey": {"type": "api_key", "location": "header", "name": "X-API-Key", "env": PETS_KEY},
+            "weather/bearerAuth": {"type": "bearer", "env": WEATHER_TOKEN}
+        })
+    );
+    let tools = config["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, BOTH);
+    assert_eq!(tools[4]["api"], "weather");
+    assert_eq!(tools[4]["http"]["security"], json!([["weather/bearerAuth"]]));
+
+    let c = connect(&two.serve(&[&two.arg("both.mcp.json")]), Transport::Stdio).await;
+    assert_eq!(tool_names(&c).await, BOTH);
+    each_call_reaches_its_own_upstream(&c, &two, "petstore_listPets", "weather_getForecast").await;
+    c.client.cancel().await.unwrap();
+}
+
+/// Discovery mode: one search covers both APIs, the map groups by API, and `call_tool` reaches
+/// the right upstream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_searches_every_api() {
+    let two = Two::start().await;
+    let cmd = two.serve(&[&two.arg("pets.yaml"), &two.arg("weather.yaml"), "--tool-mode", "discovery"]);
+    let c = connect(&cmd, Transport::Stdio).await;
+    assert_eq!(tool_names(&c).await, ["search_tools", "describe_tools", "call_tool"]);
+    let instructions = c.client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(
+        instructions
+            .contains("Tools by API and area:\n- Petstore API (3 tools, names start with petstore_)\n  - pets: 2"),
+        "{instructions}"
+    );
+    let r = c.call("search_tools", json!({"query": "list", "limit": 10})).await;
+    let found: Vec<String> = r.structured_content.unwrap()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(found.contains(&"petstore_listPets".to_string()), "{found:?}");
+    assert!(found.contains(&"weather_listAlerts".to_string()), "{found:?}");
+
+    two.weather.clear();
+    let r = c.call("call_tool", json!({"name": "weather_getForecast", "arguments": {"city": "Bergen"}})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = two.weather.last();
+    assert_eq!((req.path.as_str(), req.header("authorization")), ("/v1/forecast", Some("Bearer weather-token")));
+    let r = c.call("call_tool", json!({"name": "petstore_getInventory", "arguments": {}})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(two.pets.last().header("x-api-key"), Some("pets-key"));
+    assert_eq!(two.weather.requests().len(), 1);
+    c.client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_entry_of_a_multi_api_file_is_named() {
+    let two = Two::start().await;
+    two.write("apis.yaml", "mcpgen_apis:\n- spec: pets.yaml\n- spec: weather.yaml\n  include_op: '[oops'\n");
+    let out = mcpgen(&["config", "apis.yaml"], two.dir.path());
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(e.contains("error: apis.yaml at #/mcpgen_apis/1/include_op/0: invalid glob"), "{e}");
+
+    two.write("missing.yaml", "mcpgen_apis:\n- spec: pets.yaml\n- spec: nowhere.yaml\n");
+    let e = stderr(&mcpgen(&["config", "missing.yaml"], two.dir.path()));
+    assert!(e.contains("error: missing.yaml at #/mcpgen_apis/1/spec: ") && e.contains("nowhere.yaml"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_apis_with_one_prefix() {
+    let two = Two::start().await;
+    // Asked for: an error naming the entry.
+    two.write("same.yaml", "mcpgen_apis:\n- {spec: pets.yaml, prefix: api}\n- {spec: weather.yaml, prefix: api_}\n");
+    let out = mcpgen(&["config", "same.yaml"], two.dir.path());
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(e.contains("same.yaml at #/mcpgen_apis/1/prefix: `api_` is the prefix of"), "{e}");
+    // Derived from one title: the second API gets a number, with a warning; its env var too.
+    let out = mcpgen(&["config", "pets.yaml", "pets.yaml"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("would both have the prefix `petstore_`: the tools of pets.yaml start with `petstore2_`"),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!("both read the env var {PETS_KEY}: `petstore2` reads PETSTORE2_{PETS_KEY} instead")),
+        "{e}"
+    );
+    let config: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(config["tools"][3]["name"], "petstore2_listPets");
+    assert_eq!(config["security_schemes"]["petstore2/apiKey"]["env"], format!("PETSTORE2_{PETS_KEY}"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_clash_after_prefixing_is_resolved() {
+    let two = Two::start().await;
+    two.write(
+        "clash.yaml",
+        "openapi: 3.0.3\ninfo: {title: Clash, version: '1'}\nservers: [{url: 'http://127.0.0.1:1'}]\n\
+         paths:\n  /x:\n    get:\n      operationId: notes_listNotes\n      responses: {'200': {description: ok}}\n",
+    );
+    two.write("apis.yaml", "mcpgen_apis:\n- {spec: notes.yaml}\n- {spec: clash.yaml, prefix: ''}\n");
+    let out = mcpgen(&["config", "apis.yaml"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(e.contains("both have a tool `notes_listNotes`: `clash`'s is `notes_listNotes_2`"), "{e}");
+    let config: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = config["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["notes_listNotes", "notes_createNote", "notes_listNotes_2"]);
+}
+
+/// Prefixed names stay within `--max-name-len`, shortened word by word as any long name is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prefixed_names_stay_within_the_limit() {
+    let two = Two::start().await;
+    let long = "listEveryVeryLongResourceNameOfTheAccountWithItsHistoryAndRelations"; // 68
+    two.write(
+        "long.yaml",
+        &format!(
+            "openapi: 3.0.3\ninfo: {{title: Long Names, version: '1'}}\nservers: [{{url: 'http://127.0.0.1:1'}}]\n\
+             paths:\n  /x:\n    get:\n      operationId: {long}\n      responses: {{'200': {{description: ok}}}}\n"
+        ),
+    );
+    let out = mcpgen(&["config", "long.yaml", "notes.yaml"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let name = config["tools"][0]["name"].as_str().unwrap();
+    assert!(name.starts_with("long_") && name.len() <= 64, "{name}");
+    assert_eq!(name, "long_lis_Eve_Ver_Lon_Res_Nam_Of_The_Acc_Wit_Its_His_And_Rel");
+}
