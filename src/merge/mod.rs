@@ -41,7 +41,7 @@ pub(crate) fn load(
     Ok((load_inputs(inputs, opts, report)?, files))
 }
 
-fn load_inputs(inputs: Vec<(Wanted, Input)>, opts: &PipelineOptions, report: &dyn Fn(&Pipeline)) -> Result<Loaded> {
+fn load_inputs(inputs: Vec<Asked<Input>>, opts: &PipelineOptions, report: &dyn Fn(&Pipeline)) -> Result<Loaded> {
     let from_file = inputs.iter().any(|(w, _)| w.entry.is_some());
     let several = inputs.len() > 1;
     if !several && !from_file {
@@ -111,6 +111,9 @@ impl Prepared {
     }
 }
 
+/// An input with what its entry (or the command line) asks of it.
+type Asked<T> = (Wanted, T);
+
 /// A spec that names a local file, made absolute (URLs and stdin are not files).
 fn local_file(spec: &str) -> Option<PathBuf> {
     let remote = spec == "-" || spec.starts_with("http://") || spec.starts_with("https://");
@@ -126,7 +129,7 @@ fn files_of(spec: &str, input: &Input) -> Vec<PathBuf> {
 }
 
 /// Every input read, a multi-API file's entries in its place, and the local files read.
-fn read_inputs(specs: &[String], opts: &PipelineOptions) -> Result<(Vec<(Wanted, Input)>, Vec<PathBuf>)> {
+fn read_inputs(specs: &[String], opts: &PipelineOptions) -> Result<(Vec<Asked<Input>>, Vec<PathBuf>)> {
     let mut files = Vec::new();
     if specs.iter().filter(|s| *s == "-").count() > 1 {
         return Err(Error::Usage { message: "stdin (`-`) can be read only once".into() });
