@@ -65,6 +65,12 @@ fn matches_goldens(sample: &str, name: &str) {
             assert_eq!(copy, format!("{shipped}\n"), "{rel} is a verbatim copy of src/runtime/{engine}");
             continue;
         }
+        if rel == "Cargo.lock" {
+            // The same lockfile for every crate but the crate's own entry: checked by building the
+            // crates with --locked (`locked_lockfile`), not kept three times as goldens.
+            assert!(text.contains(&format!("name = \"{name}\"\nversion = \"0.1.0\"\n")), "{rel}");
+            continue;
+        }
         let golden = format!("tests/golden/crate-{name}/{rel}");
         if let Some(parent) = Path::new(&golden).parent() {
             std::fs::create_dir_all(parent).unwrap();
@@ -202,11 +208,44 @@ fn cargo_ok(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "cargo {args:?} in {}:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
 }
 
-/// Generates a crate into `dir` with mcpgen's Cargo.lock (the versions mcpgen builds the engine
-/// with, and warm builds in the shared target directory).
+/// Generates a crate into `dir` and checks that the Cargo.lock it ships is exactly what Cargo
+/// resolves (the versions mcpgen builds the engine with, and warm builds in the shared target
+/// directory). With `EXPECTORATE=overwrite`, a stale `templates/crate/Cargo.lock` is made again
+/// from mcpgen's own Cargo.lock.
 fn generate_locked(spec: &str, dir: &Path, package: &str) {
     generate(spec, dir, package, &[]);
-    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let check = cargo(dir, &["metadata", "--locked", "--format-version", "1"]);
+    if check.status.success() {
+        return;
+    }
+    assert!(
+        std::env::var("EXPECTORATE").as_deref() == Ok("overwrite"),
+        "the Cargo.lock generated crates ship is stale (DEPENDENCIES changed?): run \
+         EXPECTORATE=overwrite cargo test --test generate locked_lockfile\n{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    refresh_lock_template(dir, package);
+}
+
+/// Remakes `templates/crate/Cargo.lock` from mcpgen's Cargo.lock and the crate in `dir`: Cargo
+/// drops what the crate does not use and adds what only it uses.
+fn refresh_lock_template(dir: &Path, package: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    cargo_ok(dir, &["metadata", "--format-version", "1"]);
+    let lock = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap();
+    let own = format!("\n[[package]]\nname = \"{package}\"\nversion = \"0.1.0\"\n");
+    assert!(lock.contains(&own), "{package}'s entry in its Cargo.lock");
+    let template = lock.replace(&own, "\n[[package]]\nname = \"mcpgen-generated-crate\"\nversion = \"0.1.0\"\n");
+    std::fs::write(root.join("templates/crate/Cargo.lock"), template).unwrap();
+    panic!("templates/crate/Cargo.lock was made again: rebuild mcpgen (it embeds the template) and run the tests again");
+}
+
+/// The Cargo.lock a generated crate ships is what Cargo resolves for it (`--locked`).
+#[test]
+fn locked_lockfile() {
+    let dir = tempfile::tempdir().unwrap();
+    generate_locked("samples/petstore-oas30.json", &dir.path().join("petstore-mcp"), "petstore-mcp");
 }
 
 /// Generates the crate of `spec`, builds it warning-free, checks it with clippy and runs its
@@ -215,7 +254,7 @@ fn builds_clean(spec: &str, package: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join(package);
     generate_locked(spec, &krate, package);
-    cargo_ok(&krate, &["build", "--all-targets"]);
+    cargo_ok(&krate, &["build", "--locked", "--all-targets"]);
     cargo_ok(&krate, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo_ok(&krate, &["test"]);
     (dir, krate)

@@ -2,6 +2,7 @@
 //! `mcpgen serve`: the engine's source copied verbatim, the runtime config embedded as
 //! `catalogue.json`, a small `main.rs`, a user-owned `hooks.rs`, and the usual project files.
 
+mod lockfile;
 mod handlers;
 mod rust;
 mod templates;
@@ -211,6 +212,7 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     catalogue.push('\n');
     let mut files = vec![
         file("Cargo.toml", t.render(templates::CARGO_TOML, &ctx)?),
+        file("Cargo.lock", lockfile::render(&c.package)?),
         file("README.md", t.render(templates::README, &ctx)?),
         file(".env.example", t.render(templates::ENV_EXAMPLE, &ctx)?),
         file("Dockerfile", t.render(templates::DOCKERFILE, &ctx)?),
