@@ -7,6 +7,7 @@ pub mod auth;
 pub mod caching;
 pub mod cli;
 pub mod compact;
+pub mod confirm;
 pub mod discovery;
 pub mod encode;
 pub mod engine;
