@@ -116,6 +116,11 @@ async fn start_upstream() -> String {
                 (axum::http::StatusCode::INTERNAL_SERVER_ERROR, body).into_response()
             }),
         )
+        // Reached only once the user confirmed (the request-state scenario looks for "state-ok").
+        .route(
+            "/confirmed/{name}",
+            axum::routing::delete(|UrlPath(name): UrlPath<String>| async move { format!("state-ok: {name} done") }),
+        )
         .route("/static-text", get(|| async { "This is the content of the static text resource." }))
         .route("/static-binary", get(|| async { ([(CONTENT_TYPE, "image/png")], png()) }))
         .route(
@@ -141,7 +146,7 @@ async fn run_suite(requirements: &str) {
     let upstream = start_upstream().await;
     let fixture = fixture_dir().join("fixture.yaml");
     let cmd = ServerCommand::mcpgen(&["serve", fixture.to_str().expect("a UTF-8 path")]);
-    let (_server, url) = spawn_http(&cmd, &["--base-url", &upstream, "--resources", "--resource-scheme", "test"]).await;
+    let (_server, url) = spawn_http(&cmd, &["--base-url", &upstream, "--resources", "--resource-scheme", "test", "--confirm", "destructive"]).await;
     // Kept after the run: each scenario's checks.json tells what failed and why.
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("conformance-{requirements}"));
     let _ = std::fs::remove_dir_all(&out);
