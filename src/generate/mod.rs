@@ -39,6 +39,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("metrics.rs", include_str!("../runtime/metrics.rs")),
     ("mod.rs", include_str!("../runtime/mod.rs")),
     ("model.rs", include_str!("../runtime/model.rs")),
+    ("progress.rs", include_str!("../runtime/progress.rs")),
     ("oauth.rs", include_str!("../runtime/oauth.rs")),
     ("reload.rs", include_str!("../runtime/reload.rs")),
     ("request.rs", include_str!("../runtime/request.rs")),

@@ -23,6 +23,7 @@ pub mod manners;
 pub mod metrics;
 pub mod model;
 pub mod oauth;
+pub mod progress;
 pub mod reload;
 pub mod request;
 pub mod resources;

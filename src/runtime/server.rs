@@ -186,7 +186,12 @@ impl ServerHandler for McpServer {
         {
             return Ok(answer);
         }
-        match engine.call_from_client(&request.name, args, &caller).await {
+        // Progress when asked for; a cancelled request drops the call and its upstream request.
+        let call = super::progress::run(engine.call_from_client(&request.name, args, &caller), &context).await;
+        let Some(outcome) = call else {
+            return Err(ErrorData::internal_error("the request was cancelled", None));
+        };
+        match outcome {
             Ok(result) => Ok(result.into()),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }
