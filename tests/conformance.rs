@@ -2,7 +2,8 @@
 //! --transport http`, for the 2026-07-28 and 2025-11-25 requirement sets, with a baseline of
 //! expected failures (`tests/conformance/baseline-*.yaml`, each with its reason).
 //!
-//! The server serves `tests/conformance/fixture.yaml` with `--resources --resource-scheme test`
+//! The server serves `tests/conformance/fixture.yaml` with `--resources --resource-scheme test
+//! --confirm destructive --watch` (so `subscriptions/listen` is offered)
 //! over a small upstream started here, whose responses make mcpgen's ordinary mapping produce
 //! what the scenarios expect of their fixed tools and resources.
 //!
@@ -165,7 +166,7 @@ async fn run_suite(requirements: &str) {
     let cmd = ServerCommand::mcpgen(&["serve", fixture.to_str().expect("a UTF-8 path")]);
     let (_server, url) = spawn_http(
         &cmd,
-        &["--base-url", &upstream, "--resources", "--resource-scheme", "test", "--confirm", "destructive"],
+        &["--base-url", &upstream, "--resources", "--resource-scheme", "test", "--confirm", "destructive", "--watch"],
     )
     .await;
     // Kept after the run: each scenario's checks.json tells what failed and why.

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::caching::CacheHints;
@@ -195,6 +195,25 @@ impl ServerHandler for McpServer {
             Ok(result) => Ok(result.into()),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }
+    }
+
+    /// 2026-07-28's `subscriptions/listen`: tools-list changes, when the tools may change.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = (self.list_changed && requested.tools_list_changed == Some(true)).then_some(true);
+        Some(accepted)
+    }
+
+    /// A subscription is told of reloads that change the tools until the client ends it (or the
+    /// server shuts down: its streams are cut after the shutdown grace).
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let id = context.sink().id().clone();
+        if context.accepted().tools_list_changed == Some(true) {
+            self.live.add_subscription(context.sink().clone());
+        }
+        context.cancelled().await;
+        self.live.remove_subscription(&id);
+        Ok(())
     }
 
     /// A session with a stream to its client (stdio, legacy SSE; stateless HTTP sends no
