@@ -2,7 +2,8 @@
 //! --transport http`, for the 2026-07-28 and 2025-11-25 requirement sets, with a baseline of
 //! expected failures (`tests/conformance/baseline-*.yaml`, each with its reason).
 //!
-//! The server serves `tests/conformance/fixture.yaml` with `--resources --resource-scheme test`
+//! The server serves `tests/conformance/fixture.yaml` with `--resources --resource-scheme test
+//! --confirm destructive --watch` (so `subscriptions/listen` is offered)
 //! over a small upstream started here, whose responses make mcpgen's ordinary mapping produce
 //! what the scenarios expect of their fixed tools and resources.
 //!
@@ -92,6 +93,22 @@ fn multipart() -> Vec<u8> {
     body
 }
 
+/// A body of 6 chunks of 100 bytes, one each 250 ms, with its length (mcpgen reports the bytes).
+fn slow_report() -> axum::response::Response {
+    let stream = futures::stream::unfold(0, |i| async move {
+        if i == 6 {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        Some((Ok::<_, std::io::Error>(axum::body::Bytes::from(vec![b'.'; 100])), i + 1))
+    });
+    axum::response::Response::builder()
+        .header(CONTENT_TYPE, "text/plain")
+        .header(axum::http::header::CONTENT_LENGTH, "600")
+        .body(axum::body::Body::from_stream(stream))
+        .unwrap_or_default()
+}
+
 /// The fixture API's upstream; its base URL.
 async fn start_upstream() -> String {
     let app = axum::Router::new()
@@ -115,6 +132,12 @@ async fn start_upstream() -> String {
                     axum::Json(serde_json::json!({"error": "This tool intentionally returns an error for testing"}));
                 (axum::http::StatusCode::INTERNAL_SERVER_ERROR, body).into_response()
             }),
+        )
+        .route("/test_tool_with_progress", get(|| async { slow_report() }))
+        // Reached only once the user confirmed (the request-state scenario looks for "state-ok").
+        .route(
+            "/confirmed/{name}",
+            axum::routing::delete(|UrlPath(name): UrlPath<String>| async move { format!("state-ok: {name} done") }),
         )
         .route("/static-text", get(|| async { "This is the content of the static text resource." }))
         .route("/static-binary", get(|| async { ([(CONTENT_TYPE, "image/png")], png()) }))
@@ -141,7 +164,11 @@ async fn run_suite(requirements: &str) {
     let upstream = start_upstream().await;
     let fixture = fixture_dir().join("fixture.yaml");
     let cmd = ServerCommand::mcpgen(&["serve", fixture.to_str().expect("a UTF-8 path")]);
-    let (_server, url) = spawn_http(&cmd, &["--base-url", &upstream, "--resources", "--resource-scheme", "test"]).await;
+    let (_server, url) = spawn_http(
+        &cmd,
+        &["--base-url", &upstream, "--resources", "--resource-scheme", "test", "--confirm", "destructive", "--watch"],
+    )
+    .await;
     // Kept after the run: each scenario's checks.json tells what failed and why.
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("conformance-{requirements}"));
     let _ = std::fs::remove_dir_all(&out);

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::{Logs, Mock, Reply, ServerCommand, read_lines, spawn_http_logged, start_mock, text};
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::model::{CallToolRequestParams, ProtocolVersion, SubscriptionFilter};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -165,6 +165,25 @@ async fn http_clients_list_the_new_tool_on_their_next_request() {
     assert_eq!(call(client.peer(), "listOwners").await.unwrap()["path"], "/api/owners");
     let health: Value = reqwest::get(url.replace("/mcp", "/health")).await.unwrap().json().await.unwrap();
     assert_eq!(health, json!({"status": "ok", "tools": 2}), "/health counts the tools served now");
+}
+
+#[tokio::test]
+async fn http_clients_of_2026_07_28_subscribed_are_told() {
+    let mock = start_mock().await;
+    let (_dir, path) = spec_file(&spec(&mock, &[PETS]));
+    let cmd = ServerCommand::mcpgen(&["serve", path.to_str().unwrap()]);
+    let (_child, url, _logs) = spawn_http_logged(&cmd, &["--watch"]).await;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let client = ().serve_with_lifecycle(transport, lifecycle).await.expect("discover over HTTP");
+    let mut filter = SubscriptionFilter::new();
+    filter.tools_list_changed = Some(true);
+    let mut subscription = client.peer().listen(filter).await.expect("subscriptions/listen is acknowledged");
+
+    save_by_rename(&path, &spec(&mock, &[PETS, OWNERS]));
+    let told = tokio::time::timeout(Duration::from_secs(10), subscription.next()).await.expect("told within 10 s");
+    assert!(matches!(told, Ok(Some(rmcp::model::ServerNotification::ToolListChangedNotification(_)))), "{told:?}");
+    assert_eq!(tool_names(client.peer()).await, ["listOwners", "listPets"]);
 }
 
 #[tokio::test]

@@ -289,6 +289,10 @@ pub struct ServerArgs {
     /// `--list-ttl`.
     #[command(flatten)]
     pub caching: super::caching::CachingArgs,
+
+    /// `--confirm`.
+    #[command(flatten)]
+    pub confirm: super::confirm::ConfirmArgs,
 }
 
 /// Parses `--header 'Name: value'` into the trimmed name and value; the name must be an HTTP token.
@@ -443,7 +447,8 @@ fn serve(
         tracing::info!("{}", engine.exposure().reason);
         let count = engine.tool_count();
         let live = LiveEngine::new(engine);
-        let mut server = McpServer::live(live.clone());
+        let confirmer = super::confirm::Confirmer::new(args.confirm.confirm)?;
+        let mut server = McpServer::live(live.clone()).with_confirm(confirmer);
         if let Some(reload) = reload {
             server = server.with_list_changed();
             super::reload::start(live, reload, build, metrics.clone());

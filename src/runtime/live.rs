@@ -10,6 +10,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
+use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer};
 
 use super::engine::Engine;
@@ -23,12 +24,18 @@ struct Shared {
     engine: RwLock<Arc<Engine>>,
     /// Sessions with a stream to the client (stdio, legacy SSE); stateless HTTP has none.
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// 2026-07-28 clients' `subscriptions/listen` streams that accepted tools-list changes.
+    subscriptions: Mutex<Vec<SubscriptionSink>>,
 }
 
 impl LiveEngine {
     /// Serves `engine` until [`LiveEngine::swap`] replaces it.
     pub fn new(engine: Arc<Engine>) -> LiveEngine {
-        LiveEngine(Arc::new(Shared { engine: RwLock::new(engine), peers: Mutex::new(Vec::new()) }))
+        LiveEngine(Arc::new(Shared {
+            engine: RwLock::new(engine),
+            peers: Mutex::new(Vec::new()),
+            subscriptions: Mutex::new(Vec::new()),
+        }))
     }
 
     /// The engine now; a request keeps what it took until it ends.
@@ -50,14 +57,33 @@ impl LiveEngine {
         peers.push(peer);
     }
 
-    /// Sends `notifications/tools/list_changed` to every open session; returns how many got it.
+    /// A `subscriptions/listen` stream to tell when the tools change; forgotten once it ends.
+    pub fn add_subscription(&self, sink: SubscriptionSink) {
+        self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).push(sink);
+    }
+
+    /// Forgets the subscription of the `subscriptions/listen` request `id` (it ended).
+    pub fn remove_subscription(&self, id: &rmcp::model::RequestId) {
+        self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).retain(|s| s.id() != id);
+    }
+
+    /// Sends `notifications/tools/list_changed` to every open session and subscription; returns
+    /// how many got it.
     pub async fn notify_tool_list_changed(&self) -> usize {
+        let subscriptions: Vec<SubscriptionSink> =
+            self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let mut told = 0;
+        for sink in subscriptions {
+            match sink.notify_tool_list_changed().await {
+                Ok(()) => told += 1,
+                Err(e) => tracing::debug!("tools/list_changed not sent on a subscription: {e}"),
+            }
+        }
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = self.peers();
             peers.retain(|p| !p.is_transport_closed());
             peers.clone()
         };
-        let mut told = 0;
         for peer in peers {
             match peer.notify_tool_list_changed().await {
                 Ok(()) => told += 1,

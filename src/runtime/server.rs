@@ -5,12 +5,13 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::caching::CacheHints;
+use super::confirm::{Confirmer, Gate};
 use super::engine::Engine;
 use super::live::LiveEngine;
 use super::resources;
@@ -31,6 +32,8 @@ pub struct McpServer {
     /// The tools may change (`serve --watch`, SIGHUP): `listChanged` is declared and sessions
     /// are told.
     list_changed: bool,
+    /// Calls of this class ask the user first (`--confirm`); `None`: none do.
+    confirm: Option<Arc<Confirmer>>,
 }
 
 impl McpServer {
@@ -41,7 +44,7 @@ impl McpServer {
 
     /// A server for whatever engine `live` holds at each request.
     pub fn live(live: LiveEngine) -> Self {
-        McpServer { live, oauth: false, list_changed: false }
+        McpServer { live, oauth: false, list_changed: false, confirm: None }
     }
 
     /// The server with callers limited to what their access tokens allow (the HTTP layer puts
@@ -54,6 +57,12 @@ impl McpServer {
     /// The server declaring `tools.listChanged`, and remembering the sessions to notify.
     pub fn with_list_changed(mut self) -> Self {
         self.list_changed = true;
+        self
+    }
+
+    /// The server asking the user before the calls `confirmer` names (`--confirm`).
+    pub fn with_confirm(mut self, confirmer: Option<Arc<Confirmer>>) -> Self {
+        self.confirm = confirmer;
         self
     }
 
@@ -164,18 +173,47 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // The engine counts and logs the call.
-        let args = request.arguments.unwrap_or_default();
+        let args = request.arguments.take().unwrap_or_default();
         let caller = super::oauth::caller(self.oauth, &context.extensions);
         // The engine of the moment, held to the end of the call even if a reload replaces it.
         let engine = self.engine();
-        match engine.call_from_client(&request.name, args, &caller).await {
+        if let Some(confirmer) = &self.confirm
+            && let Gate::Answer(answer) = confirmer.gate(&engine, &request, &args, &context, &caller).await?
+        {
+            return Ok(answer);
+        }
+        // Progress when asked for; a cancelled request drops the call and its upstream request.
+        let call = super::progress::run(engine.call_from_client(&request.name, args, &caller), &context).await;
+        let Some(outcome) = call else {
+            return Err(ErrorData::internal_error("the request was cancelled", None));
+        };
+        match outcome {
             Ok(result) => Ok(result.into()),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }
+    }
+
+    /// 2026-07-28's `subscriptions/listen`: tools-list changes, when the tools may change.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = (self.list_changed && requested.tools_list_changed == Some(true)).then_some(true);
+        Some(accepted)
+    }
+
+    /// A subscription is told of reloads that change the tools until the client ends it (or the
+    /// server shuts down: its streams are cut after the shutdown grace).
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let id = context.sink().id().clone();
+        if context.accepted().tools_list_changed == Some(true) {
+            self.live.add_subscription(context.sink().clone());
+        }
+        context.cancelled().await;
+        self.live.remove_subscription(&id);
+        Ok(())
     }
 
     /// A session with a stream to its client (stdio, legacy SSE; stateless HTTP sends no

@@ -161,6 +161,7 @@ impl Upstream {
         let cap = self.policy.max_response_bytes as usize;
         let mut body = Vec::new();
         let mut truncated = false;
+        super::progress::body_started(resp.content_length());
         loop {
             match resp.chunk().await {
                 Ok(Some(chunk)) => {
@@ -170,6 +171,7 @@ impl Upstream {
                         break;
                     }
                     body.extend_from_slice(&chunk);
+                    super::progress::received(body.len() as u64);
                 }
                 Ok(None) => break,
                 Err(e) => return Err(SendError::Body(describe_error(&e), status)),

@@ -54,6 +54,9 @@ pub enum Reply {
     Huge(usize),
     /// 302 to this location.
     Redirect(String),
+    /// `chunks` pieces of `size` bytes, one per pause, with their `Content-Length`; a body the
+    /// client stops reading before its end is counted ([`Mock::aborted`]).
+    Stream(usize, usize, Duration),
 }
 
 #[derive(Default)]
@@ -61,6 +64,7 @@ struct MockState {
     requests: Vec<Recorded>,
     next: Option<Reply>,
     tokens_issued: usize,
+    aborted: usize,
 }
 
 #[derive(Clone)]
@@ -88,6 +92,24 @@ impl Mock {
     }
     pub fn tokens_issued(&self) -> usize {
         self.state.lock().unwrap().tokens_issued
+    }
+    /// How many [`Reply::Stream`] bodies the client stopped reading (closed the connection).
+    pub fn aborted(&self) -> usize {
+        self.state.lock().unwrap().aborted
+    }
+}
+
+/// Counts a streamed body dropped before its end.
+struct EndGuard {
+    state: Arc<Mutex<MockState>>,
+    done: bool,
+}
+
+impl Drop for EndGuard {
+    fn drop(&mut self) {
+        if !self.done {
+            self.state.lock().unwrap().aborted += 1;
+        }
     }
 }
 
@@ -178,6 +200,24 @@ async fn handle(
             Response::builder()
                 .status(200)
                 .header("content-type", "application/json")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
+        Reply::Stream(chunks, size, pause) => {
+            let guard = EndGuard { state: state.clone(), done: false };
+            let stream = futures::stream::unfold((0usize, guard), move |(i, mut guard)| async move {
+                if i == chunks {
+                    guard.done = true;
+                    drop(guard);
+                    return None;
+                }
+                tokio::time::sleep(pause).await;
+                Some((Ok::<_, std::io::Error>(Bytes::from(vec![b' '; size])), (i + 1, guard)))
+            });
+            Response::builder()
+                .status(200)
+                .header("content-type", "text/plain")
+                .header("content-length", (chunks * size).to_string())
                 .body(Body::from_stream(stream))
                 .unwrap()
         }
