@@ -238,7 +238,9 @@ fn refresh_lock_template(dir: &Path, package: &str) {
     assert!(lock.contains(&own), "{package}'s entry in its Cargo.lock");
     let template = lock.replace(&own, "\n[[package]]\nname = \"mcpgen-generated-crate\"\nversion = \"0.1.0\"\n");
     std::fs::write(root.join("templates/crate/Cargo.lock"), template).unwrap();
-    panic!("templates/crate/Cargo.lock was made again: rebuild mcpgen (it embeds the template) and run the tests again");
+    panic!(
+        "templates/crate/Cargo.lock was made again: rebuild mcpgen (it embeds the template) and run the tests again"
+    );
 }
 
 /// The Cargo.lock a generated crate ships is what Cargo resolves for it (`--locked`).

@@ -9,7 +9,7 @@
 use crate::error::{Error, Result};
 
 /// The crate's name in the template.
-pub const PLACEHOLDER: &str = "mcpgen-generated-crate";
+pub(super) const PLACEHOLDER: &str = "mcpgen-generated-crate";
 
 const TEMPLATE: &str = include_str!("../../templates/crate/Cargo.lock");
 
@@ -18,7 +18,7 @@ const ENTRY: &str = "\n[[package]]\n";
 
 /// The lockfile for the crate named `package`: the template with its own entry renamed and put
 /// where Cargo sorts it (by name), since `cargo build --locked` compares the text.
-pub fn render(package: &str) -> Result<String> {
+pub(super) fn render(package: &str) -> Result<String> {
     let mut parts = TEMPLATE.split(ENTRY);
     let header = parts.next().unwrap_or_default();
     let mut entries: Vec<String> = parts.map(str::to_string).collect();

@@ -2,8 +2,8 @@
 //! `mcpgen serve`: the engine's source copied verbatim, the runtime config embedded as
 //! `catalogue.json`, a small `main.rs`, a user-owned `hooks.rs`, and the usual project files.
 
-mod lockfile;
 mod handlers;
+mod lockfile;
 mod rust;
 mod templates;
 mod write;
@@ -40,8 +40,8 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("metrics.rs", include_str!("../runtime/metrics.rs")),
     ("mod.rs", include_str!("../runtime/mod.rs")),
     ("model.rs", include_str!("../runtime/model.rs")),
-    ("progress.rs", include_str!("../runtime/progress.rs")),
     ("oauth.rs", include_str!("../runtime/oauth.rs")),
+    ("progress.rs", include_str!("../runtime/progress.rs")),
     ("reload.rs", include_str!("../runtime/reload.rs")),
     ("request.rs", include_str!("../runtime/request.rs")),
     ("resources.rs", include_str!("../runtime/resources.rs")),
