@@ -31,6 +31,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("error.rs", include_str!("../runtime/error.rs")),
     ("ext.rs", include_str!("../runtime/ext.rs")),
     ("hooks.rs", include_str!("../runtime/hooks.rs")),
+    ("jwks.rs", include_str!("../runtime/jwks.rs")),
     ("jwt_ring.rs", include_str!("../runtime/jwt_ring.rs")),
     ("keywords.rs", include_str!("../runtime/keywords.rs")),
     ("legacy_sse.rs", include_str!("../runtime/legacy_sse.rs")),

@@ -14,6 +14,7 @@ pub mod engine;
 pub mod error;
 pub mod ext;
 pub mod hooks;
+mod jwks;
 pub mod jwt_ring;
 pub mod keywords;
 pub mod legacy_sse;
