@@ -113,7 +113,7 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
 /// README works there: a URL or `-` as it is, a file relative to the crate (absolute when that
 /// would climb far).
 fn spec_from(dir: &std::path::Path, spec: &str) -> String {
-    if spec == "-" || spec.starts_with("http://") || spec.starts_with("https://") {
+    if !crate::load::names_a_file(spec) {
         return spec.to_string();
     }
     let absolute = |p: &std::path::Path| std::path::absolute(p).ok();

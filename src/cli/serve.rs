@@ -63,7 +63,7 @@ pub(super) fn run(args: &ServeArgs) -> Result<()> {
         });
     }
     if args.watch
-        && let Some(spec) = specs.iter().find(|s| *s == "-" || s.starts_with("http://") || s.starts_with("https://"))
+        && let Some(spec) = specs.iter().find(|s| !crate::load::names_a_file(s))
     {
         return Err(Error::Usage {
             message: format!(

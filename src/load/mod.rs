@@ -254,7 +254,7 @@ fn read_source(spec: &str) -> Result<(String, Option<Url>, Vec<u8>)> {
         let id = url.as_ref().map(Url::to_string).unwrap_or_else(|| "stdin".to_string());
         return Ok((id, url, bytes));
     }
-    if spec.starts_with("http://") || spec.starts_with("https://") {
+    if is_url(spec) {
         let url = Url::parse(spec)
             .map_err(|e| Error::Read { location: Location::doc(spec), message: format!("invalid URL: {e}") })?;
         let bytes = fetch_url(&url)?;
@@ -267,6 +267,16 @@ fn read_source(spec: &str) -> Result<(String, Option<Url>, Vec<u8>)> {
     let url = Url::from_file_path(&abs).ok();
     let id = url.as_ref().map(Url::to_string).unwrap_or_else(|| abs.display().to_string());
     Ok((id, url, bytes))
+}
+
+/// Whether an input names an http(s) URL (which `load` fetches).
+pub(crate) fn is_url(spec: &str) -> bool {
+    spec.starts_with("http://") || spec.starts_with("https://")
+}
+
+/// Whether an input names a local file: not stdin (`-`), not a URL.
+pub(crate) fn names_a_file(spec: &str) -> bool {
+    spec != "-" && !is_url(spec)
 }
 
 pub(crate) fn read_file(path: &Path, origin: &str) -> Result<Vec<u8>> {

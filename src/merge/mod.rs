@@ -116,8 +116,7 @@ type Asked<T> = (Wanted, T);
 
 /// A spec that names a local file, made absolute (URLs and stdin are not files).
 fn local_file(spec: &str) -> Option<PathBuf> {
-    let remote = spec == "-" || spec.starts_with("http://") || spec.starts_with("https://");
-    (!remote).then(|| std::path::absolute(spec).unwrap_or_else(|_| PathBuf::from(spec)))
+    load::names_a_file(spec).then(|| std::path::absolute(spec).unwrap_or_else(|_| PathBuf::from(spec)))
 }
 
 /// The local files of an input: its documents (and `$ref`ed files) or the config file.

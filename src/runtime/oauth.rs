@@ -470,11 +470,12 @@ pub async fn require_access(State(gate): State<Arc<Gate>>, request: Request, nex
         Ok(b) => b,
         Err(_) => return (StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than 16 MiB\n").into_response(),
     };
+    let engine = gate.engine.load();
     if let Ok(message) = serde_json::from_slice::<Value>(&bytes)
-        && let Some((tool, needed)) = outside_scopes(&gate.engine.load(), &message, &principal)
+        && let Some((tool, needed)) = outside_scopes(&engine, &message, &principal)
     {
         tracing::debug!(tool = %tool, "tools/call refused: insufficient scope");
-        gate.engine.load().count_forbidden(&tool);
+        engine.count_forbidden(&tool);
         return gate.server.insufficient_scope(&principal, &tool, &needed);
     }
     parts.extensions.insert(principal);

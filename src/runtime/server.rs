@@ -77,8 +77,8 @@ impl McpServer {
     }
 
     /// The caching hints of lists: private when each caller sees its own (OAuth scopes).
-    fn list_hints(&self) -> CacheHints {
-        CacheHints::lists(self.engine().list_ttl(), self.oauth)
+    fn list_hints(&self, engine: &Engine) -> CacheHints {
+        CacheHints::lists(engine.list_ttl(), self.oauth)
     }
 }
 
@@ -119,10 +119,11 @@ impl ServerHandler for McpServer {
             }
         };
         let caller = super::oauth::caller(self.oauth, &context.extensions);
-        let (tools, next) = self.engine().mcp_tools_page_for(&caller, start, PAGE_SIZE);
+        let engine = self.engine();
+        let (tools, next) = engine.mcp_tools_page_for(&caller, start, PAGE_SIZE);
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next.map(|n| n.to_string());
-        let hints = self.list_hints();
+        let hints = self.list_hints(&engine);
         Ok(result.with_ttl_ms(hints.ttl_ms).with_cache_scope(hints.scope))
     }
 
@@ -132,11 +133,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let caller = super::oauth::caller(self.oauth, &context.extensions);
-        let all = resources::list(&self.engine(), &caller);
+        let engine = self.engine();
+        let all = resources::list(&engine, &caller);
         let (items, next) = resources::page(all, request.as_ref().and_then(|r| r.cursor.as_deref()), PAGE_SIZE)?;
         let mut result = ListResourcesResult::with_all_items(items);
         result.next_cursor = next;
-        let hints = self.list_hints();
+        let hints = self.list_hints(&engine);
         Ok(result.with_ttl_ms(hints.ttl_ms).with_cache_scope(hints.scope))
     }
 
@@ -146,11 +148,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let caller = super::oauth::caller(self.oauth, &context.extensions);
-        let all = resources::templates(&self.engine(), &caller);
+        let engine = self.engine();
+        let all = resources::templates(&engine, &caller);
         let (items, next) = resources::page(all, request.as_ref().and_then(|r| r.cursor.as_deref()), PAGE_SIZE)?;
         let mut result = ListResourceTemplatesResult::with_all_items(items);
         result.next_cursor = next;
-        let hints = self.list_hints();
+        let hints = self.list_hints(&engine);
         Ok(result.with_ttl_ms(hints.ttl_ms).with_cache_scope(hints.scope))
     }
 
