@@ -24,7 +24,13 @@ Examples:
   mcpgen serve functions.json --bindings bindings.yaml         a function list bound to a REST API
   mcpgen serve openapi.yaml --watch                           reload on each edit, and on SIGHUP
   mcpgen serve github.json stripe.yaml                        two APIs: tools github_*, stripe_*
-  mcpgen serve apis.yaml                                      a multi-API file, per-API options";
+  mcpgen serve apis.yaml                                      a multi-API file, per-API options
+  mcpgen serve openapi.yaml --transport http --oauth-issuer https://auth.example.com
+                                                              OAuth access tokens; each caller sees the tools its scopes allow
+  mcpgen serve openapi.yaml --confirm destructive             ask the user before a call that deletes
+  mcpgen serve openapi.yaml --resources                       GET operations as MCP resources and templates
+  mcpgen serve openapi.yaml --transport http --metrics-bind 127.0.0.1:9090 --log-format json
+                                                              Prometheus /metrics on an internal port, JSON logs";
 
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ServeArgs {
