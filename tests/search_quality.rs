@@ -1,9 +1,10 @@
-//! Search quality on three hand-written sets of requests (tests/search/README.md says how each
-//! was written). The goal is the gold operation in the top 5 for 80 % of requests; measured
-//! today: 0.77 on the set the engine was tuned on, 0.73 and 0.71 on the two held-out sets. Each
-//! test holds its set to a floor just under today's figure, so that a change that makes search
-//! worse fails. Run with `--nocapture` for recall@1/@5/@10 per API and the misses. Needs the
-//! corpus (../shared/corpus/fetch.sh); skipped with a message without it.
+//! Search quality on four hand-written sets of requests (tests/search/README.md says how each
+//! was written). The goal is the gold operation in the top 5 for 80 % of requests. Measured
+//! today: 0.80, 0.82 and 0.79 on the three sets the engine has been tuned on, and 0.65 on the
+//! fourth, written afterwards and measured once. Each test holds its set to a floor just under
+//! today's figure, so that a change that makes search worse fails. Run with `--nocapture` for
+//! recall@1/@5/@10 per API and the misses. Needs the corpus (../shared/corpus/fetch.sh); skipped
+//! with a message without it.
 
 mod common;
 
@@ -83,19 +84,27 @@ fn check(file: &str, floor: f64) {
 /// The set the engine was tuned on (tests/search/queries.json).
 #[test]
 fn development_set_recall_at_5() {
-    check("tests/search/queries.json", 0.75);
+    check("tests/search/queries.json", 0.78);
 }
 
-/// A set written afterwards, by someone who saw neither the engine nor the first set, and never
-/// tuned on (tests/search/heldout.json): the honest figure.
+/// A set written afterwards, by someone who saw neither the engine nor the first set
+/// (tests/search/heldout.json); tuned on in the second round.
 #[test]
 fn held_out_set_recall_at_5() {
-    check("tests/search/heldout.json", 0.70);
+    check("tests/search/heldout.json", 0.80);
 }
 
-/// A third set, written last, by someone who saw neither the engine nor the other sets, measured
-/// once after all tuning (tests/search/final.json).
+/// A third set, by someone who saw neither the engine nor the other sets, measured once after the
+/// first round of tuning (tests/search/final.json); tuned on in the second round.
 #[test]
 fn final_set_recall_at_5() {
-    check("tests/search/final.json", 0.68);
+    check("tests/search/final.json", 0.77);
+}
+
+/// A fourth set, by someone who saw neither the engine nor the other sets, written during the
+/// second round of tuning on the first three and measured once after it (tests/search/fresh.json):
+/// the honest figure.
+#[test]
+fn fresh_set_recall_at_5() {
+    check("tests/search/fresh.json", 0.63);
 }

@@ -43,6 +43,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("model.rs", include_str!("../runtime/model.rs")),
     ("oauth.rs", include_str!("../runtime/oauth.rs")),
     ("progress.rs", include_str!("../runtime/progress.rs")),
+    ("query.rs", include_str!("../runtime/query.rs")),
     ("reload.rs", include_str!("../runtime/reload.rs")),
     ("request.rs", include_str!("../runtime/request.rs")),
     ("resources.rs", include_str!("../runtime/resources.rs")),

@@ -32,7 +32,7 @@ pub(super) const SYNONYMS: &[&[&str]] = &[
     &["compare", "diff", "difference"],
     &["collaborator", "access", "permission", "invite"],
     &["vulnerability", "vulnerable", "advisory", "security", "cve"],
-    &["limit", "quota", "remaining", "rate"],
+    &["limit", "quota", "remaining", "rate", "throttle", "throttled"],
     &["star", "stargazer", "starred", "favorite"],
     &["message", "chat", "post", "send", "say", "tell"],
     &["leave", "quit", "exit", "depart"],
@@ -40,7 +40,7 @@ pub(super) const SYNONYMS: &[&[&str]] = &[
     &["status", "profile", "emoji"],
     &["upload", "attach", "file", "document", "pdf"],
     &["reaction", "react", "emoji"],
-    &["snooze", "mute", "dnd", "disturb", "quiet"],
+    &["snooze", "mute", "dnd", "disturb", "quiet", "pause"],
     &["search", "find", "look", "query"],
     &["refund", "reimburse", "money back", "return"],
     &["subscription", "plan", "billing", "recurring", "subscribe"],
@@ -74,6 +74,7 @@ pub(super) const SYNONYMS: &[&[&str]] = &[
     &["invoice", "bill"],
     &["contents", "file", "content"],
     &["commit", "change", "changed"],
+    &["upcoming", "next", "future", "coming"],
 ];
 
 /// Short forms and what they stand for: the same word to a user, at full weight.
@@ -106,6 +107,8 @@ pub(super) const PHRASES: &[(&str, &str)] = &[
     ("set up", "create"),
     ("sign up", "register"),
     ("money back", "refund"),
+    ("hand over", "transfer"),
+    ("thumbs up", "react"),
     ("get out of", "leave"),
     // Question words that ask for a kind of thing.
     ("who", "user member"),

@@ -25,6 +25,7 @@ pub mod metrics;
 pub mod model;
 pub mod oauth;
 pub mod progress;
+mod query;
 pub mod reload;
 pub mod request;
 pub mod resources;

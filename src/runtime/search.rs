@@ -9,7 +9,8 @@ use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::{Map, Value};
 
 use super::compact::first_sentence;
-use super::lexicon::{ABBREVIATIONS, INTENTS, PHRASES, STOP_WORDS, SYNONYMS, verbs};
+use super::lexicon::{ABBREVIATIONS, INTENTS, STOP_WORDS, SYNONYMS, verbs};
+use super::query;
 
 /// What the index reads of one tool.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +68,9 @@ const SYNONYM_WEIGHT: f32 = 0.5;
 /// matching all keeps all.
 const COORD_FLOOR: f32 = 0.2;
 /// Documents whose method does what the query's verb asks get this factor.
-const INTENT_BOOST: f32 = 1.3;
+const INTENT_BOOST: f32 = 1.7;
+/// Reads of a collection get this factor when the query asks for things in the plural.
+const COLLECTION_BOOST: f32 = 1.5;
 
 /// A term a query looks for: its id, weighted idf, and the query's concepts (bits) it stands for.
 struct QueryTerm {
@@ -92,6 +95,8 @@ pub struct SearchIndex {
     related: HashMap<String, Vec<(String, f32)>>,
     /// Per document: its method, for the query's intent.
     methods: Vec<Option<String>>,
+    /// Per document: whether its path ends at a collection (`/pulls`, not `/pulls/{number}`).
+    collections: Vec<bool>,
     /// Stemmed intent verbs, and the methods they ask for.
     intents: Vec<(Vec<String>, &'static [&'static str])>,
     /// Per term: (document, saturated weighted term frequency).
@@ -99,6 +104,8 @@ pub struct SearchIndex {
     idf: Vec<f32>,
     /// Lower-cased tool names and operationIds.
     exact: HashMap<String, Vec<u32>>,
+    /// What the paths act on (their static segments), for ids whose prefix names one.
+    resources: Resources,
     docs: usize,
     analyzer: Analyzer,
 }
@@ -119,6 +126,7 @@ impl Analyzer {
     /// Appends the terms of `text` to `out`.
     pub fn terms(&self, text: &str, out: &mut Vec<String>) {
         for word in split_words(text) {
+            let word = singular_acronym(word);
             let lower = word.to_lowercase();
             if lower.len() < 2 && !lower.chars().all(|c| c.is_ascii_digit()) || STOP_WORDS.contains(&lower.as_str()) {
                 continue;
@@ -156,7 +164,10 @@ fn related_terms(analyzer: &Analyzer) -> HashMap<String, Vec<(String, f32)>> {
         }
     }
     for group in SYNONYMS {
-        let stems = analyzer.all_terms(group);
+        // A phrase of a group ("money back") stands for the group as a whole, which single words
+        // cannot match; its words alone ("money") mean something else. PHRASES rewrites it.
+        let words: Vec<&str> = group.iter().copied().filter(|w| !w.contains(' ')).collect();
+        let stems = analyzer.all_terms(&words);
         for a in &stems {
             for b in &stems {
                 relate(a, b, SYNONYM_WEIGHT);
@@ -164,6 +175,41 @@ fn related_terms(analyzer: &Analyzer) -> HashMap<String, Vec<(String, f32)>> {
         }
     }
     related
+}
+
+/// A word of the index that begins with another (`dependabot`, `depend`; `usergroups`, `user`)
+/// is found by it too, at synonym weight: API names join words that users say apart.
+fn add_compounds(terms: &HashMap<String, u32>, related: &mut HashMap<String, Vec<(String, f32)>>) {
+    let mut compounds: Vec<(&str, &str)> = Vec::new();
+    for term in terms.keys().filter(|t| t.len() >= MIN_COMPOUND && t.is_ascii()) {
+        for end in MIN_PART..=term.len() - MIN_REST {
+            if terms.contains_key(&term[..end]) {
+                compounds.push((&term[..end], term));
+            }
+        }
+    }
+    // Sorted, so that related lists do not depend on the hash map's order.
+    compounds.sort_unstable();
+    for (part, whole) in compounds {
+        let list = related.entry(part.to_string()).or_default();
+        if !list.iter().any(|(t, _)| t == whole) {
+            list.push((whole.to_string(), SYNONYM_WEIGHT));
+        }
+    }
+}
+
+/// The shortest word that can be split as a compound, its shortest first part, and its shortest
+/// rest.
+const MIN_COMPOUND: usize = 8;
+const MIN_PART: usize = 5;
+const MIN_REST: usize = 3;
+
+/// An acronym's plural is the acronym (`PRs`, `URLs`).
+pub(super) fn singular_acronym(word: &str) -> &str {
+    match word.strip_suffix('s') {
+        Some(acronym) if acronym.len() >= 2 && acronym.chars().all(|c| c.is_ascii_uppercase()) => acronym,
+        _ => word,
+    }
 }
 
 /// Words of a text: runs of letters and digits, split again where lower case turns upper
@@ -179,7 +225,9 @@ fn split_case(word: &str) -> Vec<&str> {
     for i in 1..chars.len() {
         let (at, c) = chars[i];
         let prev = chars[i - 1].1;
-        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+        // An acronym's plural (`PRs`, `URLs`) is one word.
+        let plural_s = chars.get(i + 1).is_some_and(|(_, n)| *n == 's') && i + 2 == chars.len();
+        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase()) && !plural_s;
         let boundary = (c.is_uppercase() && prev.is_lowercase())
             || (c.is_uppercase() && prev.is_uppercase() && next_lower)
             || (c.is_alphabetic() && prev.is_ascii_digit() && c.is_uppercase());
@@ -201,9 +249,13 @@ impl SearchIndex {
         // Pass 1: each document's fields as term ids; field lengths for the averages.
         let mut fielded: Vec<[Vec<u32>; FIELD_COUNT]> = Vec::new();
         let mut methods = Vec::new();
+        let mut resources = Resources::default();
+        let mut collections = Vec::new();
         let mut buf = Vec::new();
         for (i, doc) in docs.into_iter().enumerate() {
             methods.push(doc.method.map(str::to_ascii_uppercase));
+            resources.add(doc.path);
+            collections.push(doc.path.is_some_and(|p| !p.trim_end_matches('/').ends_with('}')));
             let id = i as u32;
             exact.entry(doc.name.to_lowercase()).or_default().push(id);
             if let Some(op) = doc.operation_id.filter(|op| !op.eq_ignore_ascii_case(doc.name)) {
@@ -254,8 +306,21 @@ impl SearchIndex {
             })
             .collect();
         let intents = INTENTS.iter().map(|(verbs, methods)| (analyzer.all_terms(verbs), *methods)).collect();
-        let related = related_terms(&analyzer);
-        SearchIndex { terms, related, methods, intents, postings, idf, exact, docs: fielded.len(), analyzer }
+        let mut related = related_terms(&analyzer);
+        add_compounds(&terms, &mut related);
+        SearchIndex {
+            terms,
+            related,
+            methods,
+            collections,
+            intents,
+            postings,
+            idf,
+            exact,
+            resources,
+            docs: fielded.len(),
+            analyzer,
+        }
     }
 
     /// The number of documents indexed.
@@ -338,15 +403,33 @@ impl SearchIndex {
                 }
             }
         }
+        let request = query::analyze(query);
         let mut query_terms = Vec::new();
-        self.analyzer.terms(&rewrite_phrases(&without_values(query)), &mut query_terms);
+        self.analyzer.terms(&request.text, &mut query_terms);
+        for prefix in &request.id_prefixes {
+            if let Some(resource) = self.resources.named_by(prefix) {
+                self.analyzer.terms(resource, &mut query_terms);
+            }
+        }
         let mut scores = self.scores(&query_terms);
-        // The first verb that says what kind of call is wanted favours methods that do it.
-        let intent = query_terms.iter().find_map(|t| self.intents.iter().find(|(verbs, _)| verbs.contains(t)));
-        if let Some((_, methods)) = intent {
+        // A question asks to read; otherwise the first verb that says what kind of call is wanted
+        // favours the methods that do it.
+        let intent = if request.question {
+            Some(READS)
+        } else {
+            query_terms.iter().find_map(|t| self.intents.iter().find(|(verbs, _)| verbs.contains(t))).map(|(_, m)| *m)
+        };
+        if let Some(methods) = intent {
             for (score, method) in scores.iter_mut().zip(&self.methods) {
                 if method.as_deref().is_some_and(|m| methods.contains(&m)) {
                     *score *= INTENT_BOOST;
+                }
+            }
+            // A read of things in the plural is a list: a read of a collection.
+            if methods == READS && request.plural {
+                let reads = self.collections.iter().zip(&self.methods).map(|(c, m)| *c && m.as_deref() == Some("GET"));
+                for (score, _) in scores.iter_mut().zip(reads).filter(|(_, read)| *read) {
+                    *score *= COLLECTION_BOOST;
                 }
             }
         }
@@ -403,81 +486,45 @@ fn field_texts(doc: &SearchDoc<'_>) -> Vec<(usize, String)> {
     out
 }
 
-/// A query without the values it carries (quoted text, `owner/repo` slugs, ids with digits,
-/// emails, @mentions, #channels, numbers): they are arguments for the call, not what it does.
-fn without_values(query: &str) -> String {
-    let mut out = String::with_capacity(query.len());
-    let mut quote: Option<char> = None;
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        let w = word.trim_matches(|c: char| matches!(c, ',' | '.' | '?' | '!' | ';' | ':' | '(' | ')'));
-        let is_value = w.contains('/')
-            || w.contains('@')
-            || w.starts_with('#')
-            || w.chars().any(|c| c.is_ascii_digit())
-            || (w.contains('_') && w.chars().any(|c| c.is_ascii_uppercase()))
-            || value_kind(w).is_some();
-        if !is_value {
-            out.push_str(w);
-            out.push(' ');
-        } else if let Some(kind) = value_kind(w) {
-            out.push_str(kind);
-            out.push(' ');
-        }
-        word.clear();
-    };
-    for c in query.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            // An apostrophe inside a word (`don't`, `Sam's`) opens no quote.
-            None if (c == '"' || c == '\'' || c == '‘' || c == '“') && word.is_empty() => {
-                quote = Some(match c {
-                    '‘' => '’',
-                    '“' => '”',
-                    other => other,
-                })
+/// The methods that read.
+const READS: &[&str] = &["GET", "HEAD"];
+
+/// The resources an API's paths act on: each static path segment, with how many paths have it.
+#[derive(Default)]
+struct Resources {
+    counts: HashMap<String, u32>,
+}
+
+impl Resources {
+    fn add(&mut self, path: Option<&str>) {
+        for segment in path.into_iter().flat_map(|p| p.split('/')) {
+            if segment.len() > 1 && segment.chars().all(|c| c.is_ascii_alphabetic() || c == '_' || c == '-') {
+                *self.counts.entry(segment.to_ascii_lowercase()).or_default() += 1;
             }
-            None if c.is_whitespace() => flush(&mut word, &mut out),
-            None => word.push(c),
         }
     }
-    flush(&mut word, &mut out);
-    out
-}
 
-/// What kind of value a query word is, when its form says so: the parameter it fills is a clue to
-/// the operation (an email address to look a user up by, a URL to send events to, a file path).
-fn value_kind(value: &str) -> Option<&'static str> {
-    if value.starts_with("http://") || value.starts_with("https://") {
-        return Some("url");
+    /// The resource an id prefix names: one whose name starts with it (`cus`: customers), whose
+    /// words' initials it is (`pi`: payment_intents), or, failing those, whose letters it keeps in
+    /// order from the first (`acct`: accounts, `dp`: disputes); the most common first, then the
+    /// shortest, then by name.
+    fn named_by(&self, prefix: &str) -> Option<&str> {
+        let initials = |s: &str| s.split(['_', '-']).filter_map(|w| w.chars().next()).collect::<String>();
+        let keeps = |s: &str| {
+            let mut letters = s.chars();
+            s.starts_with(&prefix[..1]) && prefix.chars().all(|c| letters.any(|l| l == c))
+        };
+        let rules: [&dyn Fn(&str) -> bool; 3] =
+            [&|s: &str| s.starts_with(prefix), &|s: &str| s.contains(['_', '-']) && initials(s) == prefix, &keeps];
+        rules.iter().find_map(|rule| {
+            self.counts
+                .iter()
+                .filter(|(s, _)| rule(s))
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.len().cmp(&a.0.len())).then(b.0.cmp(a.0)))
+                .map(|(s, _)| s.as_str())
+        })
     }
-    if let Some((user, domain)) = value.split_once('@') {
-        return (!user.is_empty() && domain.contains('.')).then_some("email");
-    }
-    let (name, ext) = value.rsplit_once('.')?;
-    let is_ext = name.len() > 1 && (1..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase());
-    is_ext.then_some("file")
 }
-
-/// A query with [`PHRASES`] replaced by their single words.
-/// A phrasal verb also matches with a pronoun after its verb ("take it down", "get me out of").
-fn rewrite_phrases(query: &str) -> String {
-    let mut text = format!(" {} ", query.to_lowercase());
-    for (phrase, word) in PHRASES {
-        let (verb, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
-        if !text.contains(&format!(" {verb} ")) {
-            continue;
-        }
-        text = text.replace(&format!(" {phrase} "), &format!(" {word} "));
-        for pronoun in PRONOUNS.iter().filter(|_| !rest.is_empty()) {
-            text = text.replace(&format!(" {verb} {pronoun} {rest} "), &format!(" {word} "));
-        }
-    }
-    text
-}
-
-const PRONOUNS: [&str; 8] = ["me", "us", "it", "them", "him", "her", "this", "that"];
 
 /// Text without HTML tags (`<p>`, `<a href="...">`): their names and attributes are not content.
 fn strip_markup(text: &str) -> String {
@@ -536,8 +583,11 @@ mod tests {
 
     #[test]
     fn words_split_at_case_and_punctuation() {
-        let words: Vec<&str> = split_words("getPetById HTMLParser repos/list-for_org v2Beta").collect();
-        assert_eq!(words, ["get", "Pet", "By", "Id", "HTML", "Parser", "repos", "list", "for", "org", "v2", "Beta"]);
+        let words: Vec<&str> = split_words("getPetById HTMLParser repos/list-for_org v2Beta PRs").collect();
+        assert_eq!(
+            words,
+            ["get", "Pet", "By", "Id", "HTML", "Parser", "repos", "list", "for", "org", "v2", "Beta", "PRs"]
+        );
     }
 
     #[test]
