@@ -21,6 +21,7 @@ use crate::runtime::model::RuntimeConfig;
 pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("args.rs", include_str!("../runtime/args.rs")),
     ("auth.rs", include_str!("../runtime/auth.rs")),
+    ("binding.rs", include_str!("../runtime/binding.rs")),
     ("caching.rs", include_str!("../runtime/caching.rs")),
     ("cli.rs", include_str!("../runtime/cli.rs")),
     ("compact.rs", include_str!("../runtime/compact.rs")),

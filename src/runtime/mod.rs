@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod auth;
+pub mod binding;
 pub mod caching;
 pub mod cli;
 pub mod compact;
