@@ -12,6 +12,7 @@
 //! `SOAK_CLIENTS` (32) change its size. See docs/soak.md.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -181,10 +182,29 @@ paths:
 // ---------------------------------------------------------------------------------------------
 // The upstream
 
-type Body = StreamBody<futures::stream::Iter<std::vec::IntoIter<Result<Frame<Bytes>, std::io::Error>>>>;
+type Body = http_body_util::combinators::BoxBody<Bytes, std::io::Error>;
 
-fn body(chunks: Vec<Result<Bytes, std::io::Error>>) -> Body {
-    StreamBody::new(futures::stream::iter(chunks.into_iter().map(|c| c.map(Frame::data)).collect::<Vec<_>>()))
+fn body(chunks: Vec<Bytes>) -> Body {
+    StreamBody::new(futures::stream::iter(chunks.into_iter().map(|c| Ok(Frame::data(c))))).boxed()
+}
+
+/// `first`, then (once hyper has flushed it, while the body waits) an error, on which hyper
+/// closes the connection: the response breaks off after `first`.
+fn broken_body(first: Bytes) -> Body {
+    let steps = futures::stream::unfold(0, move |step| {
+        let first = first.clone();
+        async move {
+            match step {
+                0 => Some((Ok(Frame::data(first)), 1)),
+                1 => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    Some((Err(std::io::Error::other("injected truncation")), 2))
+                }
+                _ => None,
+            }
+        }
+    });
+    StreamBody::new(steps).boxed()
 }
 
 fn json_response(status: StatusCode, value: &Value) -> Response<Body> {
@@ -193,7 +213,7 @@ fn json_response(status: StatusCode, value: &Value) -> Response<Body> {
         .status(status)
         .header("content-type", "application/json")
         .header("content-length", text.len())
-        .body(body(vec![Ok(text)]))
+        .body(body(vec![text]))
         .expect("a response")
 }
 
@@ -305,7 +325,7 @@ async fn handle(
                 .status(status)
                 .header("content-type", "application/json")
                 .header("content-length", TRUNCATED_LENGTH)
-                .body(body(vec![Ok(Bytes::from(sent)), Err(std::io::Error::other("injected truncation"))]))
+                .body(broken_body(Bytes::from(sent)))
                 .expect("a response")
         }
         Fault::BadJson => {
@@ -313,21 +333,21 @@ async fn handle(
             Response::builder()
                 .status(status)
                 .header("content-type", "application/json")
-                .body(body(vec![Ok(Bytes::from(text))]))
+                .body(body(vec![Bytes::from(text)]))
                 .expect("a response")
         }
         Fault::Big => {
             // {"rid":N,"blob":"xxxx...x"} of BIG bytes, from one shared 64 KiB chunk.
             let head = Bytes::from(format!(r#"{{"rid":{rid},"blob":""#));
             let tail = Bytes::from_static(br#""}"#);
-            let mut chunks = vec![Ok(head.clone())];
+            let mut chunks = vec![head.clone()];
             let mut left = BIG - head.len() - tail.len();
             while left > 0 {
                 let n = left.min(big.len());
-                chunks.push(Ok(big.slice(..n)));
+                chunks.push(big.slice(..n));
                 left -= n;
             }
-            chunks.push(Ok(tail));
+            chunks.push(tail);
             Response::builder()
                 .status(status)
                 .header("content-type", "application/json")
@@ -408,10 +428,12 @@ fn check(rid: u64, r: &CallToolResult) -> Result<(), String> {
             serde_json::from_str::<Value>(&text).ok() == Some(want)
         }
         Fault::Status500 => text.contains("HTTP 500") && text.contains(&format!("injected failure for r{rid}\"")),
-        // hyper's words for a RST, or for a connection closed before the answer.
+        // mcpgen's words for a connection closed before the status came, with the cause (a RST:
+        // "connection reset by peer"); not "could not connect", since the API was reached.
         Fault::Reset => {
-            let t = text.to_ascii_lowercase();
-            (t.contains("reset") || t.contains("connection closed")) && !t.contains("timed out")
+            text.contains("the connection was closed before the response came")
+                && text.to_ascii_lowercase().contains("reset")
+                && !text.contains("could not connect")
         }
         Fault::Slow => text.contains(&format!("timed out after {TIMEOUT_SECS} s")),
         Fault::Truncated => text.contains("HTTP 20") && text.contains("broke off"),
@@ -465,7 +487,8 @@ async fn start_server(spec: &Path) -> Server {
         .arg(spec)
         .args(["--transport", "http", "--bind", &format!("127.0.0.1:{port}"), "--watch"])
         .args(["--timeout", &TIMEOUT_SECS.to_string(), "--retries", "1"])
-        .env("MCPGEN_LOG", "info")
+        // The default log filter (warn, and mcpgen's info: start-up and reloads), as in production.
+        .env_remove("MCPGEN_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -476,8 +499,14 @@ async fn start_server(spec: &Path) -> Server {
     let log = Arc::new(Mutex::new(Log::default()));
     let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
     let sink = log.clone();
+    // SOAK_SERVER_LOG=FILE keeps the server's whole log.
+    let mut keep = std::env::var_os("SOAK_SERVER_LOG")
+        .map(|p| std::io::BufWriter::new(std::fs::File::create(p).expect("create SOAK_SERVER_LOG")));
     let log_done = tokio::spawn(async move {
         while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(f) = &mut keep {
+                let _ = writeln!(f, "{line}");
+            }
             let mut log = sink.lock().expect("log lock");
             log.lines += 1;
             if line.contains("panicked") {
@@ -649,7 +678,10 @@ async fn reload_midway(
             break edited.elapsed();
         }
         if Instant::now() > deadline {
-            return Err(format!("getStats not listed 15 s after the edit: {:?}", tools.iter().map(|t| &t.name).collect::<Vec<_>>()));
+            return Err(format!(
+                "getStats not listed 15 s after the edit: {:?}",
+                tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+            ));
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
@@ -725,13 +757,8 @@ async fn main() {
         })
     };
 
-    let reload = tokio::spawn(reload_midway(
-        server.url.clone(),
-        spec_path.clone(),
-        spec(&base, true),
-        done.clone(),
-        calls,
-    ));
+    let reload =
+        tokio::spawn(reload_midway(server.url.clone(), spec_path.clone(), spec(&base, true), done.clone(), calls));
 
     let next = Arc::new(AtomicU64::new(0));
     let tasks: Vec<_> = (0..clients)
@@ -779,7 +806,10 @@ async fn main() {
     }
     println!("correct      {}", line.trim_end_matches(", "));
     let faulty: usize = FAULTS.iter().map(|f| tally.correct.get(f).copied().unwrap_or(0)).sum();
-    println!("             {faulty} faulty answers named correctly ({:.2} % of calls)", faulty as f64 * 100.0 / total.max(1) as f64);
+    println!(
+        "             {faulty} faulty answers named correctly ({:.2} % of calls)",
+        faulty as f64 * 100.0 / total.max(1) as f64
+    );
     if total != calls {
         problems.push(format!("{total} calls classified, {calls} made"));
     }
@@ -789,10 +819,16 @@ async fn main() {
 
     let mut us = std::mem::take(&mut tally.healthy_us);
     us.sort_unstable();
-    println!("latency      healthy calls p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms", pct(&us, 0.5), pct(&us, 0.99), pct(&us, 1.0));
+    println!(
+        "latency      healthy calls p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        pct(&us, 0.5),
+        pct(&us, 0.99),
+        pct(&us, 1.0)
+    );
 
     let by_fault: Vec<u64> = counts.by_fault.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-    let reset_gets = (1..=calls as u64).filter(|&r| fault_of(r) == Fault::Reset && op_of(r) != Op::CreateOrder).count() as u64;
+    let reset_gets =
+        (1..=calls as u64).filter(|&r| fault_of(r) == Fault::Reset && op_of(r) != Op::CreateOrder).count() as u64;
     let requests = counts.requests.load(Ordering::Relaxed);
     // The calls, the one retry of each reset GET, and getStats.
     let want_requests = calls as u64 + reset_gets + 1;
@@ -866,7 +902,9 @@ async fn main() {
         // connections to the upstream (at most the client count plus idle ones kept in the pool).
         let bound = 3 * clients + 32;
         let last = warm.last().map_or(0, |s| s.fds);
-        println!("fds          after warm-up min {fmin}, max {fmax} (whole run max {all_max}); at the end {last}; bound {bound}");
+        println!(
+            "fds          after warm-up min {fmin}, max {fmax} (whole run max {all_max}); at the end {last}; bound {bound}"
+        );
         if fmax > bound {
             problems.push(format!("{fmax} open fds, more than {bound}"));
         }
