@@ -888,40 +888,43 @@ async fn main() {
         let min = warm.iter().map(|s| s.rss_kb).min().unwrap_or(0);
         let max = warm.iter().map(|s| s.rss_kb).max().unwrap_or(0);
         let spread = (max - min) as f64 * 100.0 / min.max(1) as f64;
-        // The trend: the median of each tenth of the calls after warm-up. Single samples swing
-        // by a few MB with the 1 MiB answers of the 10 MB fault in flight (the body read, its
-        // text, the JSON-RPC message); a leak moves the medians.
-        let medians: Vec<(usize, Duration, u64)> = (1..10)
-            .filter_map(|k| {
-                let mut w: Vec<&Sample> =
-                    warm.iter().filter(|s| s.done * 10 >= calls * k && s.done * 10 < calls * (k + 1)).collect();
+        // Single samples swing by a few MB with the 1 MiB answers of the 10 MB fault in flight
+        // (the body read, its text, the JSON-RPC message), so flatness is judged on the trend: a
+        // least-squares line through the samples, its rise from the first to the last sample as
+        // a share of the mean. A leak is a rising line.
+        let n = warm.len() as f64;
+        let (t, y): (Vec<f64>, Vec<f64>) = warm.iter().map(|s| (s.at.as_secs_f64(), s.rss_kb as f64)).unzip();
+        let (tm, ym) = (t.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+        let var: f64 = t.iter().map(|t| (t - tm).powi(2)).sum();
+        let slope = if var > 0.0 { t.iter().zip(&y).map(|(t, y)| (t - tm) * (y - ym)).sum::<f64>() / var } else { 0.0 };
+        let span = t.last().unwrap_or(&0.0) - t.first().unwrap_or(&0.0);
+        let trend = slope * span * 100.0 / ym.max(1.0);
+        let flat = trend.abs() <= 10.0;
+        // The curve: the median of each quarter of the samples.
+        let quarters: Vec<String> = (0..4)
+            .filter_map(|q| {
+                let mut w: Vec<&Sample> = warm[warm.len() * q / 4..warm.len() * (q + 1) / 4].iter().collect();
                 let at = w.first()?.at;
                 w.sort_by_key(|s| s.rss_kb);
-                Some((k, at, w[w.len() / 2].rss_kb))
+                Some(format!("from {:.0} s {:.1}", at.as_secs_f64(), w[w.len() / 2].rss_kb as f64 / 1024.0))
             })
             .collect();
-        let mmin = medians.iter().map(|m| m.2).min().unwrap_or(0);
-        let mmax = medians.iter().map(|m| m.2).max().unwrap_or(0);
-        let trend = (mmax - mmin) as f64 * 100.0 / mmin.max(1) as f64;
-        let flat = trend <= 10.0;
         let mb = |kb: u64| kb as f64 / 1024.0;
         println!(
-            "RSS          {} samples after warm-up (first 10 % of calls excluded): min {:.1} MB, max {:.1} MB ({spread:.1} % apart)",
+            "RSS          {} samples after warm-up (first 10 % of calls excluded): min {:.1} MB, max {:.1} MB ({spread:.1} % apart), mean {:.1} MB",
             warm.len(),
             mb(min),
             mb(max),
+            ym / 1024.0,
         );
         println!(
-            "             medians by tenth of the calls: {:.1} to {:.1} MB ({trend:.1} % apart) -> {}",
-            mb(mmin),
-            mb(mmax),
-            if flat { "flat within 10 %" } else { "NOT flat" }
+            "             trend {:+.1} MB over {span:.0} s ({trend:+.1} %) -> {}; medians by quarter: {} MB",
+            slope * span / 1024.0,
+            if flat { "flat within 10 %" } else { "NOT flat" },
+            quarters.join(", ")
         );
-        let curve: Vec<String> =
-            medians.iter().map(|(k, at, kb)| format!("{}0% ({:.0} s) {:.1}", k, at.as_secs_f64(), mb(*kb))).collect();
-        println!("             {} MB", curve.join(", "));
         if !flat {
-            problems.push(format!("RSS medians {trend:.1} % apart after warm-up"));
+            problems.push(format!("RSS trend {trend:+.1} % after warm-up"));
         }
         let fmin = warm.iter().map(|s| s.fds).min().unwrap_or(0);
         let fmax = warm.iter().map(|s| s.fds).max().unwrap_or(0);
