@@ -256,22 +256,22 @@ fn linger_zero(fd: RawFd) {
 }
 
 /// The request id of a request, from its path, query or JSON body.
-async fn request_id(req: Request<Incoming>) -> Option<(u64, Option<Value>)> {
+async fn request_id(req: Request<Incoming>) -> Option<u64> {
     let path = req.uri().path().to_string();
     let query: BTreeMap<String, String> =
         url::form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes()).into_owned().collect();
     match (req.method().as_str(), path.as_str()) {
-        ("GET", "/stats") => Some((0, None)),
+        ("GET", "/stats") => Some(0),
         ("GET", p) if p.starts_with("/items/r") => {
             let rid = p["/items/r".len()..].parse().ok()?;
-            (op_of(rid) == Op::GetItem).then_some((rid, None))
+            (op_of(rid) == Op::GetItem).then_some(rid)
         }
         ("GET", "/search") => {
             let rid: u64 = query.get("rid")?.parse().ok()?;
             let ok = op_of(rid) == Op::SearchItems
                 && query.get("q").map(String::as_str) == Some(QUERY)
                 && query.get("limit").and_then(|l| l.parse().ok()) == Some(limit_of(rid));
-            ok.then_some((rid, None))
+            ok.then_some(rid)
         }
         ("POST", "/orders") => {
             let json = req.headers().get("content-type").is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
@@ -282,7 +282,7 @@ async fn request_id(req: Request<Incoming>) -> Option<(u64, Option<Value>)> {
                 && op_of(rid) == Op::CreateOrder
                 && v["qty"].as_u64() == Some(qty_of(rid))
                 && v["note"].as_str() == Some(&note_of(rid));
-            ok.then_some((rid, Some(v)))
+            ok.then_some(rid)
         }
         _ => None,
     }
@@ -295,7 +295,7 @@ async fn handle(
     big: Bytes,
 ) -> Result<Response<Body>, ResetConnection> {
     counts.requests.fetch_add(1, Ordering::Relaxed);
-    let Some((rid, _)) = request_id(req).await else {
+    let Some(rid) = request_id(req).await else {
         counts.bad_requests.fetch_add(1, Ordering::Relaxed);
         return Ok(json_response(StatusCode::BAD_REQUEST, &json!({"error": "not a request of the soak"})));
     };
@@ -899,7 +899,9 @@ async fn main() {
         let slope = if var > 0.0 { t.iter().zip(&y).map(|(t, y)| (t - tm) * (y - ym)).sum::<f64>() / var } else { 0.0 };
         let span = t.last().unwrap_or(&0.0) - t.first().unwrap_or(&0.0);
         let trend = slope * span * 100.0 / ym.max(1.0);
-        let flat = trend.abs() <= 10.0;
+        // A short run (a few samples) cannot tell a trend from the swing: not judged.
+        let judged = warm.len() >= 20;
+        let flat = !judged || trend.abs() <= 10.0;
         // The curve: the median of each quarter of the samples.
         let quarters: Vec<String> = (0..4)
             .filter_map(|q| {
@@ -920,7 +922,11 @@ async fn main() {
         println!(
             "             trend {:+.1} MB over {span:.0} s ({trend:+.1} %) -> {}; medians by quarter: {} MB",
             slope * span / 1024.0,
-            if flat { "flat within 10 %" } else { "NOT flat" },
+            match (judged, flat) {
+                (false, _) => "too few samples to judge",
+                (true, true) => "flat within 10 %",
+                (true, false) => "NOT flat",
+            },
             quarters.join(", ")
         );
         if !flat {
