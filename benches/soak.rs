@@ -476,6 +476,8 @@ struct Log {
     lines: usize,
     panics: Vec<String>,
     reloads: Vec<String>,
+    /// ERROR and WARN lines: how many, and the first 20.
+    warnings: usize,
     errors: Vec<String>,
 }
 
@@ -522,8 +524,11 @@ async fn start_server(spec: &Path) -> Server {
                 log.panics.push(line);
             } else if line.contains("reloaded") || line.contains("reload of") {
                 log.reloads.push(line);
-            } else if line.contains("ERROR") && log.errors.len() < 20 {
-                log.errors.push(line);
+            } else if line.contains(" ERROR ") || line.contains(" WARN ") {
+                log.warnings += 1;
+                if log.errors.len() < 20 {
+                    log.errors.push(line);
+                }
             }
         }
     });
@@ -749,6 +754,7 @@ async fn main() {
     let spec_path = dir.path().join("soak.yaml");
     std::fs::write(&spec_path, spec(&base, false)).expect("write the spec");
     let mut server = start_server(&spec_path).await;
+    let fds_before = fd_count(server.pid).unwrap_or(0);
     println!(
         "soak: {calls} calls from {clients} clients; mcpgen pid {} at {}, upstream {base}, --timeout {TIMEOUT_SECS} --retries 1",
         server.pid, server.url
@@ -824,6 +830,10 @@ async fn main() {
     finished.store(true, Ordering::Relaxed);
     let samples = sampler.await.expect("the sampler");
     let stalls = watchdog.await.expect("the watchdog");
+    // Idle again: what the load opened must have been closed (idle upstream connections kept in
+    // reqwest's pool aside: at most one per client).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let fds_after = fd_count(server.pid).unwrap_or(usize::MAX);
     tally.resolve(&stalls);
     // SOAK_SAMPLES=FILE keeps the samples as CSV.
     if let Some(path) = std::env::var_os("SOAK_SAMPLES") {
@@ -955,8 +965,9 @@ async fn main() {
     for l in &log.reloads {
         println!("             log: {}", excerpt(l));
     }
-    if log.reloads.len() != 1 || !log.reloads[0].contains("3 -> 4 tools") {
-        problems.push(format!("want one reload from 3 to 4 tools in the log, got {:?}", log.reloads));
+    // One edit; the watcher settles bursts, but a second reload of the same file would be harmless.
+    if !log.reloads.iter().any(|l| l.contains("3 -> 4 tools")) || log.reloads.iter().any(|l| l.contains("reload of")) {
+        problems.push(format!("want a reload from 3 to 4 tools and no failed one in the log, got {:?}", log.reloads));
     }
 
     let warm: Vec<Sample> = samples.iter().copied().filter(|s| s.done * 10 >= calls).collect();
@@ -1024,11 +1035,15 @@ async fn main() {
             problems.push(format!("{fmax} open fds, more than {bound}"));
         }
     }
+    println!("             idle: {fds_before} fds before the calls, {fds_after} after");
+    if fds_after > fds_before + clients {
+        problems.push(format!("{fds_after} fds open after the calls, {fds_before} before"));
+    }
     println!(
-        "server log   {} lines, {} with \"panicked\"; {} ERROR lines; {}",
+        "server log   {} lines, {} with \"panicked\"; {} ERROR or WARN lines; {}",
         log.lines,
         log.panics.len(),
-        log.errors.len(),
+        log.warnings,
         if stopped_cleanly {
             "alive at the end, stopped cleanly on SIGTERM".to_string()
         } else {
