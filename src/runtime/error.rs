@@ -47,6 +47,8 @@ pub enum UpstreamFault {
     Timeout,
     /// No connection (refused, DNS, TLS).
     Connect,
+    /// The connection was made, then closed or reset before the response's status came.
+    Closed,
     /// The status came, the body broke off.
     BrokenBody,
     /// Anything else reqwest reports.

@@ -246,6 +246,7 @@ impl Metrics {
         let kind = match fault {
             UpstreamFault::Timeout => "timeout",
             UpstreamFault::Connect => "connect",
+            UpstreamFault::Closed => "closed",
             UpstreamFault::BrokenBody => "broken_body",
             _ => "other",
         };

@@ -20,7 +20,8 @@ pub struct UpstreamPolicy {
     pub timeout: Duration,
     /// Response body bytes read at most; the rest is cut off and the response marked truncated.
     pub max_response_bytes: u64,
-    /// Extra attempts after a connection error, 429 or 502/503/504.
+    /// Extra attempts after a connection error (none made, or one closed before the response), 429
+    /// or 502/503/504.
     pub retries: u32,
     /// Retry POST and PATCH too (off: they may not be safe to repeat).
     pub retry_non_idempotent: bool,
@@ -112,7 +113,7 @@ impl Upstream {
                 Ok(r) if matches!(r.status.as_u16(), 429 | 502 | 503 | 504) => {
                     Some(parse_retry_after(r.retry_after.as_deref()))
                 }
-                Err(SendError::Connect(_)) => Some(None),
+                Err(SendError::Connect(_) | SendError::Closed(_)) => Some(None),
                 _ => None,
             };
             match retry_after {
@@ -201,6 +202,8 @@ impl Upstream {
 enum SendError {
     Timeout,
     Connect(String),
+    /// Connected, then closed or reset before the response's status.
+    Closed(String),
     Body(String, reqwest::StatusCode),
     Other(String),
 }
@@ -210,6 +213,7 @@ impl SendError {
         match self {
             SendError::Timeout => UpstreamFault::Timeout,
             SendError::Connect(_) => UpstreamFault::Connect,
+            SendError::Closed(_) => UpstreamFault::Closed,
             SendError::Body(..) => UpstreamFault::BrokenBody,
             SendError::Other(_) => UpstreamFault::Other,
         }
@@ -229,6 +233,18 @@ impl SendError {
             SendError::Connect(e) => {
                 (UpstreamFault::Connect, format!("{target} failed: could not connect ({e}); the API may be down"))
             }
+            SendError::Closed(e) => {
+                let acted =
+                    if matches!(req.method, reqwest::Method::GET | reqwest::Method::HEAD | reqwest::Method::OPTIONS) {
+                        ""
+                    } else {
+                        "; the API may have acted on the request before it closed"
+                    };
+                (
+                    UpstreamFault::Closed,
+                    format!("{target} failed: the connection was closed before the response came ({e}){acted}"),
+                )
+            }
             SendError::Body(e, status) => {
                 (UpstreamFault::BrokenBody, format!("{target}: HTTP {status}, but the response body broke off ({e})"))
             }
@@ -241,8 +257,12 @@ impl SendError {
 fn classify(e: reqwest::Error) -> SendError {
     if e.is_timeout() {
         SendError::Timeout
-    } else if e.is_connect() || e.is_request() {
+    } else if e.is_connect() {
         SendError::Connect(describe_error(&e))
+    } else if e.is_request() {
+        // Connected and sent (or sending), then the connection broke: a reset, or a close before
+        // the status line. Not "could not connect": the API was reached.
+        SendError::Closed(describe_error(&e))
     } else {
         SendError::Other(describe_error(&e))
     }
@@ -287,6 +307,74 @@ mod tests {
         assert!(started.elapsed() >= Duration::from_millis(190), "{:?}", started.elapsed());
         let text = metrics.encode();
         assert!(text.contains("mcpgen_rate_limit_waits_total 4\n"), "{text}");
+    }
+
+    /// A server that reads each request's head and closes the connection without answering;
+    /// counts the requests.
+    async fn closing_server() -> (reqwest::Url, Arc<std::sync::atomic::AtomicUsize>) {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/pets", listener.local_addr().unwrap()).parse().unwrap();
+        let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = seen.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                drop(stream);
+            }
+        });
+        (url, seen)
+    }
+
+    fn request(method: reqwest::Method, url: reqwest::Url) -> PreparedRequest {
+        PreparedRequest { method, url, headers: reqwest::header::HeaderMap::new(), cookies: Vec::new(), body: None }
+    }
+
+    /// The soak bench (issue 14) found a connection reset after the request was sent reported as
+    /// "could not connect ...; the API may be down", and counted as a connect error.
+    #[tokio::test]
+    async fn a_connection_closed_before_the_answer_is_not_a_failure_to_connect() {
+        let (url, seen) = closing_server().await;
+        let metrics = Arc::new(Metrics::new());
+        let up = Upstream::new(UpstreamPolicy::default(), metrics.clone()).unwrap();
+
+        let Err(Error::Upstream { fault, message }) = up.send(&request(reqwest::Method::GET, url.clone())).await else {
+            panic!("an upstream error")
+        };
+        assert_eq!(fault, UpstreamFault::Closed);
+        assert!(message.contains("GET http://127.0.0.1:"), "{message}");
+        assert!(message.contains("the connection was closed before the response came"), "{message}");
+        assert!(!message.contains("could not connect") && !message.contains("acted on"), "{message}");
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 2, "a GET is retried once");
+
+        // POST: not retried, and the model is told the API may have acted on it.
+        let Err(Error::Upstream { fault, message }) = up.send(&request(reqwest::Method::POST, url)).await else {
+            panic!("an upstream error")
+        };
+        assert_eq!(fault, UpstreamFault::Closed);
+        assert!(message.contains("the API may have acted on the request"), "{message}");
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 3);
+        let text = metrics.encode();
+        assert!(text.contains("mcpgen_upstream_errors_total{kind=\"closed\"} 3\n"), "{text}");
+        assert!(text.contains("mcpgen_upstream_retries_total 1\n"), "{text}");
+
+        // Nothing listening: that one could not connect.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let url = format!("http://{closed}/pets").parse().unwrap();
+        let up = Upstream::new(UpstreamPolicy { retries: 0, ..UpstreamPolicy::default() }, metrics).unwrap();
+        let Err(Error::Upstream { fault, message }) = up.send(&request(reqwest::Method::GET, url)).await else {
+            panic!("an upstream error")
+        };
+        assert_eq!(fault, UpstreamFault::Connect);
+        assert!(message.contains("could not connect"), "{message}");
     }
 
     #[test]
