@@ -14,7 +14,9 @@ pub(crate) fn drop_in_background<T: Send + 'static>(value: T) {
     }
 }
 
-/// Gives free heap pages back to the OS (glibc keeps them otherwise).
+/// Gives free heap pages back to the OS (glibc keeps them otherwise). The `mcpgen` binary runs on
+/// mimalloc (src/main.rs), which returns freed pages by itself; this is for glibc's own
+/// allocations there, and for everything in programs that use the library with glibc's malloc.
 pub(crate) fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only walks the allocator's own free lists; it has no preconditions.

@@ -738,6 +738,10 @@ fn validate(
         }
     });
     let validator = validator.as_ref()?;
+    // Most calls are valid: a yes or no first, the errors only when there are some.
+    if validator.is_valid(instance) {
+        return None;
+    }
     let problems: Vec<String> = validator
         .iter_errors(instance)
         .take(5)

@@ -47,12 +47,59 @@ pub async fn mcp_manners(State(about): State<Arc<About>>, request: Request, next
                 Ok(b) => b,
                 Err(_) => return parse_error("the request body is unreadable or larger than 16 MiB"),
             };
-            if let Err(e) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+            if let Err(e) = serde_json::from_slice::<Json>(&bytes) {
                 return parse_error(&format!("the body is not JSON: {e}"));
             }
             next.run(Request::from_parts(parts, Body::from(bytes))).await
         }
         _ => next.run(request).await,
+    }
+}
+
+/// Any JSON value, checked as a `serde_json::Value` is parsed (syntax, strings and their escapes,
+/// numbers, nesting depth: the same errors) and kept nowhere: rmcp parses the message itself, and
+/// a tree built here would be thrown away.
+struct Json;
+
+impl<'de> serde::Deserialize<'de> for Json {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Json, D::Error> {
+        deserializer.deserialize_any(Json)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Json {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Json, E> {
+        Ok(Json)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Json, E> {
+        Ok(Json)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Json, E> {
+        Ok(Json)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Json, E> {
+        Ok(Json)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Json, E> {
+        Ok(Json)
+    }
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        while seq.next_element::<Json>()?.is_some() {}
+        Ok(Json)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        while map.next_key::<Json>()?.is_some() {
+            map.next_value::<Json>()?;
+        }
+        Ok(Json)
     }
 }
 
@@ -107,6 +154,35 @@ fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The check says what a `serde_json::Value` parse says, for good and bad bodies alike.
+    #[test]
+    fn json_check_agrees_with_value() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let bodies: [&[u8]; 16] = [
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":[1,-2,3.5e9,true,null]}}}"#,
+            b"",
+            b"   ",
+            b"{",
+            b"{\"a\":}",
+            b"[1,2,]",
+            b"{\"a\":1}x",
+            b"\"\\ud800\"",
+            b"\"\\ud800\\u0041\"",
+            b"\"\\x\"",
+            b"\"\xff\xfe\"",
+            b"{\"\xff\":1}",
+            b"1e999",
+            b"-",
+            b"\"tab\there\"",
+            deep.as_bytes(),
+        ];
+        for body in bodies {
+            let ours = serde_json::from_slice::<super::Json>(body).err().map(|e| e.to_string());
+            let value = serde_json::from_slice::<serde_json::Value>(body).err().map(|e| e.to_string());
+            assert_eq!(ours, value, "{:?}", String::from_utf8_lossy(body));
+        }
+    }
+
     #[test]
     fn html_is_escaped() {
         assert_eq!(super::escape("<script>\"a&b'</script>"), "&lt;script&gt;&quot;a&amp;b&#39;&lt;/script&gt;");

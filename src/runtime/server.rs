@@ -184,13 +184,17 @@ impl ServerHandler for McpServer {
         let caller = super::oauth::caller(self.oauth, &context.extensions);
         // The engine of the moment, held to the end of the call even if a reload replaces it.
         let engine = self.engine();
+        // The call's futures are boxed: rmcp spawns a task per request whose future holds this
+        // one, and tokio copies a task's whole future when it spawns it and when it ends (a call
+        // with its upstream request inline is kilobytes; memcpy was the top of the profile).
         if let Some(confirmer) = &self.confirm
-            && let Gate::Answer(answer) = confirmer.gate(&engine, &request, &args, &context, &caller).await?
+            && let Gate::Answer(answer) = Box::pin(confirmer.gate(&engine, &request, &args, &context, &caller)).await?
         {
             return Ok(answer);
         }
         // Progress when asked for; a cancelled request drops the call and its upstream request.
-        let call = super::progress::run(engine.call_from_client(&request.name, args, &caller), &context).await;
+        let call =
+            Box::pin(super::progress::run(engine.call_from_client(&request.name, args, &caller), &context)).await;
         let Some(outcome) = call else {
             return Err(ErrorData::internal_error("the request was cancelled", None));
         };

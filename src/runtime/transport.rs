@@ -105,13 +105,16 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .enforce_origin_validation();
     let cancel = config.cancellation_token.clone();
     let about = Arc::new(About::new(&server));
-    let service =
-        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(NeverSessionManager::default()), config);
+    let service = Arc::new(StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    ));
     let token: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
     let token_for_metrics = token.clone();
     // The token check is the outer layer: nothing about the server is told before it.
     let mcp = axum::Router::new()
-        .nest_service("/mcp", service)
+        .nest_service("/mcp", axum::routing::any(streamable).with_state(service))
         .layer(middleware::from_fn_with_state(about.clone(), super::manners::mcp_manners));
     let mcp = match &oauth {
         Some(rs) => {
@@ -202,6 +205,16 @@ pub async fn serve_metrics(bind: SocketAddr, metrics: Arc<Metrics>, readiness: R
         }
     });
     Ok(addr)
+}
+
+/// rmcp's Streamable HTTP service, shared: axum clones a route's service for every request, and
+/// cloning `StreamableHttpService` itself copies its config (the allowed hosts and origins, ...),
+/// five times a request; an `Arc` is cloned instead.
+type Streamable = Arc<StreamableHttpService<McpServer, NeverSessionManager>>;
+
+/// `/mcp`: what rmcp's own `tower::Service` does with a request, on the shared service.
+async fn streamable(State(service): State<Streamable>, request: Request) -> Response {
+    service.handle(request).await.map(axum::body::Body::new)
 }
 
 /// `/metrics`: OpenMetrics text, which Prometheus reads.
