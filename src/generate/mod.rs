@@ -23,6 +23,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("auth.rs", include_str!("../runtime/auth.rs")),
     ("binding.rs", include_str!("../runtime/binding.rs")),
     ("caching.rs", include_str!("../runtime/caching.rs")),
+    ("call.rs", include_str!("../runtime/call.rs")),
     ("cli.rs", include_str!("../runtime/cli.rs")),
     ("compact.rs", include_str!("../runtime/compact.rs")),
     ("confirm.rs", include_str!("../runtime/confirm.rs")),
