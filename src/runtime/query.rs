@@ -50,8 +50,8 @@ fn is_question(query: &str) -> bool {
     QUESTION_WORDS.contains(&first) && !(first == "how" && matches!(second, "do" | "can" | "to" | "should" | "would"))
 }
 
-/// "Open" before a noun without an article ("the open issues", "still open") is a state, not a
-/// request to create: it is dropped, so that it does not ask for `POST`.
+/// "Open" with no article after it ("the open issues", "still open") is a state, not a request to
+/// create ("open a PR"): it is dropped, so that it does not ask for `POST`.
 fn adjective_open(text: &str) -> String {
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut out = Vec::with_capacity(words.len());
