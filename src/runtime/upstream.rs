@@ -235,11 +235,7 @@ impl SendError {
             }
             SendError::Closed(e) => {
                 let acted =
-                    if matches!(req.method, reqwest::Method::GET | reqwest::Method::HEAD | reqwest::Method::OPTIONS) {
-                        ""
-                    } else {
-                        "; the API may have acted on the request before it closed"
-                    };
+                    if req.method.is_safe() { "" } else { "; the API may have acted on the request before it closed" };
                 (
                     UpstreamFault::Closed,
                     format!("{target} failed: the connection was closed before the response came ({e}){acted}"),
