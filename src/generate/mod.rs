@@ -19,6 +19,7 @@ use crate::runtime::model::RuntimeConfig;
 
 /// The engine's source, copied verbatim into every crate (`src/runtime/`).
 pub const ENGINE_SOURCES: &[(&str, &str)] = &[
+    ("analyzer.rs", include_str!("../runtime/analyzer.rs")),
     ("args.rs", include_str!("../runtime/args.rs")),
     ("auth.rs", include_str!("../runtime/auth.rs")),
     ("binding.rs", include_str!("../runtime/binding.rs")),

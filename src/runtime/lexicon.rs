@@ -75,6 +75,7 @@ pub(super) const SYNONYMS: &[&[&str]] = &[
     &["contents", "file", "content"],
     &["commit", "change", "changed"],
     &["upcoming", "next", "future", "coming"],
+    &["detach", "unlink", "disconnect"],
 ];
 
 /// Short forms and what they stand for: the same word to a user, at full weight.
@@ -129,7 +130,7 @@ pub(super) const INTENTS: &[(&[&str], &[&str])] = &[
     (
         &[
             "create", "add", "new", "make", "open", "file", "post", "send", "start", "submit", "invite", "upload",
-            "register", "give", "grant",
+            "register", "give", "grant", "save", "store",
         ],
         &["POST", "PUT"],
     ),
@@ -141,6 +142,46 @@ pub(super) const INTENTS: &[(&[&str], &[&str])] = &[
         ],
         &["GET", "HEAD"],
     ),
+];
+
+/// Irregular verb forms and their base, which a user's
+/// past tense ("I paid", "who sent") and a description's ("paid invoices") share.
+pub(super) const IRREGULAR: &[(&str, &str)] = &[
+    ("paid", "pay"),
+    ("sent", "send"),
+    ("made", "make"),
+    ("gave", "give"),
+    ("given", "give"),
+    ("took", "take"),
+    ("taken", "take"),
+    ("wrote", "write"),
+    ("written", "write"),
+    ("ran", "run"),
+    ("left", "leave"),
+    ("bought", "buy"),
+    ("sold", "sell"),
+    ("built", "build"),
+    ("broke", "break"),
+    ("broken", "break"),
+    ("chose", "choose"),
+    ("chosen", "choose"),
+    ("found", "find"),
+    ("froze", "freeze"),
+    ("frozen", "freeze"),
+    ("hid", "hide"),
+    ("hidden", "hide"),
+    ("kept", "keep"),
+    ("lost", "lose"),
+    ("said", "say"),
+    ("spent", "spend"),
+    ("told", "tell"),
+    ("undid", "undo"),
+    ("undone", "undo"),
+    ("won", "win"),
+    ("began", "begin"),
+    ("begun", "begin"),
+    ("forgot", "forget"),
+    ("forgotten", "forget"),
 ];
 
 /// Words that carry no meaning in a search: function words, and the fillers of requests ("I want

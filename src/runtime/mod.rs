@@ -2,6 +2,7 @@
 //! itself (`self::`/`super::`) and to crates a generated Cargo.toml lists, so that its source can
 //! be copied verbatim into a generated crate.
 
+pub mod analyzer;
 pub mod args;
 pub mod auth;
 pub mod binding;

@@ -47,8 +47,15 @@ fn is_question(query: &str) -> bool {
     let lower = query.trim().to_lowercase();
     let mut words = lower.split(|c: char| !(c.is_alphanumeric() || c == '\''));
     let (Some(first), second) = (words.next(), words.next().unwrap_or("")) else { return false };
-    QUESTION_WORDS.contains(&first) && !(first == "how" && matches!(second, "do" | "can" | "to" | "should" | "would"))
+    let asks = QUESTION_WORDS.contains(&first)
+        && !(first == "how" && matches!(second, "do" | "can" | "to" | "should" | "would"));
+    // A question mark makes a question of what opens otherwise ("anything new on acme/api?"),
+    // unless it is a polite request ("can you close #4?").
+    asks || lower.ends_with('?') && !REQUEST_WORDS.contains(&first)
 }
+
+/// Words that open a request to act, even with a question mark at its end.
+const REQUEST_WORDS: &[&str] = &["can", "could", "would", "will", "please", "should"];
 
 /// "Open" with no article after it ("the open issues", "still open") is a state, not a request to
 /// create ("open a PR"): it is dropped, so that it does not ask for `POST`.
@@ -179,6 +186,8 @@ mod tests {
         assert!(!analyze("how do I delete a branch").question);
         assert!(!analyze("delete the branch").question);
         assert!(!analyze("can you star tokio-rs/tokio").question);
+        assert!(analyze("anything unread in acme/api?").question);
+        assert!(!analyze("could you star tokio-rs/tokio?").question);
     }
 
     #[test]

@@ -5,11 +5,12 @@
 
 use std::collections::HashMap;
 
-use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::{Map, Value};
 
+pub use super::analyzer::Analyzer;
+pub(super) use super::analyzer::singular_acronym;
 use super::compact::first_sentence;
-use super::lexicon::{ABBREVIATIONS, INTENTS, STOP_WORDS, SYNONYMS, verbs};
+use super::lexicon::{ABBREVIATIONS, INTENTS, SYNONYMS, verbs};
 use super::query;
 
 /// What the index reads of one tool.
@@ -110,40 +111,6 @@ pub struct SearchIndex {
     analyzer: Analyzer,
 }
 
-/// Text to terms: words split at non-alphanumerics and case changes, lower-cased, stop words
-/// dropped, stemmed (Snowball English).
-pub struct Analyzer {
-    stemmer: Stemmer,
-}
-
-impl Default for Analyzer {
-    fn default() -> Self {
-        Analyzer { stemmer: Stemmer::create(Algorithm::English) }
-    }
-}
-
-impl Analyzer {
-    /// Appends the terms of `text` to `out`.
-    pub fn terms(&self, text: &str, out: &mut Vec<String>) {
-        for word in split_words(text) {
-            let word = singular_acronym(word);
-            let lower = word.to_lowercase();
-            if lower.len() < 2 && !lower.chars().all(|c| c.is_ascii_digit()) || STOP_WORDS.contains(&lower.as_str()) {
-                continue;
-            }
-            out.push(self.stemmer.stem(&lower).into_owned());
-        }
-    }
-
-    fn all_terms(&self, words: &[&str]) -> Vec<String> {
-        let mut out = Vec::new();
-        for w in words {
-            self.terms(w, &mut out);
-        }
-        out
-    }
-}
-
 /// Per term, the terms a query for it also looks for, and at what weight.
 fn related_terms(analyzer: &Analyzer) -> HashMap<String, Vec<(String, f32)>> {
     let mut related: HashMap<String, Vec<(String, f32)>> = HashMap::new();
@@ -203,42 +170,6 @@ fn add_compounds(terms: &HashMap<String, u32>, related: &mut HashMap<String, Vec
 const MIN_COMPOUND: usize = 8;
 const MIN_PART: usize = 5;
 const MIN_REST: usize = 3;
-
-/// An acronym's plural is the acronym (`PRs`, `URLs`).
-pub(super) fn singular_acronym(word: &str) -> &str {
-    match word.strip_suffix('s') {
-        Some(acronym) if acronym.len() >= 2 && acronym.chars().all(|c| c.is_ascii_uppercase()) => acronym,
-        _ => word,
-    }
-}
-
-/// Words of a text: runs of letters and digits, split again where lower case turns upper
-/// (`getPetById`) and where an upper-case run turns into a word (`HTMLParser` -> HTML Parser).
-fn split_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).flat_map(split_case)
-}
-
-fn split_case(word: &str) -> Vec<&str> {
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
-    let mut parts = Vec::new();
-    let mut start = 0;
-    for i in 1..chars.len() {
-        let (at, c) = chars[i];
-        let prev = chars[i - 1].1;
-        // An acronym's plural (`PRs`, `URLs`) is one word.
-        let plural_s = chars.get(i + 1).is_some_and(|(_, n)| *n == 's') && i + 2 == chars.len();
-        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase()) && !plural_s;
-        let boundary = (c.is_uppercase() && prev.is_lowercase())
-            || (c.is_uppercase() && prev.is_uppercase() && next_lower)
-            || (c.is_alphabetic() && prev.is_ascii_digit() && c.is_uppercase());
-        if boundary {
-            parts.push(&word[start..at]);
-            start = at;
-        }
-    }
-    parts.push(&word[start..]);
-    parts
-}
 
 impl SearchIndex {
     /// Indexes these documents; a hit's index is the document's position among them.
@@ -478,6 +409,9 @@ fn field_texts(doc: &SearchDoc<'_>) -> Vec<(usize, String)> {
             if let Some(d) = schema.get("description").and_then(Value::as_str) {
                 out.push((PARAMS, first_sentence(&strip_markup(d), 200)));
             }
+            if let Some(values) = enum_words(schema) {
+                out.push((PARAMS, values));
+            }
         }
     }
     if let Some(m) = doc.method {
@@ -485,6 +419,19 @@ fn field_texts(doc: &SearchDoc<'_>) -> Vec<(usize, String)> {
     }
     out
 }
+
+/// The values of a short enumeration of words (`APPROVE`, `push`): what a user asks for by name.
+fn enum_words(schema: &Value) -> Option<String> {
+    let values = schema.get("enum").or_else(|| schema.get("items")?.get("enum"))?.as_array()?;
+    if values.len() > MAX_ENUM_WORDS {
+        return None;
+    }
+    let words: Vec<&str> = values.iter().filter_map(Value::as_str).filter(|v| v.len() <= 30).collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// Longer enumerations are lists of codes (countries, currencies, event types), not choices.
+const MAX_ENUM_WORDS: usize = 6;
 
 /// The methods that read.
 const READS: &[&str] = &["GET", "HEAD"];
@@ -582,22 +529,6 @@ mod tests {
     }
 
     #[test]
-    fn words_split_at_case_and_punctuation() {
-        let words: Vec<&str> = split_words("getPetById HTMLParser repos/list-for_org v2Beta PRs").collect();
-        assert_eq!(
-            words,
-            ["get", "Pet", "By", "Id", "HTML", "Parser", "repos", "list", "for", "org", "v2", "Beta", "PRs"]
-        );
-    }
-
-    #[test]
-    fn terms_are_stemmed_and_stop_words_dropped() {
-        let mut out = Vec::new();
-        Analyzer::default().terms("Listing the Repositories of my organizations", &mut out);
-        assert_eq!(out, ["list", "repositori", "organ"]);
-    }
-
-    #[test]
     fn ranks_by_meaning() {
         let schema = Map::new();
         let idx = index(&schema);
@@ -636,5 +567,20 @@ mod tests {
             doc("b", "Something else.", "GET", "/b", with),
         ]);
         assert_eq!(idx.search("billing email", 1)[0].0, 1);
+    }
+
+    #[test]
+    fn short_enumerations_are_searchable_long_ones_are_not() {
+        let review = json!({"properties": {"event": {"type": "string", "enum": ["APPROVE", "COMMENT"]}}});
+        let codes =
+            json!({"properties": {"country": {"type": "string", "enum": ["AD", "AE", "AF", "AG", "AI", "AL", "AM"]}}});
+        let none = Map::new();
+        let idx = SearchIndex::build([
+            doc("a", "Something.", "POST", "/a", &none),
+            doc("b", "Something else.", "POST", "/b", review.as_object().unwrap()),
+            doc("c", "Another thing.", "POST", "/c", codes.as_object().unwrap()),
+        ]);
+        assert_eq!(idx.search("approve", 1)[0].0, 1);
+        assert!(idx.search("AE", 3).is_empty(), "a list of codes is not a choice a user names");
     }
 }
