@@ -1,7 +1,7 @@
-//! Search quality on five hand-written sets of requests (tests/search/README.md says how each
+//! Search quality on six hand-written sets of requests (tests/search/README.md says how each
 //! was written). The goal is the gold operation in the top 5 for 80 % of requests. Measured
-//! today: 0.80, 0.82, 0.79 and 0.70 on the four sets the engine has been tuned on, and 0.71 on the
-//! fifth, written blind and measured once. Each test holds its set to a floor just under
+//! today: 0.80, 0.82, 0.79 and 0.70 on the four sets the engine has been tuned on, and 0.71 and
+//! 0.61 on the two written blind and measured once. Each test holds its set to a floor just under
 //! today's figure, so that a change that makes search worse fails. Run with `--nocapture` for
 //! recall@1/@5/@10 per API and the misses. Needs the corpus (../shared/corpus/fetch.sh); skipped
 //! with a message without it.
@@ -114,4 +114,11 @@ fn fresh_set_recall_at_5() {
 #[test]
 fn sealed_set_recall_at_5() {
     check("tests/search/sealed.json", 0.69);
+}
+
+/// A sixth set, written blind after the third round in less obvious areas, a third of it as an
+/// assistant's short searches without values (tests/search/sealed2.json), measured once.
+#[test]
+fn second_sealed_set_recall_at_5() {
+    check("tests/search/sealed2.json", 0.59);
 }
