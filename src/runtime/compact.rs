@@ -155,7 +155,7 @@ pub fn compact_annotations(a: &ToolAnnotations) -> Option<ToolAnnotations> {
 /// anyway) or links, then its first sentence.
 pub fn compact_description(description: &str, title: Option<&str>) -> String {
     let text = without_links(description);
-    let text = text.trim();
+    let text = without_leading_note(text.trim());
     let rest = match title.map(str::trim).filter(|t| !t.is_empty()) {
         Some(t) => text.strip_prefix(t).map(|r| r.trim_start_matches(['.', ':']).trim()).unwrap_or(text),
         None => text,
@@ -164,6 +164,21 @@ pub fn compact_description(description: &str, title: Option<&str>) -> String {
     let deprecated = rest.starts_with("[Deprecated]") || text.starts_with("[Deprecated]");
     let sentence = first_sentence(rest.trim_start_matches("[Deprecated]"), SENTENCE_MAX);
     if deprecated { format!("[Deprecated] {sentence}") } else { sentence }
+}
+
+/// A text without the note it opens with (GitHub's `> [!NOTE]` and `> [!TIP]` blocks: "this
+/// endpoint is in public preview"), when more text follows: the note is about the endpoint's
+/// status, the text after it says what the endpoint does. Warnings and cautions stay.
+fn without_leading_note(text: &str) -> &str {
+    let first = text.lines().next().unwrap_or("").trim_start_matches('>').trim();
+    if !(first.starts_with("[!NOTE]") || first.starts_with("[!TIP]")) {
+        return text;
+    }
+    let mut rest = text;
+    while rest.starts_with('>') {
+        rest = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
+    }
+    if rest.is_empty() { text } else { rest }
 }
 
 /// Abbreviations whose period does not end a sentence.
@@ -299,6 +314,15 @@ mod tests {
         assert_eq!(compact_description("Get a repository", Some("Get a repository")), "Get a repository");
         assert_eq!(compact_description("[Deprecated] List\n\nAll of them. Really.", None), "[Deprecated] List");
         assert_eq!(compact_description("Lists pets. Paged.", Some("Other")), "Lists pets.");
+    }
+
+    #[test]
+    fn a_leading_note_gives_way_to_what_the_tool_does() {
+        let preview = "> [!NOTE]\n> This endpoint is in public preview.\n\nReturns a task by ID. More.";
+        assert_eq!(compact_description(preview, None), "Returns a task by ID.");
+        let warning = "> [!WARNING]\n> Deletes everything.\n\nDeletes a repository.";
+        assert_eq!(compact_description(warning, None), "> [!WARNING] > Deletes everything.");
+        assert_eq!(compact_description("> [!NOTE]\n> Only a note.", None), "> [!NOTE] > Only a note.");
     }
 
     #[test]
