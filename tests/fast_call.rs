@@ -39,9 +39,11 @@ struct Seen {
     content_type: Option<String>,
     /// The JSON body, or the text of one that is not JSON.
     body: Value,
-    /// Method, path, query, headers but `host`, body.
-    upstream: Vec<(String, String, Option<String>, Vec<(String, String)>, String)>,
+    upstream: Vec<Upstream>,
 }
+
+/// Method, path, query, headers but `host`, body.
+type Upstream = (String, String, Option<String>, Vec<(String, String)>, String);
 
 async fn send(mock: &Mock, url: &str, headers: &[(&str, &str)], body: &str, reply: Option<&Reply>) -> Seen {
     mock.clear();
