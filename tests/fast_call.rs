@@ -235,3 +235,26 @@ async fn batch_and_other_methods_fall_back() {
     same(&[ACCEPT, JSON], &format!("[{one}]"), None, false).await;
     same(&[ACCEPT, JSON], r#"{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{}}"#, None, false).await;
 }
+
+/// With `--confirm`, calls may ask the user through rmcp's peer: the fast path stays off, and the
+/// answers are rmcp's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn confirm_turns_the_fast_path_off() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let cmd = ServerCommand::mcpgen(&[
+        "serve",
+        spec.to_str().unwrap(),
+        "--base-url",
+        &mock.url(),
+        "--confirm",
+        "destructive",
+    ])
+    .env("MCPGEN_LOG", "info,mcpgen::runtime::fast_call=trace");
+    let (_child, url, logs) = spawn_http_logged(&cmd, &[]).await;
+    let seen =
+        send(&mock, &url, &[ACCEPT, JSON], &call(json!(1), json!({"name": "authNone", "arguments": {}})), None).await;
+    assert_eq!((seen.status, seen.body["result"]["isError"].clone()), (200, json!(false)), "{seen:?}");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(fast_answers(&logs), 0);
+}

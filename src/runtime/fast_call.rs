@@ -20,6 +20,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use rmcp::model::{CallToolResponse, ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerResult};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
@@ -36,6 +37,9 @@ pub struct FastCall {
     hosts: Vec<(String, Option<u16>)>,
     /// rmcp's body size limit (larger bodies: 413 from rmcp).
     max_body: usize,
+    /// rmcp's configuration: its cancellation token cuts calls in flight at the end of the
+    /// shutdown grace, as rmcp's do.
+    config: StreamableHttpServerConfig,
 }
 
 /// A call the fast path answers, parsed from the body.
@@ -48,10 +52,7 @@ pub struct Call<'a> {
 impl FastCall {
     /// The fast path for `server` behind rmcp's `config`; `None` when it must not be used (the
     /// confirmation gate asks the user through rmcp's peer; turned off by [`DISABLE`]).
-    pub fn new(
-        server: McpServer,
-        config: &rmcp::transport::streamable_http_server::StreamableHttpServerConfig,
-    ) -> Option<FastCall> {
+    pub fn new(server: McpServer, config: &StreamableHttpServerConfig) -> Option<FastCall> {
         if server.confirms() || std::env::var_os(DISABLE).is_some_and(|v| !v.is_empty() && v != "0") {
             return None;
         }
@@ -61,7 +62,7 @@ impl FastCall {
             return None;
         }
         let hosts = config.allowed_hosts.iter().filter_map(|h| allowed_authority(h)).collect();
-        Some(FastCall { server, hosts, max_body: config.max_request_body_bytes })
+        Some(FastCall { server, hosts, max_body: config.max_request_body_bytes, config: config.clone() })
     }
 
     /// The call in a POST to `/mcp` when this path may answer it exactly as rmcp would; `None`:
@@ -88,7 +89,15 @@ impl FastCall {
         let caller = super::oauth::caller_of(self.server.checks_tokens(), Some(parts));
         // The engine of the moment, held to the end of the call even if a reload replaces it.
         let engine = self.server.engine();
-        let message = match super::server::call(&engine, &call.name, call.arguments, &caller).await {
+        let outcome = tokio::select! {
+            outcome = super::server::call(&engine, &call.name, call.arguments, &caller) => outcome,
+            () = self.config.cancellation_token.cancelled() => {
+                let e = "no response message received from handler";
+                tracing::error!("Internal server error when empty response: {e}");
+                return status_text(StatusCode::INTERNAL_SERVER_ERROR, format!("Encounter an error when empty response: {e}"));
+            }
+        };
+        let message = match outcome {
             Ok(result) => {
                 // What rmcp's handler does to a result for a peer before 2026-07-28.
                 let mut result = ServerResult::from(CallToolResponse::from(result));
@@ -106,10 +115,10 @@ impl FastCall {
                 .unwrap_or_default(),
             Err(e) => {
                 tracing::error!("Internal server error when serialize json response: {e}");
-                let mut response =
-                    Response::new(Body::from(format!("Encounter an error when serialize json response: {e}")));
-                *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-                response
+                status_text(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("Encounter an error when serialize json response: {e}"),
+                )
             }
         }
     }
@@ -140,6 +149,13 @@ impl FastCall {
         let port = authority.port_u16();
         self.hosts.iter().any(|(h, p)| *h == host && p.is_none_or(|p| Some(p) == port))
     }
+}
+
+/// A response with a text body and no `Content-Type`, as rmcp writes its errors.
+fn status_text(status: StatusCode, text: String) -> Response {
+    let mut response = Response::new(Body::from(text));
+    *response.status_mut() = status;
+    response
 }
 
 /// rmcp's normalisation of an allowed `Host` entry.
