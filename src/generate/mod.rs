@@ -33,6 +33,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("engine.rs", include_str!("../runtime/engine.rs")),
     ("error.rs", include_str!("../runtime/error.rs")),
     ("ext.rs", include_str!("../runtime/ext.rs")),
+    ("fast_call.rs", include_str!("../runtime/fast_call.rs")),
     ("hooks.rs", include_str!("../runtime/hooks.rs")),
     ("jwks.rs", include_str!("../runtime/jwks.rs")),
     ("jwt_ring.rs", include_str!("../runtime/jwt_ring.rs")),

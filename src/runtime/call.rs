@@ -191,7 +191,12 @@ impl Engine {
     ) -> CallToolResult {
         let target = tool.api.and_then(|i| self.apis.get(i)).unwrap_or(&self.default_target);
         let base = http.base_url.as_deref().or(target.base_url.as_deref()).unwrap_or_default();
-        let mut req = match request::prepare(base, http, args) {
+        // The target's base URL was parsed when the engine was built; an operation's own is parsed here.
+        let prepared = match (&http.base_url, &target.base) {
+            (None, Some(parsed)) => request::prepare_on(parsed, http, args),
+            _ => request::prepare(base, http, args),
+        };
+        let mut req = match prepared {
             Ok(r) => r,
             Err(e) => {
                 obs.outcome = Some(Outcome::InvalidArguments);

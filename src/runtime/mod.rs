@@ -15,6 +15,7 @@ pub mod encode;
 pub mod engine;
 pub mod error;
 pub mod ext;
+pub mod fast_call;
 pub mod hooks;
 mod jwks;
 pub mod jwt_ring;

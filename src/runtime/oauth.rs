@@ -530,11 +530,15 @@ pub async fn metadata(State(gate): State<Arc<Gate>>) -> Response {
 /// The caller of an MCP request: the [`Principal`] the middleware put in the HTTP request's
 /// extensions (rmcp passes the request's parts on). With `oauth` off, every caller is trusted.
 pub fn caller(oauth: bool, extensions: &rmcp::model::Extensions) -> Caller {
+    caller_of(oauth, extensions.get::<axum::http::request::Parts>())
+}
+
+/// The caller of the HTTP request of `parts` (none: a request that came otherwise).
+pub fn caller_of(oauth: bool, parts: Option<&axum::http::request::Parts>) -> Caller {
     if !oauth {
         return Caller::Trusted;
     }
-    extensions
-        .get::<axum::http::request::Parts>()
+    parts
         .and_then(|parts| parts.extensions.get::<Arc<Principal>>())
         .map_or(Caller::Anonymous, |p| Caller::Token(p.clone()))
 }

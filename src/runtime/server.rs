@@ -14,6 +14,7 @@ use super::caching::CacheHints;
 use super::confirm::{Confirmer, Gate};
 use super::engine::Engine;
 use super::live::LiveEngine;
+use super::oauth::Caller;
 use super::resources;
 
 /// Tools per `tools/list` page: large APIs (Microsoft Graph: 22,000 tools, 60 MB) would otherwise
@@ -76,10 +77,32 @@ impl McpServer {
         &self.live
     }
 
+    /// Whether callers are limited to what their access tokens allow.
+    pub(super) fn checks_tokens(&self) -> bool {
+        self.oauth
+    }
+
+    /// Whether some calls ask the user first (`--confirm`).
+    pub(super) fn confirms(&self) -> bool {
+        self.confirm.is_some()
+    }
+
     /// The caching hints of lists: private when each caller sees its own (OAuth scopes).
     fn list_hints(&self, engine: &Engine) -> CacheHints {
         CacheHints::lists(engine.list_ttl(), self.oauth)
     }
+}
+
+/// A `tools/call` on `engine` for `caller`, answered as the MCP result or error: the one call
+/// path of rmcp's handler ([`McpServer::call_tool`]) and of the HTTP fast path
+/// ([`super::fast_call`]).
+pub(super) async fn call(
+    engine: &Engine,
+    name: &str,
+    args: serde_json::Map<String, serde_json::Value>,
+    caller: &Caller,
+) -> Result<rmcp::model::CallToolResult, ErrorData> {
+    engine.call_from_client(name, args, caller).await.map_err(|e| ErrorData::invalid_params(e.to_string(), None))
 }
 
 impl ServerHandler for McpServer {
@@ -193,15 +216,11 @@ impl ServerHandler for McpServer {
             return Ok(answer);
         }
         // Progress when asked for; a cancelled request drops the call and its upstream request.
-        let call =
-            Box::pin(super::progress::run(engine.call_from_client(&request.name, args, &caller), &context)).await;
+        let call = Box::pin(super::progress::run(call(&engine, &request.name, args, &caller), &context)).await;
         let Some(outcome) = call else {
             return Err(ErrorData::internal_error("the request was cancelled", None));
         };
-        match outcome {
-            Ok(result) => Ok(result.into()),
-            Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
-        }
+        outcome.map(Into::into)
     }
 
     /// 2026-07-28's `subscriptions/listen`: tools-list changes, when the tools may change.

@@ -6,11 +6,14 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use super::engine::EngineOptions;
 use super::error::{Error, Result};
 use super::model::{Api, Tool, Upstream};
+use super::request::BaseUrl;
 
 /// Where one API's requests go: its base URL and the static headers every request carries.
 pub(crate) struct Target {
     /// Where tool paths are appended; `None` when no tool needs it.
     pub(crate) base_url: Option<String>,
+    /// `base_url` parsed, when it is absolute (requests' URLs are parsed relative to it).
+    pub(crate) base: Option<BaseUrl>,
     /// Sent with every request.
     pub(crate) headers: HeaderMap,
 }
@@ -50,6 +53,7 @@ impl Target {
                 .map_err(|_| Error::Config(format!("{of_api}invalid value for header {name}")))?;
             headers.insert(n, v);
         }
-        Ok(Target { base_url, headers })
+        let base = base_url.as_deref().and_then(|u| BaseUrl::parse(u).ok());
+        Ok(Target { base_url, base, headers })
     }
 }

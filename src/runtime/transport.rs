@@ -6,8 +6,9 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -16,6 +17,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::error::{Error, Result};
+use super::fast_call::FastCall;
 use super::manners::About;
 use super::metrics::{self, Metrics, Readiness};
 use super::server::McpServer;
@@ -105,11 +107,12 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .enforce_origin_validation();
     let cancel = config.cancellation_token.clone();
     let about = Arc::new(About::new(&server));
-    let service = Arc::new(StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(NeverSessionManager::default()),
-        config,
-    ));
+    // Plain stateless tools/calls are answered beside rmcp, with its checks (fast_call.rs).
+    let fast = FastCall::new(server.clone(), &config);
+    let service = Arc::new(Mcp {
+        rmcp: StreamableHttpService::new(move || Ok(server.clone()), Arc::new(NeverSessionManager::default()), config),
+        fast,
+    });
     let token: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
     let token_for_metrics = token.clone();
     // The token check is the outer layer: nothing about the server is told before it.
@@ -207,14 +210,40 @@ pub async fn serve_metrics(bind: SocketAddr, metrics: Arc<Metrics>, readiness: R
     Ok(addr)
 }
 
-/// rmcp's Streamable HTTP service, shared: axum clones a route's service for every request, and
-/// cloning `StreamableHttpService` itself copies its config (the allowed hosts and origins, ...),
-/// five times a request; an `Arc` is cloned instead.
-type Streamable = Arc<StreamableHttpService<McpServer, NeverSessionManager>>;
+/// `/mcp`'s services: rmcp's Streamable HTTP service and the fast path of plain `tools/call`s.
+struct Mcp {
+    rmcp: StreamableHttpService<McpServer, NeverSessionManager>,
+    fast: Option<FastCall>,
+}
 
-/// `/mcp`: what rmcp's own `tower::Service` does with a request, on the shared service.
+/// Shared: axum clones a route's service for every request, and cloning
+/// `StreamableHttpService` itself copies its config (the allowed hosts and origins, ...), five
+/// times a request; an `Arc` is cloned instead.
+type Streamable = Arc<Mcp>;
+
+/// `/mcp`: a plain `tools/call` on the fast path, anything else as rmcp's own `tower::Service`
+/// does it, on the shared service.
 async fn streamable(State(service): State<Streamable>, request: Request) -> Response {
-    service.handle(request).await.map(axum::body::Body::new)
+    let request = match &service.fast {
+        Some(fast) if request.method() == Method::POST => {
+            let (parts, body) = request.into_parts();
+            // The body is in memory already (mcp_manners read it, within its size limit).
+            let bytes = match to_bytes(body, usize::MAX).await {
+                Ok(b) => b,
+                Err(e) => {
+                    let mut response = Response::new(Body::from(format!("Failed to read request body: {e}")));
+                    *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+                    return response;
+                }
+            };
+            if let Some(call) = fast.accept(&parts, &bytes) {
+                return fast.answer(&parts, call).await;
+            }
+            Request::from_parts(parts, Body::from(bytes))
+        }
+        _ => request,
+    };
+    service.rmcp.handle(request).await.map(Body::new)
 }
 
 /// `/metrics`: OpenMetrics text, which Prometheus reads.
