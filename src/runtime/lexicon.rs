@@ -144,8 +144,10 @@ pub(super) const INTENTS: &[(&[&str], &[&str])] = &[
     ),
 ];
 
-/// Irregular verb forms and their base, which a user's
-/// past tense ("I paid", "who sent") and a description's ("paid invoices") share.
+/// Irregular verb forms and their base, which a user's past tense ("I paid", "who sent") and a
+/// description's ("paid invoices") share. "Left" is not here: it is as often what remains ("how
+/// many calls have I left") as the past of leaving; nor are "saw" and "seen" ("I've seen it all"
+/// asks to mark as read).
 pub(super) const IRREGULAR: &[(&str, &str)] = &[
     ("paid", "pay"),
     ("sent", "send"),
@@ -157,7 +159,6 @@ pub(super) const IRREGULAR: &[(&str, &str)] = &[
     ("wrote", "write"),
     ("written", "write"),
     ("ran", "run"),
-    ("left", "leave"),
     ("bought", "buy"),
     ("sold", "sell"),
     ("built", "build"),
