@@ -190,11 +190,13 @@ impl Engine {
         obs: &mut Observation,
     ) -> CallToolResult {
         let target = tool.api.and_then(|i| self.apis.get(i)).unwrap_or(&self.default_target);
-        let base = http.base_url.as_deref().or(target.base_url.as_deref()).unwrap_or_default();
         // The target's base URL was parsed when the engine was built; an operation's own is parsed here.
         let prepared = match (&http.base_url, &target.base) {
             (None, Some(parsed)) => request::prepare_on(parsed, http, args),
-            _ => request::prepare(base, http, args),
+            (own, _) => {
+                let base = own.as_deref().or(target.base_url.as_deref()).unwrap_or_default();
+                request::prepare(base, http, args)
+            }
         };
         let mut req = match prepared {
             Ok(r) => r,

@@ -152,7 +152,7 @@ impl FastCall {
 }
 
 /// A response with a text body and no `Content-Type`, as rmcp writes its errors.
-fn status_text(status: StatusCode, text: String) -> Response {
+pub(super) fn status_text(status: StatusCode, text: String) -> Response {
     let mut response = Response::new(Body::from(text));
     *response.status_mut() = status;
     response

@@ -231,9 +231,8 @@ async fn streamable(State(service): State<Streamable>, request: Request) -> Resp
             let bytes = match to_bytes(body, usize::MAX).await {
                 Ok(b) => b,
                 Err(e) => {
-                    let mut response = Response::new(Body::from(format!("Failed to read request body: {e}")));
-                    *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-                    return response;
+                    let text = format!("Failed to read request body: {e}");
+                    return super::fast_call::status_text(StatusCode::INTERNAL_SERVER_ERROR, text);
                 }
             };
             if let Some(call) = fast.accept(&parts, &bytes) {
