@@ -10,8 +10,8 @@ use std::collections::HashSet;
 use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value};
 
+use super::analyzer::Analyzer;
 use super::keywords::{self, SCHEMA, SCHEMA_LIST, SCHEMA_MAP};
-use super::search::Analyzer;
 
 /// Longest first sentence kept, in characters.
 pub const SENTENCE_MAX: usize = 200;

@@ -2,8 +2,8 @@
 //! call, which only hint at the parameters they fill), its multi-word expressions, whether it is
 //! a question (which asks to read), and ids whose prefix names a resource (`cus_…`, `pi_…`).
 
+use super::analyzer::singular_acronym;
 use super::lexicon::{PHRASES, STOP_WORDS};
-use super::search::singular_acronym;
 
 /// A request, analysed.
 #[derive(Debug, Default, PartialEq)]

@@ -7,8 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-pub use super::analyzer::Analyzer;
-pub(super) use super::analyzer::singular_acronym;
+use super::analyzer::Analyzer;
 use super::compact::first_sentence;
 use super::lexicon::{ABBREVIATIONS, INTENTS, SYNONYMS, verbs};
 use super::query;
