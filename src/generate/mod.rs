@@ -54,6 +54,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("response.rs", include_str!("../runtime/response.rs")),
     ("routes.rs", include_str!("../runtime/routes.rs")),
     ("search.rs", include_str!("../runtime/search.rs")),
+    ("security.rs", include_str!("../runtime/security.rs")),
     ("server.rs", include_str!("../runtime/server.rs")),
     ("target.rs", include_str!("../runtime/target.rs")),
     ("transport.rs", include_str!("../runtime/transport.rs")),
