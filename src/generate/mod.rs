@@ -46,6 +46,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("mod.rs", include_str!("../runtime/mod.rs")),
     ("model.rs", include_str!("../runtime/model.rs")),
     ("oauth.rs", include_str!("../runtime/oauth.rs")),
+    ("oauth_gate.rs", include_str!("../runtime/oauth_gate.rs")),
     ("progress.rs", include_str!("../runtime/progress.rs")),
     ("query.rs", include_str!("../runtime/query.rs")),
     ("reload.rs", include_str!("../runtime/reload.rs")),
