@@ -80,9 +80,16 @@ fn main() {
     }
     std::panic::set_hook(Box::new(|_| {}));
     let started = Instant::now();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let results = sweep(&docs, threads);
+    report(&results);
+    println!("wall time: {:.1} s on {threads} threads", started.elapsed().as_secs_f64());
+}
+
+/// Every document through the pipeline on `threads` threads; the records in the order they finish.
+fn sweep(docs: &[PathBuf], threads: usize) -> Vec<Value> {
     let results = Mutex::new(Vec::new());
     let next = Mutex::new(0usize);
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
@@ -93,40 +100,49 @@ fn main() {
                         *n - 1
                     };
                     let Some(path) = docs.get(i) else { break };
-                    let spec = path.display().to_string();
-                    let t = Instant::now();
-                    let outcome = std::panic::catch_unwind(|| pipeline::run(&spec, &PipelineOptions::default()));
-                    let secs = t.elapsed().as_secs_f64();
-                    let record = match outcome {
-                        Err(_) => json!({"doc": spec, "status": "panic", "ops": raw_operation_count(path), "secs": secs}),
-                        Ok(Err(e)) => json!({"doc": spec, "status": "error", "error": e.to_string().lines().next().unwrap_or(""), "ops": raw_operation_count(path), "secs": secs}),
-                        Ok(Ok(p)) => {
-                            let skipped: Vec<String> = p
-                                .diagnostics()
-                                .filter(|d| d.kind == DiagKind::OperationSkipped)
-                                .map(|d| cause(&d.message))
-                                .collect();
-                            json!({
-                                "doc": spec, "status": "ok", "dialect": p.ir.dialect.label(),
-                                "ops": p.ir.operations.len() + skipped.len(), "tools": p.tools.config.tools.len(),
-                                "skipped": skipped, "secs": secs,
-                                "warnings": p.diagnostics().filter(|d| d.kind.is_warning()).count(),
-                            })
-                        }
-                    };
+                    let record = record(path);
                     results.lock().unwrap().push(record);
                 }
             });
         }
     });
-    let results = results.into_inner().unwrap();
+    results.into_inner().unwrap()
+}
+
+/// One document's record: loaded with tools, failed as a whole, or panicked; its operations,
+/// tools, the causes of skipped operations and the time it took.
+fn record(path: &Path) -> Value {
+    let spec = path.display().to_string();
+    let t = Instant::now();
+    let outcome = std::panic::catch_unwind(|| pipeline::run(&spec, &PipelineOptions::default()));
+    let secs = t.elapsed().as_secs_f64();
+    match outcome {
+        Err(_) => json!({"doc": spec, "status": "panic", "ops": raw_operation_count(path), "secs": secs}),
+        Ok(Err(e)) => {
+            json!({"doc": spec, "status": "error", "error": e.to_string().lines().next().unwrap_or(""), "ops": raw_operation_count(path), "secs": secs})
+        }
+        Ok(Ok(p)) => {
+            let skipped: Vec<String> =
+                p.diagnostics().filter(|d| d.kind == DiagKind::OperationSkipped).map(|d| cause(&d.message)).collect();
+            json!({
+                "doc": spec, "status": "ok", "dialect": p.ir.dialect.label(),
+                "ops": p.ir.operations.len() + skipped.len(), "tools": p.tools.config.tools.len(),
+                "skipped": skipped, "secs": secs,
+                "warnings": p.diagnostics().filter(|d| d.kind.is_warning()).count(),
+            })
+        }
+    }
+}
+
+/// The records to `target/sweep.jsonl`, and their sums on stdout.
+fn report(results: &[Value]) {
     let mut file = std::fs::File::create("target/sweep.jsonl").ok();
     let (mut ok, mut errors, mut panics, mut ops, mut tools) = (0, 0, 0, 0u64, 0u64);
     let mut dialects: BTreeMap<String, usize> = BTreeMap::new();
     let mut skip_causes: BTreeMap<String, usize> = BTreeMap::new();
     let mut error_kinds: BTreeMap<String, usize> = BTreeMap::new();
     let mut slowest: Vec<(f64, String)> = Vec::new();
-    for r in &results {
+    for r in results {
         if let Some(f) = file.as_mut() {
             let _ = writeln!(f, "{r}");
         }
@@ -161,5 +177,4 @@ fn main() {
     println!("skipped operations by cause: {skip_causes:?}");
     println!("documents failing, by error: {error_kinds:#?}");
     println!("slowest: {:?}", &slowest[..slowest.len().min(5)]);
-    println!("wall time: {:.1} s on {threads} threads", started.elapsed().as_secs_f64());
 }

@@ -410,23 +410,33 @@ async fn user_code_builds_on_ext() {
     let upstream = start_mock().await;
     let tokens = start_token_server().await;
     let ws = tempfile::tempdir().unwrap();
-    let spec = fixture_spec("ext.yaml", &upstream);
-    generate_locked(spec.to_str().unwrap(), &ws.path().join("ext-hooks-mcp"), "ext-hooks-mcp");
-    generate_locked("tests/fixtures/ext-functions.json", &ws.path().join("ext-handlers-mcp"), "ext-handlers-mcp");
-    std::fs::copy(ws.path().join("ext-hooks-mcp/Cargo.lock"), ws.path().join("Cargo.lock")).unwrap();
+    build_user_crates(ws.path(), &fixture_spec("ext.yaml", &upstream));
+    hooks_await_a_token(&upstream, &tokens).await;
+    handler_gets_typed_arguments().await;
+}
+
+/// The two crates, `ext-hooks-mcp` from `spec` and `ext-handlers-mcp` from the function list, in
+/// one workspace at `ws` with the user's hooks and handlers: built, and clean for clippy.
+fn build_user_crates(ws: &Path, spec: &Path) {
+    generate_locked(spec.to_str().unwrap(), &ws.join("ext-hooks-mcp"), "ext-hooks-mcp");
+    generate_locked("tests/fixtures/ext-functions.json", &ws.join("ext-handlers-mcp"), "ext-handlers-mcp");
+    std::fs::copy(ws.join("ext-hooks-mcp/Cargo.lock"), ws.join("Cargo.lock")).unwrap();
     std::fs::write(
-        ws.path().join("Cargo.toml"),
+        ws.join("Cargo.toml"),
         "[workspace]\nresolver = \"3\"\nmembers = [\"ext-hooks-mcp\", \"ext-handlers-mcp\"]\n",
     )
     .unwrap();
     for package in ["ext-hooks-mcp", "ext-handlers-mcp"] {
-        std::fs::write(ws.path().join(package).join("src/hooks.rs"), USER_HOOKS).unwrap();
+        std::fs::write(ws.join(package).join("src/hooks.rs"), USER_HOOKS).unwrap();
     }
-    std::fs::write(ws.path().join("ext-handlers-mcp/src/handlers.rs"), USER_HANDLERS).unwrap();
-    cargo_ok(ws.path(), &["build", "--workspace"]);
-    cargo_ok(ws.path(), &["clippy", "--workspace", "--", "-D", "warnings"]);
+    std::fs::write(ws.join("ext-handlers-mcp/src/handlers.rs"), USER_HANDLERS).unwrap();
+    cargo_ok(ws, &["build", "--workspace"]);
+    cargo_ok(ws, &["clippy", "--workspace", "--", "-D", "warnings"]);
+}
 
-    // The hook awaits a token before each request, and refuses one tool.
+/// The hook awaits a token before each request, and refuses one tool; a token server that fails
+/// is the hook's error, told to the model.
+async fn hooks_await_a_token(upstream: &Mock, tokens: &Tokens) {
     let hooks = ServerCommand {
         program: binary("ext-hooks-mcp").display().to_string(),
         args: vec!["--base-url".into(), format!("{}/api", upstream.url())],
@@ -468,8 +478,10 @@ async fn user_code_builds_on_ext() {
     assert_eq!(r.is_error, Some(true));
     assert!(text(&r).contains("error sending request"), "{}", text(&r));
     drop(c);
+}
 
-    // The handler gets typed, nested arguments.
+/// The handler gets typed, nested arguments.
+async fn handler_gets_typed_arguments() {
     let handlers = ServerCommand {
         program: binary("ext-handlers-mcp").display().to_string(),
         args: Vec::new(),

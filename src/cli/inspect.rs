@@ -208,6 +208,28 @@ impl Report {
             let _ = writeln!(out, "base URL: {url}{note}");
         }
         out.push('\n');
+        self.render_table(&mut out);
+        self.render_totals(&mut out);
+        if !self.credentials.is_empty() {
+            let _ = writeln!(out, "\nCredentials (environment variables):");
+            for c in &self.credentials {
+                let _ = writeln!(out, "  {:<20} {}  ({})", c.scheme, c.set, c.kind);
+            }
+        }
+        let (warnings, notes): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+            self.diagnostics.iter().partition(|d| d.kind.is_warning());
+        if !warnings.is_empty() {
+            let _ = writeln!(out, "\nWarnings ({}):", warnings.len());
+            for d in warnings {
+                let _ = writeln!(out, "  {d}");
+            }
+        }
+        render_notes(&mut out, notes, verbose);
+        out
+    }
+
+    /// The tools as a table: name, method, path, parameters, schema size, tokens, annotations.
+    fn render_table(&self, out: &mut String) {
         let headers = ["TOOL", "METHOD", "PATH", "PARAMS", "SCHEMA", "TOKENS", "ANNOTATIONS"];
         let rows: Vec<[String; 7]> = self
             .tools
@@ -247,6 +269,11 @@ impl Report {
         for r in &rows {
             let _ = writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[6]]));
         }
+    }
+
+    /// Operations and tools, the cost of `tools/list` in each mode, the mode `serve` would use,
+    /// and the tools without an HTTP binding.
+    fn render_totals(&self, out: &mut String) {
         let t = &self.totals;
         let skipped = if t.skipped > 0 { format!(", {} skipped", t.skipped) } else { String::new() };
         let _ = writeln!(out, "\n{} operations -> {} tools{skipped}", t.operations, t.tools);
@@ -255,9 +282,9 @@ impl Report {
             let _ =
                 writeln!(out, "  {label:<28} {:>11} bytes {:>9} tokens", group_digits(c.bytes), group_digits(c.tokens));
         };
-        mode(&mut out, "all tools, full schemas", &t.modes.all_full);
-        mode(&mut out, "all tools, compact schemas", &t.modes.all_compact);
-        mode(&mut out, "discovery", &t.modes.discovery);
+        mode(out, "all tools, full schemas", &t.modes.all_full);
+        mode(out, "all tools, compact schemas", &t.modes.all_compact);
+        mode(out, "discovery", &t.modes.discovery);
         let _ = writeln!(out, "serve would use {}", t.chosen.reason);
         let unbound = self.tools.iter().filter(|t| t.method.is_none()).count();
         if unbound > 0 {
@@ -267,22 +294,6 @@ impl Report {
                  `generate` gives them Rust handler stubs"
             );
         }
-        if !self.credentials.is_empty() {
-            let _ = writeln!(out, "\nCredentials (environment variables):");
-            for c in &self.credentials {
-                let _ = writeln!(out, "  {:<20} {}  ({})", c.scheme, c.set, c.kind);
-            }
-        }
-        let (warnings, notes): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
-            self.diagnostics.iter().partition(|d| d.kind.is_warning());
-        if !warnings.is_empty() {
-            let _ = writeln!(out, "\nWarnings ({}):", warnings.len());
-            for d in warnings {
-                let _ = writeln!(out, "  {d}");
-            }
-        }
-        render_notes(&mut out, notes, verbose);
-        out
     }
 }
 

@@ -314,8 +314,36 @@ impl Bindings {
             }
         }
         let vars = template_vars(&b.path);
-        // (argument, name on the wire, location or `None` for the body, schema)
-        let mut places: Vec<(String, String, Option<ParamLocation>, Value)> = Vec::new();
+        let places = self.places(&at, b, method, properties, &vars)?;
+        for var in &vars {
+            let bound = places.iter().find(|p| p.2 == Some(ParamLocation::Path) && p.1 == *var);
+            let Some((arg, ..)) = bound else {
+                return Err(self.error(&child(&at, "path"), format!("no argument of `{}` fills `{{{var}}}`", f.name)));
+            };
+            require(&mut f.parameters, arg, &f.pointer, diags);
+        }
+        let required = declared(&f.parameters, schemas).1;
+        // Closed arguments make a closed body (which the loader reads back as closed arguments).
+        let closed = f.parameters.get("additionalProperties") == Some(&json!(false));
+        let (parameters, body) = parameters_and_body(places, &required, closed, b.body_type.as_deref());
+        let names = b.security.as_ref().unwrap_or(&self.security);
+        let security = (!names.is_empty()).then(|| vec![names.iter().map(|n| (n.clone(), Vec::new())).collect()]);
+        let servers = b.base_url.iter().map(|u| u.trim_end_matches('/').to_string()).collect();
+        Ok(bound(f, method, b.path.clone(), parameters, body, security, servers))
+    }
+
+    /// Where each argument goes: as `b.args` says, else into the path when the template names it,
+    /// else into the query (GET, HEAD, DELETE, OPTIONS, TRACE) or the body. `at` is the binding's
+    /// pointer, for errors.
+    fn places(
+        &self,
+        at: &str,
+        b: &FunctionBinding,
+        method: Method,
+        properties: BTreeMap<String, Value>,
+        vars: &[&str],
+    ) -> Result<Vec<Place>> {
+        let mut places: Vec<Place> = Vec::new();
         for (arg, schema) in properties {
             let (location, wire) = match b.args.get(&arg).map(ArgPlace::parts) {
                 Some((l, name)) => (l, name.unwrap_or(&arg).to_string()),
@@ -338,7 +366,7 @@ impl Bindings {
             };
             if location == Some(ParamLocation::Path) && !vars.contains(&wire.as_str()) {
                 return Err(self.error(
-                    &child(&child(&at, "args"), &arg),
+                    &child(&child(at, "args"), &arg),
                     format!("`{arg}` goes into the path, but {:?} has no `{{{wire}}}`", b.path),
                 ));
             }
@@ -346,63 +374,66 @@ impl Bindings {
         }
         // In the order OpenAPI operations list them: path, query, header, cookie.
         places.sort_by_key(|p| p.2);
-        for var in &vars {
-            let bound = places.iter().find(|p| p.2 == Some(ParamLocation::Path) && p.1 == *var);
-            let Some((arg, ..)) = bound else {
-                return Err(self.error(&child(&at, "path"), format!("no argument of `{}` fills `{{{var}}}`", f.name)));
-            };
-            require(&mut f.parameters, arg, &f.pointer, diags);
-        }
-        let required = declared(&f.parameters, schemas).1;
-        let mut parameters = Vec::new();
-        let (mut fields, mut props, mut body_required) = (Vec::new(), Map::new(), Vec::new());
-        for (arg, wire, location, schema) in places {
-            let Some(location) = location else {
-                if required.contains(&arg) {
-                    body_required.push(json!(wire));
-                }
-                props.insert(wire.clone(), schema);
-                fields.push(BodyField { arg, name: wire, content_type: None, file: false });
-                continue;
-            };
-            let (schema, description) = crate::conventions::parameter_description(schema);
-            let style = ParamStyle::default_for(location);
-            parameters.push(Parameter {
-                required: location == ParamLocation::Path || required.contains(&arg),
-                argument: (arg != wire).then_some(arg),
-                name: wire,
-                location,
-                deprecated: false,
-                description,
-                style,
-                explode: style == ParamStyle::Form,
-                allow_reserved: false,
-                schema,
-                content_type: None,
-            });
-        }
-        let body = (!fields.is_empty()).then(|| {
-            let mut schema = json!({"type": "object", "properties": props});
-            if !body_required.is_empty() {
-                schema["required"] = Value::Array(body_required.clone());
-            }
-            // Closed arguments make a closed body (which the loader reads back as closed arguments).
-            if f.parameters.get("additionalProperties") == Some(&json!(false)) {
-                schema["additionalProperties"] = json!(false);
-            }
-            let media_type = b.body_type.clone().unwrap_or_else(|| "application/json".into());
-            RequestBody {
-                required: !body_required.is_empty(),
-                description: None,
-                content: vec![MediaType { media_type, schema, encoding: BTreeMap::new() }],
-                arguments: Some(BodyContent::Properties { fields, extra_arg: None }),
-            }
-        });
-        let names = b.security.as_ref().unwrap_or(&self.security);
-        let security = (!names.is_empty()).then(|| vec![names.iter().map(|n| (n.clone(), Vec::new())).collect()]);
-        let servers = b.base_url.iter().map(|u| u.trim_end_matches('/').to_string()).collect();
-        Ok(bound(f, method, b.path.clone(), parameters, body, security, servers))
+        Ok(places)
     }
+}
+
+/// (argument, name on the wire, location or `None` for the body, schema)
+type Place = (String, String, Option<ParamLocation>, Value);
+
+/// The operation's parameters and body from its arguments' places: `required` are the required
+/// arguments, `closed` whether the arguments admit no others (then neither does the body),
+/// `body_type` the body's media type (default `application/json`).
+fn parameters_and_body(
+    places: Vec<Place>,
+    required: &[String],
+    closed: bool,
+    body_type: Option<&str>,
+) -> (Vec<Parameter>, Option<RequestBody>) {
+    let mut parameters = Vec::new();
+    let (mut fields, mut props, mut body_required) = (Vec::new(), Map::new(), Vec::new());
+    for (arg, wire, location, schema) in places {
+        let Some(location) = location else {
+            if required.contains(&arg) {
+                body_required.push(json!(wire));
+            }
+            props.insert(wire.clone(), schema);
+            fields.push(BodyField { arg, name: wire, content_type: None, file: false });
+            continue;
+        };
+        let (schema, description) = crate::conventions::parameter_description(schema);
+        let style = ParamStyle::default_for(location);
+        parameters.push(Parameter {
+            required: location == ParamLocation::Path || required.contains(&arg),
+            argument: (arg != wire).then_some(arg),
+            name: wire,
+            location,
+            deprecated: false,
+            description,
+            style,
+            explode: style == ParamStyle::Form,
+            allow_reserved: false,
+            schema,
+            content_type: None,
+        });
+    }
+    let body = (!fields.is_empty()).then(|| {
+        let mut schema = json!({"type": "object", "properties": props});
+        if !body_required.is_empty() {
+            schema["required"] = Value::Array(body_required.clone());
+        }
+        if closed {
+            schema["additionalProperties"] = json!(false);
+        }
+        let media_type = body_type.unwrap_or("application/json").to_string();
+        RequestBody {
+            required: !body_required.is_empty(),
+            description: None,
+            content: vec![MediaType { media_type, schema, encoding: BTreeMap::new() }],
+            arguments: Some(BodyContent::Properties { fields, extra_arg: None }),
+        }
+    });
+    (parameters, body)
 }
 
 /// The arguments a function declares (name -> schema) and the required ones: the properties of

@@ -153,7 +153,8 @@ impl<'d> SchemaConverter<'d> {
         Ok(())
     }
 
-    /// One keyword of a schema object, converted into `out` (or dropped).
+    /// One keyword of a schema object, converted into `out` (or dropped). Keywords that hold
+    /// subschemas are converted here; the others are data (`data_keyword`).
     #[allow(clippy::too_many_arguments)]
     fn convert_keyword(
         &mut self,
@@ -167,14 +168,6 @@ impl<'d> SchemaConverter<'d> {
     ) -> Result<(), Fault> {
         match k {
             "$ref" | "nullable" | "x-nullable" => {}
-            "type" => {
-                if let Some(t) = convert_type(v) {
-                    if v == "file" {
-                        out.entry("format").or_insert_with(|| json!("binary"));
-                    }
-                    out.insert("type".into(), t);
-                }
-            }
             "properties" | "patternProperties" | "dependentSchemas" => {
                 if let Value::Object(props) = v {
                     let at = child(pointer, k);
@@ -188,11 +181,7 @@ impl<'d> SchemaConverter<'d> {
             }
             "items" => match v {
                 Value::Array(tuple) => {
-                    let at = child(pointer, k);
-                    let mut items = Vec::with_capacity(tuple.len());
-                    for (i, s) in tuple.iter().enumerate() {
-                        items.push(self.convert_value(s, doc, &child(&at, i.to_string()), mode)?);
-                    }
+                    let items = self.convert_list(tuple, doc, &child(pointer, k), mode)?;
                     out.insert("prefixItems".into(), Value::Array(items));
                 }
                 Value::Object(_) | Value::Bool(_) => {
@@ -218,45 +207,22 @@ impl<'d> SchemaConverter<'d> {
                 if let Value::Array(list) = v
                     && !list.is_empty()
                 {
-                    let at = child(pointer, k);
-                    let mut items = Vec::with_capacity(list.len());
-                    for (i, s) in list.iter().enumerate() {
-                        items.push(self.convert_value(s, doc, &child(&at, i.to_string()), mode)?);
-                    }
+                    let items = self.convert_list(list, doc, &child(pointer, k), mode)?;
                     out.insert(k.into(), Value::Array(items));
                 }
             }
-            "required" => {
-                if let Value::Array(names) = v {
-                    let mut seen = HashSet::new();
-                    let names: Vec<Value> =
-                        names.iter().filter(|n| n.is_string() && seen.insert(n.as_str())).cloned().collect();
-                    if !names.is_empty() {
-                        out.insert(k.into(), Value::Array(names));
-                    }
-                }
-            }
-            "example" if !obj.contains_key("examples") => {
-                out.insert("examples".into(), Value::Array(vec![v.clone()]));
-            }
-            "exclusiveMinimum" | "exclusiveMaximum" if v == &Value::Bool(true) => {
-                let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
-                if let Some(n @ Value::Number(_)) = obj.get(bound) {
-                    out.insert(k.into(), n.clone());
-                }
-            }
-            "minimum" | "maximum" => {
-                let exclusive = if k == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
-                if v.is_number() && obj.get(exclusive) != Some(&Value::Bool(true)) {
-                    out.insert(k.into(), v.clone());
-                }
-            }
-            _ if plain_keyword_ok(k, v) => {
-                out.insert(k.into(), v.clone());
-            }
-            _ => {}
+            _ => data_keyword(obj, k, v, out),
         }
         Ok(())
+    }
+
+    /// A list of subschemas at `at`, each converted.
+    fn convert_list(&mut self, list: &[Value], doc: &str, at: &str, mode: Mode) -> Result<Vec<Value>, Fault> {
+        let mut items = Vec::with_capacity(list.len());
+        for (i, s) in list.iter().enumerate() {
+            items.push(self.convert_value(s, doc, &child(at, i.to_string()), mode)?);
+        }
+        Ok(items)
     }
 
     /// Resolves a `$ref` met in document `doc` to a registry key, registering the target.
@@ -324,6 +290,51 @@ fn schema_name(target: &RefTarget, root: &str) -> String {
     let clean: String =
         raw.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect();
     if clean.trim_matches('_').is_empty() { "Schema".to_string() } else { clean }
+}
+
+/// A keyword of a schema object that holds no subschema, converted into `out` (or dropped):
+/// OpenAPI 3.0's forms (`type: file`, `example`, boolean `exclusiveMinimum`) become 2020-12's,
+/// values of the wrong type are dropped.
+fn data_keyword(obj: &Map<String, Value>, k: &str, v: &Value, out: &mut Map<String, Value>) {
+    match k {
+        "type" => {
+            if let Some(t) = convert_type(v) {
+                if v == "file" {
+                    out.entry("format").or_insert_with(|| json!("binary"));
+                }
+                out.insert("type".into(), t);
+            }
+        }
+        "required" => {
+            if let Value::Array(names) = v {
+                let mut seen = HashSet::new();
+                let names: Vec<Value> =
+                    names.iter().filter(|n| n.is_string() && seen.insert(n.as_str())).cloned().collect();
+                if !names.is_empty() {
+                    out.insert(k.into(), Value::Array(names));
+                }
+            }
+        }
+        "example" if !obj.contains_key("examples") => {
+            out.insert("examples".into(), Value::Array(vec![v.clone()]));
+        }
+        "exclusiveMinimum" | "exclusiveMaximum" if v == &Value::Bool(true) => {
+            let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
+            if let Some(n @ Value::Number(_)) = obj.get(bound) {
+                out.insert(k.into(), n.clone());
+            }
+        }
+        "minimum" | "maximum" => {
+            let exclusive = if k == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
+            if v.is_number() && obj.get(exclusive) != Some(&Value::Bool(true)) {
+                out.insert(k.into(), v.clone());
+            }
+        }
+        _ if plain_keyword_ok(k, v) => {
+            out.insert(k.into(), v.clone());
+        }
+        _ => {}
+    }
 }
 
 /// Keywords copied as they are when their value has the right type (else dropped).

@@ -209,29 +209,7 @@ impl Engine {
         env: &dyn Fn(&str) -> Option<String>,
         ext: Extensions,
     ) -> Result<Arc<Engine>> {
-        let default_target = Target::new(&config.upstream, None, &config.tools, &opts)?;
-        let mut api_index = HashMap::with_capacity(config.apis.len());
-        let mut apis = Vec::with_capacity(config.apis.len());
-        for (i, api) in config.apis.iter().enumerate() {
-            if api_index.insert(api.name.clone(), i).is_some() {
-                return Err(Error::Config(format!("the API `{}` is listed twice in `apis`", api.name)));
-            }
-            apis.push(Target::new(&config.upstream, Some(api), &config.tools, &opts)?);
-        }
-        let tool_api = |t: &Tool| -> Result<Option<usize>> {
-            t.api
-                .as_ref()
-                .map(|name| {
-                    api_index.get(name).copied().ok_or_else(|| {
-                        Error::Config(format!(
-                            "tool `{}` belongs to the API `{name}`, which `apis` does not list",
-                            t.name
-                        ))
-                    })
-                })
-                .transpose()
-        };
-        let tool_apis = config.tools.iter().map(tool_api).collect::<Result<Vec<_>>>()?;
+        let (default_target, apis, tool_apis) = targets(&config, &opts)?;
         let credentials = Credentials::from_env(&config.security_schemes, env);
         let needs = config.tools.iter().filter_map(|t| t.http.as_ref()).map(|h| h.security.as_slice());
         for (scheme, vars, tools) in credentials.missing(needs) {
@@ -412,6 +390,32 @@ impl Engine {
 
 #[path = "call.rs"]
 mod call;
+
+/// Where tools go: the target of tools of no listed API, one per API of [`RuntimeConfig::apis`]
+/// in its order, and each tool's API by index (`None`: the tools of no listed API).
+fn targets(config: &RuntimeConfig, opts: &EngineOptions) -> Result<(Target, Vec<Target>, Vec<Option<usize>>)> {
+    let default_target = Target::new(&config.upstream, None, &config.tools, opts)?;
+    let mut api_index = HashMap::with_capacity(config.apis.len());
+    let mut apis = Vec::with_capacity(config.apis.len());
+    for (i, api) in config.apis.iter().enumerate() {
+        if api_index.insert(api.name.clone(), i).is_some() {
+            return Err(Error::Config(format!("the API `{}` is listed twice in `apis`", api.name)));
+        }
+        apis.push(Target::new(&config.upstream, Some(api), &config.tools, opts)?);
+    }
+    let tool_api = |t: &Tool| -> Result<Option<usize>> {
+        t.api
+            .as_ref()
+            .map(|name| {
+                api_index.get(name).copied().ok_or_else(|| {
+                    Error::Config(format!("tool `{}` belongs to the API `{name}`, which `apis` does not list", t.name))
+                })
+            })
+            .transpose()
+    };
+    let tool_apis = config.tools.iter().map(tool_api).collect::<Result<Vec<_>>>()?;
+    Ok((default_target, apis, tool_apis))
+}
 
 pub(super) fn tool_error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])

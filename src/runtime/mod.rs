@@ -35,6 +35,7 @@ pub mod resources;
 pub mod response;
 pub mod routes;
 pub mod search;
+pub mod security;
 pub mod server;
 mod target;
 pub mod transport;

@@ -67,33 +67,12 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     let listener = listen(opts.bind, "--bind").await?;
     let addr = listener.local_addr().map_err(|e| Error::Transport(e.to_string()))?;
     let oauth = match &opts.oauth {
-        Some(o) => {
-            let engine = server.engine();
-            let name = engine.info.title.clone().unwrap_or_else(|| engine.info.name.clone());
-            let rs = Arc::new(super::oauth::ResourceServer::new(o, addr, &name)?);
-            // The keys, fetched before serving; a slow authorization server delays the start by
-            // a few seconds at most (the fetch goes on, and the first tokens wait for it).
-            let fetch = tokio::spawn({
-                let rs = rs.clone();
-                async move { rs.prefetch().await }
-            });
-            if tokio::time::timeout(std::time::Duration::from_secs(5), fetch).await.is_err() {
-                tracing::warn!("OAuth: the authorization server is slow to answer; serving while its keys are fetched");
-            }
-            Some(rs)
-        }
+        Some(o) => Some(resource_server(&server, o, addr).await?),
         None => None,
     };
     let server = if oauth.is_some() { server.with_oauth() } else { server };
     let live = server.live_engine().clone();
-    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into(), "[::1]".into()];
-    if !opts.bind.ip().is_unspecified() {
-        hosts.push(opts.bind.ip().to_string());
-    }
-    hosts.extend(opts.allowed_hosts.iter().cloned());
-    let mut origins: Vec<String> =
-        vec!["http://localhost:*".into(), "http://127.0.0.1:*".into(), "http://[::1]:*".into()];
-    origins.extend(opts.allowed_origins.iter().cloned());
+    let (hosts, origins) = hosts_and_origins(&opts);
     let legacy = opts.legacy_sse.then(|| {
         let allowed = Arc::new(super::legacy_sse::Allowed { hosts: hosts.clone(), origins: origins.clone() });
         (super::legacy_sse::LegacySse::new(server.clone()), allowed)
@@ -132,28 +111,8 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         }
         None => mcp.layer(middleware::from_fn_with_state(token.clone(), require_token)),
     };
-    let sse = match legacy {
-        Some((state, allowed)) => axum::Router::new()
-            .route("/sse", get(super::legacy_sse::connect))
-            .route("/messages", axum::routing::post(super::legacy_sse::message))
-            .with_state(state)
-            .layer(middleware::from_fn_with_state(allowed, super::legacy_sse::guard))
-            .layer(middleware::from_fn_with_state(token, require_token)),
-        None => axum::Router::new().route("/sse", get(super::manners::old_sse_client)),
-    };
-    // Metrics tell which tools are called how often: behind the token, like /mcp.
-    // With OAuth there is no token a scraper could hold: /metrics only on --metrics-bind.
-    let scrape = match opts.metrics {
-        Some(_) if oauth.is_some() => {
-            tracing::info!("with --oauth-issuer, /metrics is served only on --metrics-bind");
-            axum::Router::new()
-        }
-        Some(m) => axum::Router::new()
-            .route("/metrics", get(scrape))
-            .with_state(m)
-            .layer(middleware::from_fn_with_state(token_for_metrics, require_token)),
-        None => axum::Router::new(),
-    };
+    let sse = sse_routes(legacy, token);
+    let scrape = scrape_routes(opts.metrics, oauth.is_some(), token_for_metrics);
     // The tool count of the engine served now (a reload may change it).
     let health =
         move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": live.load().tool_count()})) };
@@ -181,6 +140,75 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
 
 /// How long calls in flight may run after a shutdown signal before streams are cut.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The OAuth resource server of `server` at `addr`, its issuer's keys fetched (or being fetched).
+async fn resource_server(
+    server: &McpServer,
+    o: &super::oauth::OAuthOptions,
+    addr: SocketAddr,
+) -> Result<Arc<super::oauth::ResourceServer>> {
+    let engine = server.engine();
+    let name = engine.info.title.clone().unwrap_or_else(|| engine.info.name.clone());
+    let rs = Arc::new(super::oauth::ResourceServer::new(o, addr, &name)?);
+    // The keys, fetched before serving; a slow authorization server delays the start by
+    // a few seconds at most (the fetch goes on, and the first tokens wait for it).
+    let fetch = tokio::spawn({
+        let rs = rs.clone();
+        async move { rs.prefetch().await }
+    });
+    if tokio::time::timeout(std::time::Duration::from_secs(5), fetch).await.is_err() {
+        tracing::warn!("OAuth: the authorization server is slow to answer; serving while its keys are fetched");
+    }
+    Ok(rs)
+}
+
+/// The `Host` values and browser origins let in: localhost's, the bind address (unless it is
+/// unspecified), and those the options add.
+fn hosts_and_origins(opts: &HttpOptions) -> (Vec<String>, Vec<String>) {
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into(), "[::1]".into()];
+    if !opts.bind.ip().is_unspecified() {
+        hosts.push(opts.bind.ip().to_string());
+    }
+    hosts.extend(opts.allowed_hosts.iter().cloned());
+    let mut origins: Vec<String> =
+        vec!["http://localhost:*".into(), "http://127.0.0.1:*".into(), "http://[::1]:*".into()];
+    origins.extend(opts.allowed_origins.iter().cloned());
+    (hosts, origins)
+}
+
+/// `/sse` and `/messages`: the legacy HTTP+SSE transport behind the token, or directions for old
+/// SSE clients when it is off.
+fn sse_routes(
+    legacy: Option<(Arc<super::legacy_sse::LegacySse>, Arc<super::legacy_sse::Allowed>)>,
+    token: Option<Arc<str>>,
+) -> axum::Router {
+    match legacy {
+        Some((state, allowed)) => axum::Router::new()
+            .route("/sse", get(super::legacy_sse::connect))
+            .route("/messages", axum::routing::post(super::legacy_sse::message))
+            .with_state(state)
+            .layer(middleware::from_fn_with_state(allowed, super::legacy_sse::guard))
+            .layer(middleware::from_fn_with_state(token, require_token)),
+        None => axum::Router::new().route("/sse", get(super::manners::old_sse_client)),
+    }
+}
+
+/// `/metrics` on the main listener, when it is served there.
+fn scrape_routes(metrics: Option<Arc<Metrics>>, oauth: bool, token: Option<Arc<str>>) -> axum::Router {
+    // Metrics tell which tools are called how often: behind the token, like /mcp.
+    // With OAuth there is no token a scraper could hold: /metrics only on --metrics-bind.
+    match metrics {
+        Some(_) if oauth => {
+            tracing::info!("with --oauth-issuer, /metrics is served only on --metrics-bind");
+            axum::Router::new()
+        }
+        Some(m) => axum::Router::new()
+            .route("/metrics", get(scrape))
+            .with_state(m)
+            .layer(middleware::from_fn_with_state(token, require_token)),
+        None => axum::Router::new(),
+    }
+}
 async fn listen(bind: SocketAddr, flag: &str) -> Result<tokio::net::TcpListener> {
     tokio::net::TcpListener::bind(bind).await.map_err(|e| {
         Error::Transport(match e.kind() {

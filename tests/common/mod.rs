@@ -163,64 +163,9 @@ async fn handle(
             tokio::time::sleep(d).await;
             json_response(200, json!({"late": true}))
         }
-        Reply::ResetMidBody => {
-            // The first chunk is flushed, then the connection breaks.
-            let stream = futures::stream::unfold(0, |i| async move {
-                match i {
-                    0 => Some((Ok::<_, std::io::Error>(Bytes::from_static(b"{\"partial\": ")), 1)),
-                    1 => {
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                        Some((Err(std::io::Error::other("reset")), 2))
-                    }
-                    _ => None,
-                }
-            });
-            Response::builder()
-                .status(200)
-                .header("content-type", "application/json")
-                .header("content-length", "1000")
-                .body(Body::from_stream(stream))
-                .unwrap()
-        }
-        Reply::Trickle(chunks, pause) => {
-            let stream = futures::stream::unfold(0usize, move |i| async move {
-                if i > chunks {
-                    return None;
-                }
-                tokio::time::sleep(pause).await;
-                let piece = if i == 0 {
-                    "[".to_string()
-                } else if i == chunks {
-                    "0]".to_string()
-                } else {
-                    format!("{i},")
-                };
-                Some((Ok::<_, std::io::Error>(Bytes::from(piece)), i + 1))
-            });
-            Response::builder()
-                .status(200)
-                .header("content-type", "application/json")
-                .body(Body::from_stream(stream))
-                .unwrap()
-        }
-        Reply::Stream(chunks, size, pause) => {
-            let guard = EndGuard { state: state.clone(), done: false };
-            let stream = futures::stream::unfold((0usize, guard), move |(i, mut guard)| async move {
-                if i == chunks {
-                    guard.done = true;
-                    drop(guard);
-                    return None;
-                }
-                tokio::time::sleep(pause).await;
-                Some((Ok::<_, std::io::Error>(Bytes::from(vec![b' '; size])), (i + 1, guard)))
-            });
-            Response::builder()
-                .status(200)
-                .header("content-type", "text/plain")
-                .header("content-length", (chunks * size).to_string())
-                .body(Body::from_stream(stream))
-                .unwrap()
-        }
+        Reply::ResetMidBody => reset_mid_body(),
+        Reply::Trickle(chunks, pause) => trickle(chunks, pause),
+        Reply::Stream(chunks, size, pause) => stream_of_spaces(&state, chunks, size, pause),
         Reply::Redirect(to) => Response::builder().status(302).header("location", to).body(Body::empty()).unwrap(),
         Reply::Huge(n) => {
             let mut body = Vec::with_capacity(n);
@@ -230,6 +175,65 @@ async fn handle(
             Response::builder().status(200).header("content-type", "application/json").body(Body::from(body)).unwrap()
         }
     }
+}
+
+/// A JSON body that breaks off: the first chunk is flushed, then the connection breaks.
+fn reset_mid_body() -> Response {
+    let stream = futures::stream::unfold(0, |i| async move {
+        match i {
+            0 => Some((Ok::<_, std::io::Error>(Bytes::from_static(b"{\"partial\": ")), 1)),
+            1 => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Some((Err(std::io::Error::other("reset")), 2))
+            }
+            _ => None,
+        }
+    });
+    Response::builder()
+        .status(200)
+        .header("content-type", "application/json")
+        .header("content-length", "1000")
+        .body(Body::from_stream(stream))
+        .unwrap()
+}
+
+/// A JSON array of `chunks` pieces, one every `pause`.
+fn trickle(chunks: usize, pause: Duration) -> Response {
+    let stream = futures::stream::unfold(0usize, move |i| async move {
+        if i > chunks {
+            return None;
+        }
+        tokio::time::sleep(pause).await;
+        let piece = if i == 0 {
+            "[".to_string()
+        } else if i == chunks {
+            "0]".to_string()
+        } else {
+            format!("{i},")
+        };
+        Some((Ok::<_, std::io::Error>(Bytes::from(piece)), i + 1))
+    });
+    Response::builder().status(200).header("content-type", "application/json").body(Body::from_stream(stream)).unwrap()
+}
+
+/// `chunks` chunks of `size` spaces, one every `pause`; a body dropped before its end is counted.
+fn stream_of_spaces(state: &Arc<Mutex<MockState>>, chunks: usize, size: usize, pause: Duration) -> Response {
+    let guard = EndGuard { state: state.clone(), done: false };
+    let stream = futures::stream::unfold((0usize, guard), move |(i, mut guard)| async move {
+        if i == chunks {
+            guard.done = true;
+            drop(guard);
+            return None;
+        }
+        tokio::time::sleep(pause).await;
+        Some((Ok::<_, std::io::Error>(Bytes::from(vec![b' '; size])), (i + 1, guard)))
+    });
+    Response::builder()
+        .status(200)
+        .header("content-type", "text/plain")
+        .header("content-length", (chunks * size).to_string())
+        .body(Body::from_stream(stream))
+        .unwrap()
 }
 
 fn json_response(status: u16, v: Value) -> Response {

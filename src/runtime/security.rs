@@ -1,0 +1,210 @@
+//! How credentials reach the upstream, as the runtime config describes them: security schemes
+//! with the names of the env vars that hold their secrets (never the secrets), and the
+//! requirements that combine them. Part of the runtime config's model (`model.rs` re-exports it);
+//! depends on nothing but serde.
+
+use serde::{Deserialize, Serialize};
+
+/// How a credential reaches the upstream. Secrets are never stored: only the names of the
+/// environment variables that hold them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SecurityScheme {
+    /// `api_key`: a key sent in a header, a query parameter or a cookie.
+    ApiKey {
+        /// Where the key goes.
+        location: ApiKeyLocation,
+        /// The header, query parameter or cookie the key is sent as, spelt as the API expects it.
+        name: String,
+        /// The env var that holds the key.
+        env: String,
+    },
+    /// `bearer`: `Authorization: Bearer <token>`.
+    Bearer {
+        /// The env var that holds the token (without `Bearer `).
+        env: String,
+    },
+    /// `basic`: HTTP basic authentication (`Authorization: Basic ...`).
+    Basic {
+        /// The env var that holds the user name; the scheme is used only when it is set.
+        username_env: String,
+        /// The env var that holds the password; unset means an empty password.
+        password_env: String,
+    },
+    /// `oauth2_client_credentials`: unless `token_env` holds a token, the engine fetches access
+    /// tokens from the token endpoint with the client ID and secret (HTTP basic), caches them until
+    /// shortly before they expire, and sends them as `Authorization: Bearer <token>`.
+    #[serde(rename = "oauth2_client_credentials")]
+    OAuth2ClientCredentials {
+        /// The token endpoint, POSTed a `grant_type=client_credentials` form.
+        token_url: String,
+        /// The scopes to request, sent space-separated as `scope` (no `scope` when empty). Omitted
+        /// when empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        scopes: Vec<String>,
+        /// The env var that holds the client ID.
+        client_id_env: String,
+        /// The env var that holds the client secret.
+        client_secret_env: String,
+        /// An access token the user already has: sent as a bearer token when set, so that the
+        /// client id and secret are needed only for mcpgen to fetch tokens itself.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token_env: Option<String>,
+    },
+    /// A scheme the engine cannot perform itself (OAuth2 user flows, OpenID Connect, mutual TLS):
+    /// an access token obtained elsewhere may be supplied as a bearer token in `env`.
+    External {
+        /// How to obtain the credential, in words for people (`inspect`, a generated crate's help);
+        /// [`describe`](SecurityScheme::describe) returns it.
+        description: String,
+        /// The env var that holds the token: sent as `Authorization: Bearer <value>`, or as the
+        /// whole `Authorization` value when it contains a space (`Digest ...`).
+        env: String,
+    },
+}
+
+impl SecurityScheme {
+    /// The environment variables that hold this scheme's credentials, in order.
+    pub fn env_vars(&self) -> Vec<&str> {
+        match self {
+            SecurityScheme::ApiKey { env, .. }
+            | SecurityScheme::Bearer { env }
+            | SecurityScheme::External { env, .. } => {
+                vec![env]
+            }
+            SecurityScheme::Basic { username_env, password_env } => vec![username_env, password_env],
+            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => token_env
+                .iter()
+                .map(String::as_str)
+                .chain([client_id_env.as_str(), client_secret_env.as_str()])
+                .collect(),
+        }
+    }
+
+    /// What to set for this scheme, in words: `A`, `A and B`, or `T, or A and B`.
+    pub fn env_hint(&self) -> String {
+        match self {
+            SecurityScheme::OAuth2ClientCredentials {
+                client_id_env, client_secret_env, token_env: Some(t), ..
+            } => {
+                format!("{t}, or {client_id_env} and {client_secret_env}")
+            }
+            other => other.env_vars().join(" and "),
+        }
+    }
+
+    /// The scheme in words, for people: `API key in header `X-API-Key``, `bearer token`, `HTTP
+    /// basic`, `OAuth2 client credentials`, or an external scheme's own description. `inspect`,
+    /// generated crates' help and OpenAPI exports all say it so.
+    pub fn describe(&self) -> String {
+        match self {
+            // Only the location is lower-case: the key's own name is case-sensitive on the wire.
+            SecurityScheme::ApiKey { location, name, .. } => format!("API key in {} `{name}`", location.as_str()),
+            SecurityScheme::Bearer { .. } => "bearer token".to_string(),
+            SecurityScheme::Basic { .. } => "HTTP basic".to_string(),
+            SecurityScheme::OAuth2ClientCredentials { .. } => "OAuth2 client credentials".to_string(),
+            SecurityScheme::External { description, .. } => description.clone(),
+        }
+    }
+
+    /// Each env var of [`env_vars`](Self::env_vars) with what it holds, in words: the scheme's
+    /// [`describe`](Self::describe), and the part of the credential when there are several.
+    pub fn describe_env_vars(&self) -> Vec<(&str, String)> {
+        let what = self.describe();
+        match self {
+            SecurityScheme::Basic { username_env, password_env } => {
+                vec![(username_env, format!("{what} user name")), (password_env, format!("{what} password"))]
+            }
+            SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => token_env
+                .iter()
+                .map(|t| (t.as_str(), format!("{what}: an access token you already have, or set the two below")))
+                .chain([
+                    (client_id_env.as_str(), format!("{what}: client ID")),
+                    (client_secret_env.as_str(), format!("{what}: client secret")),
+                ])
+                .collect(),
+            _ => self.env_vars().into_iter().map(|env| (env, what.clone())).collect(),
+        }
+    }
+}
+
+/// Where an API key goes (`location` in the config, lower-case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApiKeyLocation {
+    /// `header`: a request header.
+    Header,
+    /// `query`: a query parameter.
+    Query,
+    /// `cookie`: a cookie of the `Cookie` header.
+    Cookie,
+}
+
+impl ApiKeyLocation {
+    /// `header`, `query` or `cookie`, as OpenAPI and the config spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiKeyLocation::Header => "header",
+            ApiKeyLocation::Query => "query",
+            ApiKeyLocation::Cookie => "cookie",
+        }
+    }
+}
+
+/// Alternatives (any one suffices) of sets of schemes (all needed together); empty = no auth.
+pub type SecurityRequirements = Vec<Vec<String>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn oauth2(token_env: Option<&str>) -> SecurityScheme {
+        SecurityScheme::OAuth2ClientCredentials {
+            token_url: "https://auth.example.com/token".into(),
+            scopes: vec![],
+            client_id_env: "ID".into(),
+            client_secret_env: "SECRET".into(),
+            token_env: token_env.map(String::from),
+        }
+    }
+
+    #[test]
+    fn api_key_locations_as_openapi_spells_them() {
+        for location in [ApiKeyLocation::Header, ApiKeyLocation::Query, ApiKeyLocation::Cookie] {
+            assert_eq!(serde_json::to_value(location).unwrap(), location.as_str());
+        }
+    }
+
+    #[test]
+    fn schemes_in_words() {
+        let key =
+            SecurityScheme::ApiKey { location: ApiKeyLocation::Cookie, name: "SESSIONID".into(), env: "K".into() };
+        assert_eq!(key.describe(), "API key in cookie `SESSIONID`");
+        assert_eq!(SecurityScheme::Bearer { env: "T".into() }.describe(), "bearer token");
+        let basic = SecurityScheme::Basic { username_env: "U".into(), password_env: "P".into() };
+        assert_eq!(basic.describe(), "HTTP basic");
+        assert_eq!(oauth2(None).describe(), "OAuth2 client credentials");
+        let external = SecurityScheme::External { description: "mutual TLS".into(), env: "T".into() };
+        assert_eq!(external.describe(), "mutual TLS");
+    }
+
+    #[test]
+    fn single_env_vars_hold_the_scheme() {
+        let key = SecurityScheme::ApiKey { location: ApiKeyLocation::Header, name: "X-Key".into(), env: "K".into() };
+        assert_eq!(key.describe_env_vars(), [("K", "API key in header `X-Key`".to_string())]);
+    }
+
+    #[test]
+    fn several_env_vars_say_their_part() {
+        let basic = SecurityScheme::Basic { username_env: "U".into(), password_env: "P".into() };
+        assert_eq!(
+            basic.describe_env_vars(),
+            [("U", "HTTP basic user name".to_string()), ("P", "HTTP basic password".to_string())]
+        );
+        let with_token = oauth2(Some("T"));
+        let vars: Vec<&str> = with_token.describe_env_vars().into_iter().map(|(env, _)| env).collect();
+        assert_eq!(vars, with_token.env_vars());
+        let without = oauth2(None);
+        assert_eq!(without.describe_env_vars()[0], ("ID", "OAuth2 client credentials: client ID".to_string()));
+    }
+}
