@@ -40,8 +40,11 @@ impl Proxy {
     async fn answer(&self, body: Bytes) -> Result<Vec<u8>, String> {
         let (id, url) = if self.json {
             let call: Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
-            let arg = &call["params"]["arguments"]["id"];
-            (call["id"].clone(), self.upstream.replace("{id}", &arg.to_string()))
+            let arg = match &call["params"]["arguments"]["id"] {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            (call["id"].clone(), self.upstream.replace("{id}", &arg))
         } else {
             (json!(1), self.upstream.replace("{id}", "1"))
         };
