@@ -13,7 +13,9 @@
 //! from the request's `arguments`, and the upstream body returned as a `tools/call` result. No
 //! session, validation, auth, limits or retries. `BARE_CLIENT=reqwest` sends upstream with reqwest
 //! instead of hyper's own pooled client; `BARE_JSON=0` parses no JSON at all: the upstream body is
-//! spliced into a fixed reply. `docs/performance.md` has the figures.
+//! spliced into a fixed reply. `BARE_THREADS=N` serves on N threads, each with its own
+//! current-thread runtime, listener (`SO_REUSEPORT`) and upstream pool, instead of one
+//! work-stealing runtime. `docs/performance.md` has the figures.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -86,8 +88,29 @@ fn usage() -> ! {
     std::process::exit(2)
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    let threads: usize = std::env::var("BARE_THREADS").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
+    if threads == 0 {
+        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+        rt.block_on(run());
+        return;
+    }
+    // Thread per core: each thread its own current-thread runtime, its own SO_REUSEPORT listener and
+    // its own upstream pool, so no task ever moves between threads.
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+                rt.block_on(run());
+            })
+        })
+        .collect();
+    for h in handles {
+        let _ = h.join();
+    }
+}
+
+async fn run() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(spec_path), Some(bind)) =
         (args.get(2), args.iter().position(|a| a == "--bind").and_then(|i| args.get(i + 1)))
@@ -106,7 +129,13 @@ async fn main() {
         reqwest: (std::env::var("BARE_CLIENT").as_deref() == Ok("reqwest")).then(reqwest::Client::new),
         json: std::env::var("BARE_JSON").as_deref() != Ok("0"),
     });
-    let listener = match tokio::net::TcpListener::bind(addr).await {
+    let bound = tokio::net::TcpSocket::new_v4().and_then(|socket| {
+        socket.set_reuseaddr(true)?;
+        socket.set_reuseport(true)?;
+        socket.bind(addr)?;
+        socket.listen(1024)
+    });
+    let listener = match bound {
         Ok(listener) => listener,
         Err(e) => {
             eprintln!("bind {addr}: {e}");

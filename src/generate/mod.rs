@@ -60,6 +60,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("target.rs", include_str!("../runtime/target.rs")),
     ("transport.rs", include_str!("../runtime/transport.rs")),
     ("upstream.rs", include_str!("../runtime/upstream.rs")),
+    ("workers.rs", include_str!("../runtime/workers.rs")),
 ];
 
 /// The crate's dependencies: exactly the engine's, with the versions and features mcpgen itself
@@ -84,6 +85,7 @@ pub const DEPENDENCIES: &[&str] = &[
     r#"serde_json = "1""#,
     r#"strsim = "0.11""#,
     r#"thiserror = "2""#,
+    r#"thread_local = "1.1""#,
     r#"tokio = { version = "1", features = ["rt-multi-thread", "macros", "signal", "io-std", "time", "sync", "net"] }"#,
     r#"tracing = "0.1""#,
     r#"tracing-subscriber = { version = "0.3", default-features = false, features = ["fmt", "env-filter", "ansi", "json"] }"#,

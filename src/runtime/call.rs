@@ -247,7 +247,7 @@ impl Engine {
             && resp.status == reqwest::StatusCode::UNAUTHORIZED
         {
             client.invalidate().await;
-            if let Ok(token) = client.token(&self.upstream.http).await
+            if let Ok(token) = client.token(self.upstream.http()).await
                 && let Ok(v) = HeaderValue::from_str(token.expose())
             {
                 req.headers.insert(reqwest::header::AUTHORIZATION, v);
@@ -310,7 +310,7 @@ impl Engine {
                     ));
                 }
                 Credential::OAuth2(client) => {
-                    let token = client.token(&self.upstream.http).await?;
+                    let token = client.token(self.upstream.http()).await?;
                     let v = HeaderValue::from_str(token.expose())
                         .map_err(|_| Error::Credentials("the OAuth2 access token is not valid header text".into()))?;
                     req.headers.insert(reqwest::header::AUTHORIZATION, v);

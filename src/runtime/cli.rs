@@ -231,6 +231,10 @@ pub struct ServerArgs {
     #[arg(long, help_heading = "Server")]
     pub legacy_sse: bool,
 
+    /// Threads serving HTTP, each with its own connections [default: one per CPU].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024), help_heading = "Server")]
+    pub workers: Option<u16>,
+
     /// OAuth access tokens on /mcp.
     #[command(flatten)]
     pub oauth: Box<OAuthArgs>,
@@ -466,6 +470,7 @@ fn serve(
                     allowed_origins: args.allow_origin.clone(),
                     allowed_hosts: args.allow_host.clone(),
                     legacy_sse: args.legacy_sse,
+                    workers: args.workers.map_or_else(super::workers::default_workers, usize::from),
                     oauth,
                     metrics: args.metrics_bind.is_none().then_some(metrics),
                     readiness,

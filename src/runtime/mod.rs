@@ -40,6 +40,7 @@ pub mod server;
 mod target;
 pub mod transport;
 pub mod upstream;
+pub mod workers;
 
 pub use engine::{Engine, EngineOptions, UpstreamAuth};
 pub use error::Error;

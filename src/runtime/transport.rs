@@ -47,6 +47,8 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Also serve the 2024-11-05 HTTP+SSE transport at `/sse` and `/messages`.
     pub legacy_sse: bool,
+    /// Threads serving connections ([`super::workers::default_workers`]: one per CPU).
+    pub workers: usize,
     /// Check OAuth access tokens on `/mcp` (exclusive with `auth_token` and `legacy_sse`).
     pub oauth: Option<super::oauth::OAuthOptions>,
     /// Serve `/metrics` (behind the bearer token); `None` when they are served elsewhere
@@ -123,23 +125,8 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .merge(sse)
         .merge(scrape);
     on_ready(addr);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            // New connections stop now; calls in flight finish (cancelling them at once would drop
-            // answers to requests the upstream already received, and a client's retry would send
-            // them twice). Long-lived streams (legacy SSE) are cut after a grace period.
-            tokio::spawn(async move {
-                tokio::time::sleep(SHUTDOWN_GRACE).await;
-                cancel.cancel();
-            });
-        })
-        .await
-        .map_err(|e| Error::Transport(format!("HTTP server: {e}")))
+    super::workers::serve(listener, router, opts.workers, shutdown_signal(), move || cancel.cancel()).await
 }
-
-/// How long calls in flight may run after a shutdown signal before streams are cut.
-const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The OAuth resource server of `server` at `addr`, its issuer's keys fetched (or being fetched).
 async fn resource_server(

@@ -62,13 +62,29 @@ pub struct UpstreamResponse {
 /// The HTTP client toward the API, with its policy: concurrency permits and the rate limit's
 /// next free slot.
 pub struct Upstream {
-    /// The reqwest client: the policy's timeout, same-origin redirects only (at most 5), mcpgen's
-    /// `User-Agent`. Also fetches OAuth2 tokens.
-    pub http: reqwest::Client,
+    /// A reqwest client per thread ([`Upstream::http`]), each with its own connection pool.
+    clients: thread_local::ThreadLocal<reqwest::Client>,
+    /// The first client built, for a thread whose own could not be built.
+    first: reqwest::Client,
     policy: UpstreamPolicy,
     permits: Arc<Semaphore>,
     next_slot: Mutex<Instant>,
     metrics: Arc<Metrics>,
+}
+
+/// A client with the policy's timeouts, same-origin redirects only (at most 5) and mcpgen's
+/// `User-Agent`.
+fn client(policy: &UpstreamPolicy) -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .timeout(policy.timeout)
+        .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            // Only to the same origin: a redirect must not carry credentials elsewhere.
+            let same = attempt.previous().first().is_some_and(|first| first.origin() == attempt.url().origin());
+            if same && attempt.previous().len() < 5 { attempt.follow() } else { attempt.stop() }
+        }))
+        .user_agent(concat!("mcpgen/", env!("CARGO_PKG_VERSION")))
+        .build()
 }
 
 /// Installs the ring crypto provider for rustls. reqwest is built without a default one (aws-lc
@@ -82,19 +98,19 @@ impl Upstream {
     /// only when the HTTP client cannot be built.
     pub fn new(policy: UpstreamPolicy, metrics: Arc<Metrics>) -> Result<Self> {
         install_crypto_provider();
-        let http = reqwest::Client::builder()
-            .timeout(policy.timeout)
-            .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
-            .redirect(reqwest::redirect::Policy::custom(|attempt| {
-                // Only to the same origin: a redirect must not carry credentials elsewhere.
-                let same = attempt.previous().first().is_some_and(|first| first.origin() == attempt.url().origin());
-                if same && attempt.previous().len() < 5 { attempt.follow() } else { attempt.stop() }
-            }))
-            .user_agent(concat!("mcpgen/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
+        let first = client(&policy).map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
         let permits = Arc::new(Semaphore::new(policy.max_concurrency.max(1)));
-        Ok(Upstream { http, policy, permits, next_slot: Mutex::new(Instant::now()), metrics })
+        let clients = thread_local::ThreadLocal::new();
+        let _ = clients.get_or(|| first.clone());
+        Ok(Upstream { clients, first, policy, permits, next_slot: Mutex::new(Instant::now()), metrics })
+    }
+
+    /// The client of this thread: the policy's timeout, same-origin redirects only (at most 5),
+    /// mcpgen's `User-Agent`. Also fetches OAuth2 tokens. One per thread, because a pooled
+    /// connection lives on the runtime that opened it: shared between the HTTP workers (each its
+    /// own runtime), every request would hand off to another thread and back.
+    pub fn http(&self) -> &reqwest::Client {
+        self.clients.get_or_try(|| client(&self.policy)).unwrap_or(&self.first)
     }
 
     /// The policy it was built with.
@@ -143,7 +159,7 @@ impl Upstream {
     }
 
     async fn attempt(&self, req: &PreparedRequest) -> Result<UpstreamResponse, SendError> {
-        let mut builder = self.http.request(req.method.clone(), req.url.clone()).headers(req.headers.clone());
+        let mut builder = self.http().request(req.method.clone(), req.url.clone()).headers(req.headers.clone());
         if !req.cookies.is_empty() {
             let cookie = HeaderValue::from_str(&req.cookies.join("; "))
                 .map_err(|_| SendError::Other("invalid cookie".into()))?;
