@@ -176,7 +176,9 @@ impl Upstream {
         let retry_after = header(reqwest::header::RETRY_AFTER);
         let status = resp.status();
         let cap = self.policy.max_response_bytes as usize;
-        let mut body = Vec::new();
+        // Sized from the declared length up to the cap: no chain of doublings up to a big body.
+        let declared = resp.content_length().unwrap_or(0).min(cap as u64);
+        let mut body = Vec::with_capacity(declared as usize);
         let mut truncated = false;
         super::progress::body_started(resp.content_length());
         loop {
