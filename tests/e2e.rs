@@ -149,3 +149,48 @@ async fn aws_path_keys_reach_the_server() {
     assert_eq!((req.path.as_str(), req.query.as_deref()), ("/analyzed-resource", Some("analyzerArn=a&resourceArn=r")));
     c.client.cancel().await.unwrap();
 }
+
+/// `--workers 3`: calls from many clients at once, each on connections of its own (which the
+/// acceptor hands to the three workers in turn), all reach the upstream exactly and come back to
+/// the client that made them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_threads_answer_concurrent_clients() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let cmd = Subject::Serve(spec.to_path_buf()).command(&format!("{}/api", mock.url()), &[]);
+    let (mut child, url) = spawn_http(&cmd, &["--workers", "3"]).await;
+    let calls = (0..9).map(|i| {
+        let url = url.clone();
+        async move {
+            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
+            let client = rmcp::ServiceExt::serve((), transport).await.expect("initialize over HTTP");
+            let c = Connected { client, http: None };
+            let r = c
+                .call("pathSimple", serde_json::json!({"id": format!("client-{i}"), "list": [i], "obj": {"a": "x"}}))
+                .await;
+            c.client.cancel().await.unwrap();
+            (i, r)
+        }
+    });
+    for (i, r) in futures::future::join_all(calls).await {
+        checks::ok(&r);
+        assert!(text(&r).contains(&format!("/api/path/simple/client-{i}/{i}/a=x")), "call {i}: {}", text(&r));
+    }
+    let mut paths: Vec<String> = mock.requests().into_iter().map(|r| r.path).collect();
+    paths.sort();
+    let want: Vec<String> = (0..9).map(|i| format!("/api/path/simple/client-{i}/{i}/a=x")).collect();
+    assert_eq!(paths, want);
+    child.kill().await.unwrap();
+}
+
+/// `--workers 0` is a usage error that says what is allowed.
+#[test]
+fn zero_workers_is_a_usage_error() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["serve", "samples/petstore-oas30.json", "--transport", "http", "--workers", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("invalid value '0' for '--workers <N>'") && err.contains("1..=1024"), "{err}");
+}

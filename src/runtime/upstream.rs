@@ -64,7 +64,7 @@ pub struct UpstreamResponse {
 pub struct Upstream {
     /// A reqwest client per thread ([`Upstream::http`]), each with its own connection pool.
     clients: thread_local::ThreadLocal<reqwest::Client>,
-    /// The first client built, for a thread whose own could not be built.
+    /// The first client built: the constructing thread's, and any thread's whose own failed.
     first: reqwest::Client,
     policy: UpstreamPolicy,
     permits: Arc<Semaphore>,
@@ -110,7 +110,8 @@ impl Upstream {
     /// connection lives on the runtime that opened it: shared between the HTTP workers (each its
     /// own runtime), every request would hand off to another thread and back.
     pub fn http(&self) -> &reqwest::Client {
-        self.clients.get_or_try(|| client(&self.policy)).unwrap_or(&self.first)
+        // The first was built with the same policy, so building again does not fail in practice.
+        self.clients.get_or(|| client(&self.policy).unwrap_or_else(|_| self.first.clone()))
     }
 
     /// The policy it was built with.

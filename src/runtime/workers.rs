@@ -174,6 +174,7 @@ mod tests {
     /// cleanly when told.
     #[tokio::test]
     async fn connections_go_to_every_worker_in_turn() {
+        super::super::upstream::install_crypto_provider();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let router = axum::Router::new()
