@@ -19,6 +19,27 @@ macro_rules! e2e {
     )*};
 }
 
+/// The same checks with every upstream request sent through reqwest, as `https://` ones are.
+macro_rules! e2e_reqwest {
+    ($($name:ident => $check:ident),* $(,)?) => {$(
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            let mock = start_mock().await;
+            let spec = e2e_spec(&mock);
+            checks::$check(&Subject::ServeReqwest(spec.to_path_buf()), &mock).await;
+        }
+    )*};
+}
+
+e2e_reqwest! {
+    reqwest_parameters_reach_the_upstream_exactly => parameters,
+    reqwest_bodies_reach_the_upstream_exactly => bodies,
+    reqwest_auth_schemes_use_env_credentials => auth,
+    reqwest_responses_become_results => responses,
+    reqwest_upstream_faults_leave_the_server_serving => faults,
+    reqwest_redirects_stay_on_the_same_origin => redirects,
+}
+
 e2e! {
     parameters_reach_the_upstream_exactly => parameters,
     bodies_reach_the_upstream_exactly => bodies,

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::HeaderValue;
 use tokio::sync::{Mutex, Semaphore};
 
+use super::direct::{Direct, DirectError, DirectResponse};
 use super::error::{Error, Result, UpstreamFault};
 use super::metrics::Metrics;
 use super::request::PreparedRequest;
@@ -70,6 +71,16 @@ pub struct Upstream {
     permits: Arc<Semaphore>,
     next_slot: Mutex<Instant>,
     metrics: Arc<Metrics>,
+    /// Plain-`http://` requests without reqwest (`None`: everything through reqwest).
+    direct: Option<Direct>,
+}
+
+/// mcpgen's `User-Agent` upstream.
+const USER_AGENT: &str = concat!("mcpgen/", env!("CARGO_PKG_VERSION"));
+
+/// The connect timeout: the policy's, at most 10 s.
+fn connect_timeout(policy: &UpstreamPolicy) -> Duration {
+    policy.timeout.min(Duration::from_secs(10))
 }
 
 /// A client with the policy's timeouts, same-origin redirects only (at most 5) and mcpgen's
@@ -77,13 +88,13 @@ pub struct Upstream {
 fn client(policy: &UpstreamPolicy) -> reqwest::Result<reqwest::Client> {
     reqwest::Client::builder()
         .timeout(policy.timeout)
-        .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
+        .connect_timeout(connect_timeout(policy))
         .redirect(reqwest::redirect::Policy::custom(|attempt| {
             // Only to the same origin: a redirect must not carry credentials elsewhere.
             let same = attempt.previous().first().is_some_and(|first| first.origin() == attempt.url().origin());
             if same && attempt.previous().len() < 5 { attempt.follow() } else { attempt.stop() }
         }))
-        .user_agent(concat!("mcpgen/", env!("CARGO_PKG_VERSION")))
+        .user_agent(USER_AGENT)
         .build()
 }
 
@@ -97,12 +108,18 @@ impl Upstream {
     /// A client with this policy that counts its requests, retries and waits in `metrics`; fails
     /// only when the HTTP client cannot be built.
     pub fn new(policy: UpstreamPolicy, metrics: Arc<Metrics>) -> Result<Self> {
+        let direct = Direct::new(connect_timeout(&policy), USER_AGENT);
+        Self::with_direct(policy, metrics, direct)
+    }
+
+    /// [`Upstream::new`] with plain-`http://` requests sent by `direct` (`None`: by reqwest).
+    pub(super) fn with_direct(policy: UpstreamPolicy, metrics: Arc<Metrics>, direct: Option<Direct>) -> Result<Self> {
         install_crypto_provider();
         let first = client(&policy).map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
         let permits = Arc::new(Semaphore::new(policy.max_concurrency.max(1)));
         let clients = thread_local::ThreadLocal::new();
         let _ = clients.get_or(|| first.clone());
-        Ok(Upstream { clients, first, policy, permits, next_slot: Mutex::new(Instant::now()), metrics })
+        Ok(Upstream { clients, first, policy, permits, next_slot: Mutex::new(Instant::now()), metrics, direct })
     }
 
     /// The client of this thread: the policy's timeout, same-origin redirects only (at most 5),
@@ -160,16 +177,32 @@ impl Upstream {
     }
 
     async fn attempt(&self, req: &PreparedRequest) -> Result<UpstreamResponse, SendError> {
-        let mut builder = self.http().request(req.method.clone(), req.url.clone()).headers(req.headers.clone());
-        if !req.cookies.is_empty() {
-            let cookie = HeaderValue::from_str(&req.cookies.join("; "))
-                .map_err(|_| SendError::Other("invalid cookie".into()))?;
-            builder = builder.header(reqwest::header::COOKIE, cookie);
-        }
-        if let Some(body) = &req.body {
-            builder = body.apply(builder).map_err(|e| SendError::Other(e.to_string()))?;
-        }
-        let mut resp = builder.send().await.map_err(classify)?;
+        let cookie = if req.cookies.is_empty() {
+            None
+        } else {
+            let joined = HeaderValue::from_str(&req.cookies.join("; "));
+            Some(joined.map_err(|_| SendError::Other("invalid cookie".into()))?)
+        };
+        let mut resp = match &self.direct {
+            Some(direct) if Direct::takes(req) => {
+                let mut headers = req.headers.clone();
+                if let Some(cookie) = cookie {
+                    headers.append(reqwest::header::COOKIE, cookie);
+                }
+                let sent = direct.send(req, headers, self.policy.timeout).await;
+                Response::Direct(sent.map_err(SendError::from)?)
+            }
+            _ => {
+                let mut builder = self.http().request(req.method.clone(), req.url.clone()).headers(req.headers.clone());
+                if let Some(cookie) = cookie {
+                    builder = builder.header(reqwest::header::COOKIE, cookie);
+                }
+                if let Some(body) = &req.body {
+                    builder = body.apply(builder).map_err(|e| SendError::Other(e.to_string()))?;
+                }
+                Response::Reqwest(builder.send().await.map_err(classify)?)
+            }
+        };
         let header = |name: reqwest::header::HeaderName| {
             resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
         };
@@ -194,7 +227,7 @@ impl Upstream {
                     super::progress::received(body.len() as u64);
                 }
                 Ok(None) => break,
-                Err(e) => return Err(SendError::Body(describe_error(&e), status)),
+                Err(words) => return Err(SendError::Body(words, status)),
             }
         }
         Ok(UpstreamResponse { status, content_type, retry_after, body, truncated })
@@ -214,6 +247,51 @@ impl Upstream {
         if !wait.is_zero() {
             self.metrics.rate_limit_wait(wait);
             tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+/// A response whose head has come, from reqwest or from the direct client.
+enum Response {
+    Reqwest(reqwest::Response),
+    Direct(DirectResponse),
+}
+
+impl Response {
+    fn headers(&self) -> &reqwest::header::HeaderMap {
+        match self {
+            Response::Reqwest(r) => r.headers(),
+            Response::Direct(r) => &r.head.headers,
+        }
+    }
+    fn status(&self) -> reqwest::StatusCode {
+        match self {
+            Response::Reqwest(r) => r.status(),
+            Response::Direct(r) => r.head.status,
+        }
+    }
+    fn content_length(&self) -> Option<u64> {
+        match self {
+            Response::Reqwest(r) => r.content_length(),
+            Response::Direct(r) => r.content_length(),
+        }
+    }
+    /// The body's next piece; `Err` has the words of the fault.
+    async fn chunk(&mut self) -> Result<Option<bytes::Bytes>, String> {
+        match self {
+            Response::Reqwest(r) => r.chunk().await.map_err(|e| describe_error(&e)),
+            Response::Direct(r) => r.chunk().await,
+        }
+    }
+}
+
+impl From<DirectError> for SendError {
+    fn from(e: DirectError) -> SendError {
+        match e {
+            DirectError::Timeout => SendError::Timeout,
+            DirectError::Connect(words) => SendError::Connect(words),
+            DirectError::Closed(words) => SendError::Closed(words),
+            DirectError::Other(words) => SendError::Other(words),
         }
     }
 }

@@ -23,6 +23,9 @@ pub const CREDS: [(&str, &str); 8] = [
 pub enum Subject {
     /// `mcpgen serve SPEC`.
     Serve(PathBuf),
+    /// `mcpgen serve SPEC` sending every upstream request through reqwest, as for `https://`
+    /// (`MCPGEN_UPSTREAM_CLIENT=reqwest`; plain `http://` goes through hyper's client directly).
+    ServeReqwest(PathBuf),
     /// A generated crate's binary (the API is built in).
     Binary(PathBuf),
 }
@@ -31,10 +34,15 @@ impl Subject {
     /// The command for a server of this subject toward `base_url`, with the e2e credentials.
     pub fn command(&self, base_url: &str, extra: &[&str]) -> ServerCommand {
         let mut cmd = match self {
-            Subject::Serve(spec) => {
+            Subject::Serve(spec) | Subject::ServeReqwest(spec) => {
                 let mut args = vec!["serve", spec.to_str().unwrap(), "--base-url", base_url];
                 args.extend_from_slice(extra);
-                ServerCommand::mcpgen(&args)
+                let cmd = ServerCommand::mcpgen(&args);
+                if matches!(self, Subject::ServeReqwest(_)) {
+                    cmd.env("MCPGEN_UPSTREAM_CLIENT", "reqwest")
+                } else {
+                    cmd
+                }
             }
             Subject::Binary(bin) => {
                 let mut args = vec!["--base-url".to_string(), base_url.to_string()];
