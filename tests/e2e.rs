@@ -8,30 +8,20 @@ mod common;
 use common::checks::{self, Subject};
 use common::*;
 
+/// One test per check, against `mcpgen serve` as `$subject` runs it (a variant of [`Subject`]).
 macro_rules! e2e {
-    ($($name:ident => $check:ident),* $(,)?) => {$(
+    ($subject:ident: $($name:ident => $check:ident),* $(,)?) => {$(
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
         async fn $name() {
             let mock = start_mock().await;
             let spec = e2e_spec(&mock);
-            checks::$check(&Subject::Serve(spec.to_path_buf()), &mock).await;
+            checks::$check(&Subject::$subject(spec.to_path_buf()), &mock).await;
         }
     )*};
 }
 
-/// The same checks with every upstream request sent through reqwest, as `https://` ones are.
-macro_rules! e2e_reqwest {
-    ($($name:ident => $check:ident),* $(,)?) => {$(
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn $name() {
-            let mock = start_mock().await;
-            let spec = e2e_spec(&mock);
-            checks::$check(&Subject::ServeReqwest(spec.to_path_buf()), &mock).await;
-        }
-    )*};
-}
-
-e2e_reqwest! {
+// The same checks with every upstream request sent through reqwest, as `https://` ones are.
+e2e! { ServeReqwest:
     reqwest_parameters_reach_the_upstream_exactly => parameters,
     reqwest_bodies_reach_the_upstream_exactly => bodies,
     reqwest_auth_schemes_use_env_credentials => auth,
@@ -40,7 +30,7 @@ e2e_reqwest! {
     reqwest_redirects_stay_on_the_same_origin => redirects,
 }
 
-e2e! {
+e2e! { Serve:
     parameters_reach_the_upstream_exactly => parameters,
     bodies_reach_the_upstream_exactly => bodies,
     auth_schemes_use_env_credentials => auth,
