@@ -1,13 +1,13 @@
-//! Plain-`http://` upstream requests on hyper-util's client directly, without reqwest: a quarter
+//! Plain-`http://` upstream requests on hyper-util's client directly, without reqwest: a fifth
 //! more calls per second (docs/performance.md, "Fourth look"). reqwest keeps everything this does
 //! not take ([`Direct::takes`]): `https://` (its TLS roots and ALPN), a proxy from the environment,
 //! multipart bodies.
 //!
-//! What reqwest does, this does the same, and `tests/e2e.rs` checks it at the byte level on both:
-//! `Accept: */*` unless set, mcpgen's `User-Agent`, the total timeout over connect, redirects and
-//! body, the connect timeout, and the redirect policy of [`super::upstream`] (same origin only,
-//! at most five URLs; a POST after 301/302 and all but HEAD after 303 turn into a GET without
-//! body, 307/308 keep both; `Referer`).
+//! What reqwest does, this does the same: `Accept: */*` and mcpgen's `User-Agent` unless set, the
+//! total timeout over connect, redirects and body, the connect timeout, and the redirect policy of
+//! [`super::upstream`] (same origin only, at most five URLs; a POST after 301/302 and all but HEAD
+//! after 303 turn into a GET without body, 307/308 keep both; `Referer`). The tests below send each
+//! case through both clients, and `tests/e2e.rs` checks both at the byte level.
 
 use std::time::Duration;
 
@@ -81,10 +81,9 @@ impl Direct {
         timeout: Duration,
     ) -> Result<DirectResponse, DirectError> {
         let deadline = Instant::now() + timeout;
-        if !headers.contains_key(header::ACCEPT) {
-            headers.insert(header::ACCEPT, HeaderValue::from_static("*/*"));
-        }
-        headers.insert(header::USER_AGENT, self.user_agent.clone());
+        // reqwest's default headers: only where the request has none of its own (`--header`).
+        headers.entry(header::ACCEPT).or_insert_with(|| HeaderValue::from_static("*/*"));
+        headers.entry(header::USER_AGENT).or_insert_with(|| self.user_agent.clone());
         let mut body = match &req.body {
             Some(PreparedBody::Bytes { content_type, bytes }) => {
                 let ct = HeaderValue::from_str(content_type).map_err(|e| DirectError::Other(e.to_string()))?;
@@ -318,6 +317,21 @@ mod tests {
         let (status, body) = same(Method::GET, "echo/pets?limit=2", None).await;
         assert_eq!(status, 200);
         assert!(body.contains(r#""accept":"*/*""#) && body.contains(r#""cookie":"a=1; b=2""#), "{body}");
+    }
+
+    #[tokio::test]
+    async fn headers_of_its_own_are_kept() {
+        let base = server().await;
+        let mut req = request(Method::GET, base.join("echo/h").unwrap(), None);
+        req.headers.insert(header::USER_AGENT, HeaderValue::from_static("theirs/1"));
+        req.headers.insert(header::ACCEPT, HeaderValue::from_static("application/xml"));
+        let [direct, reqwest] = both(req).await;
+        assert_eq!(direct, reqwest);
+        assert!(
+            direct.1.contains(r#""user-agent":"theirs/1""#) && direct.1.contains("application/xml"),
+            "{}",
+            direct.1
+        );
     }
 
     #[tokio::test]
