@@ -130,9 +130,9 @@ impl Direct {
 }
 
 impl DirectResponse {
-    /// The declared length of the body.
+    /// The length of the body when known, as reqwest tells it (0 for a HEAD's).
     pub(super) fn content_length(&self) -> Option<u64> {
-        self.head.headers.get(header::CONTENT_LENGTH)?.to_str().ok()?.parse().ok()
+        hyper::body::Body::size_hint(&self.body).exact()
     }
 
     /// The body's next piece; `Ok(None)` at its end. `Err` carries reqwest's words for the fault.
