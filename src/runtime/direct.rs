@@ -20,6 +20,7 @@ use reqwest::{Method, StatusCode, Url};
 use tokio::time::Instant;
 
 use super::request::{PreparedBody, PreparedRequest};
+use super::upstream::SendError;
 
 /// `MCPGEN_UPSTREAM_CLIENT=reqwest` sends everything through reqwest (for comparisons).
 const SWITCH: &str = "MCPGEN_UPSTREAM_CLIENT";
@@ -36,14 +37,6 @@ pub(super) struct DirectResponse {
     pub head: hyper::http::response::Parts,
     body: hyper::body::Incoming,
     deadline: Instant,
-}
-
-/// Why a request failed, in reqwest's classes (see `classify` in upstream.rs).
-pub(super) enum DirectError {
-    Timeout,
-    Connect(String),
-    Closed(String),
-    Other(String),
 }
 
 impl Direct {
@@ -79,14 +72,14 @@ impl Direct {
         req: &PreparedRequest,
         mut headers: HeaderMap,
         timeout: Duration,
-    ) -> Result<DirectResponse, DirectError> {
+    ) -> Result<DirectResponse, SendError> {
         let deadline = Instant::now() + timeout;
         // reqwest's default headers: only where the request has none of its own (`--header`).
         headers.entry(header::ACCEPT).or_insert_with(|| HeaderValue::from_static("*/*"));
         headers.entry(header::USER_AGENT).or_insert_with(|| self.user_agent.clone());
         let mut body = match &req.body {
             Some(PreparedBody::Bytes { content_type, bytes }) => {
-                let ct = HeaderValue::from_str(content_type).map_err(|e| DirectError::Other(e.to_string()))?;
+                let ct = HeaderValue::from_str(content_type).map_err(|e| SendError::Other(e.to_string()))?;
                 headers.append(header::CONTENT_TYPE, ct);
                 Some(Bytes::from(bytes.clone()))
             }
@@ -97,7 +90,7 @@ impl Direct {
         loop {
             let request = build(&method, &url, &headers, body.clone())?;
             let sent = tokio::time::timeout_at(deadline, self.client().request(request)).await;
-            let resp = sent.map_err(|_| DirectError::Timeout)?.map_err(|e| classify(&e))?;
+            let resp = sent.map_err(|_| SendError::Timeout)?.map_err(|e| classify(&e))?;
             let (head, incoming) = resp.into_parts();
             let Some(next) = redirect_target(&head, &url, &req.url, visited) else {
                 return Ok(DirectResponse { head, body: incoming, deadline });
@@ -158,9 +151,9 @@ fn build(
     url: &Url,
     headers: &HeaderMap,
     body: Option<Bytes>,
-) -> Result<hyper::Request<Full<Bytes>>, DirectError> {
+) -> Result<hyper::Request<Full<Bytes>>, SendError> {
     let uri: hyper::Uri =
-        url.as_str().parse().map_err(|e: hyper::http::uri::InvalidUri| DirectError::Other(e.to_string()))?;
+        url.as_str().parse().map_err(|e: hyper::http::uri::InvalidUri| SendError::Other(e.to_string()))?;
     let mut request = hyper::Request::new(Full::new(body.unwrap_or_default()));
     *request.method_mut() = method.clone();
     *request.uri_mut() = uri;
@@ -198,13 +191,13 @@ fn referer(previous: &Url) -> Option<HeaderValue> {
 
 /// reqwest's classes: a timeout (connecting included), a failed connect, or a connection that
 /// broke after it was made.
-fn classify(e: &hyper_util::client::legacy::Error) -> DirectError {
+fn classify(e: &hyper_util::client::legacy::Error) -> SendError {
     let mut cause: &dyn std::error::Error = e;
     loop {
         if let Some(io) = cause.downcast_ref::<std::io::Error>()
             && io.kind() == std::io::ErrorKind::TimedOut
         {
-            return DirectError::Timeout;
+            return SendError::Timeout;
         }
         match cause.source() {
             Some(next) => cause = next,
@@ -212,7 +205,7 @@ fn classify(e: &hyper_util::client::legacy::Error) -> DirectError {
         }
     }
     let words = super::upstream::describe_error(e);
-    if e.is_connect() { DirectError::Connect(words) } else { DirectError::Closed(words) }
+    if e.is_connect() { SendError::Connect(words) } else { SendError::Closed(words) }
 }
 
 #[cfg(test)]

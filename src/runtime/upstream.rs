@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::HeaderValue;
 use tokio::sync::{Mutex, Semaphore};
 
-use super::direct::{Direct, DirectError, DirectResponse};
+use super::direct::{Direct, DirectResponse};
 use super::error::{Error, Result, UpstreamFault};
 use super::metrics::Metrics;
 use super::request::PreparedRequest;
@@ -190,7 +190,7 @@ impl Upstream {
                     headers.append(reqwest::header::COOKIE, cookie);
                 }
                 let sent = direct.send(req, headers, self.policy.timeout).await;
-                Response::Direct(sent.map_err(SendError::from)?)
+                Response::Direct(sent?)
             }
             _ => {
                 let mut builder = self.http().request(req.method.clone(), req.url.clone()).headers(req.headers.clone());
@@ -285,18 +285,8 @@ impl Response {
     }
 }
 
-impl From<DirectError> for SendError {
-    fn from(e: DirectError) -> SendError {
-        match e {
-            DirectError::Timeout => SendError::Timeout,
-            DirectError::Connect(words) => SendError::Connect(words),
-            DirectError::Closed(words) => SendError::Closed(words),
-            DirectError::Other(words) => SendError::Other(words),
-        }
-    }
-}
-
-enum SendError {
+/// Why an attempt failed; the direct client (direct.rs) reports its faults in the same classes.
+pub(super) enum SendError {
     Timeout,
     Connect(String),
     /// Connected, then closed or reset before the response's status.

@@ -83,7 +83,7 @@ pub async fn serve(
 /// left to take one.
 async fn accept(listener: &tokio::net::TcpListener, inboxes: &[mpsc::UnboundedSender<std::net::TcpStream>]) {
     let mut next = 0;
-    loop {
+    'accepting: loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) if is_connection_error(&e) => continue,
@@ -96,19 +96,17 @@ async fn accept(listener: &tokio::net::TcpListener, inboxes: &[mpsc::UnboundedSe
         };
         // Answers are written whole; waiting to coalesce them only adds latency.
         let _ = stream.set_nodelay(true);
-        let Ok(stream) = stream.into_std() else { continue };
-        let mut stream = Some(stream);
+        let Ok(mut stream) = stream.into_std() else { continue };
+        // To the next worker still running; none left means the server is stopping.
         for _ in 0..inboxes.len() {
             let inbox = &inboxes[next % inboxes.len()];
             next = next.wrapping_add(1);
-            match stream.take().map(|s| inbox.send(s)) {
-                Some(Err(mpsc::error::SendError(back))) => stream = Some(back),
-                _ => break,
+            match inbox.send(stream) {
+                Ok(()) => continue 'accepting,
+                Err(mpsc::error::SendError(back)) => stream = back,
             }
         }
-        if stream.is_some() {
-            return;
-        }
+        return;
     }
 }
 
