@@ -30,7 +30,8 @@ Examples:
   mcpgen serve openapi.yaml --confirm destructive             ask the user before a call that deletes
   mcpgen serve openapi.yaml --resources                       GET operations as MCP resources and templates
   mcpgen serve openapi.yaml --transport http --metrics-bind 127.0.0.1:9090 --log-format json
-                                                              Prometheus /metrics on an internal port, JSON logs";
+                                                              Prometheus /metrics on an internal port, JSON logs
+  mcpgen serve openapi.yaml --transport http --workers 4      4 threads serving HTTP (default: one per CPU)";
 
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ServeArgs {
