@@ -7,12 +7,20 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// constant for it; a test checks that this option is the one whose default is 1,000 ms).
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// mimalloc keeps freed memory for a second (v3's purge delay) before it gives it back: under a
-/// load of large upstream bodies, RSS then swings between 35 and 90 MB. Given back at once, it
-/// stays between 31 and 50 MB, for 2 to 3 % of calls per second (docs/soak.md).
-fn return_freed_memory_at_once() {
+/// How long mimalloc keeps freed memory before it gives it back (v3's default: a second). With
+/// huge pages allowed, a second let RSS swing between 35 and 90 MB under large upstream bodies.
+/// At once (0) cost a page fault every other call and an `madvise` every fifteenth, each a TLB
+/// shootdown across the worker threads: 12 % of `throughput.sh`'s calls per second. 10 ms keeps
+/// both: RSS 28 to 35 MB in the soak, and the calls per second of a longer delay
+/// (docs/performance.md, docs/soak.md). `MIMALLOC_PURGE_DELAY` still overrides it.
+const PURGE_DELAY_MS: std::ffi::c_long = 10;
+
+fn return_freed_memory_soon() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+        return;
+    }
     // SAFETY: sets one of mimalloc's options, which it reads atomically; any value is valid.
-    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 0) }
+    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, PURGE_DELAY_MS) }
 }
 
 /// `mi_option_allow_thp` in mimalloc v3's `mi_option_t` (a test checks its default, 1).
@@ -35,7 +43,7 @@ fn no_transparent_huge_pages() {
 }
 
 fn main() -> std::process::ExitCode {
-    return_freed_memory_at_once();
+    return_freed_memory_soon();
     no_transparent_huge_pages();
     mcpgen::main()
 }
@@ -46,12 +54,13 @@ mod tests {
     fn the_purge_delay_option_is_the_one_of_a_second() {
         // SAFETY: reads one of mimalloc's options.
         let default = unsafe { libmimalloc_sys::mi_option_get(super::PURGE_DELAY) };
-        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-            assert_eq!(default, 1000, "option {} is not mimalloc's purge delay", super::PURGE_DELAY);
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+            return; // The operator's value stands (and mimalloc's default is not seen).
         }
-        super::return_freed_memory_at_once();
+        assert_eq!(default, 1000, "option {} is not mimalloc's purge delay", super::PURGE_DELAY);
+        super::return_freed_memory_soon();
         // SAFETY: as above.
-        assert_eq!(unsafe { libmimalloc_sys::mi_option_get(super::PURGE_DELAY) }, 0);
+        assert_eq!(unsafe { libmimalloc_sys::mi_option_get(super::PURGE_DELAY) }, super::PURGE_DELAY_MS);
     }
 
     #[test]
