@@ -20,15 +20,25 @@ struct Pair {
 }
 
 async fn pair() -> Pair {
+    pair_with_token(None).await
+}
+
+/// A pair whose clients must send `token` (`--auth-token`, from `MCPGEN_AUTH_TOKEN`).
+async fn pair_with_token(token: Option<&str>) -> Pair {
     let mock = start_mock().await;
     let spec = e2e_spec(&mock);
     let args = ["serve", spec.to_str().unwrap(), "--base-url", &mock.url()];
     // The fast path says when it answers (trace), so each case can tell which path served it.
     let log = "info,mcpgen::runtime::fast_call=trace";
-    let fast = spawn_http_logged(&ServerCommand::mcpgen(&args).env("MCPGEN_LOG", log), &[]).await;
-    let rmcp =
-        spawn_http_logged(&ServerCommand::mcpgen(&args).env("MCPGEN_LOG", log).env("MCPGEN_NO_FAST_CALL", "1"), &[])
-            .await;
+    let command = || {
+        let c = ServerCommand::mcpgen(&args).env("MCPGEN_LOG", log);
+        match token {
+            Some(t) => c.env("MCPGEN_AUTH_TOKEN", t),
+            None => c,
+        }
+    };
+    let fast = spawn_http_logged(&command(), &[]).await;
+    let rmcp = spawn_http_logged(&command().env("MCPGEN_NO_FAST_CALL", "1"), &[]).await;
     Pair { mock, fast, rmcp, _spec: spec }
 }
 
@@ -84,9 +94,20 @@ fn fast_answers(logs: &Logs) -> usize {
 /// `fast` says whether the fast path is to answer it (else it falls back to rmcp). Returns the
 /// answer.
 async fn same(headers: &[(&str, &str)], body: &str, reply: Option<Reply>, fast: bool) -> Seen {
-    let p = pair().await;
-    let with = send(&p.mock, &p.fast.1, headers, body, reply.as_ref()).await;
-    let without = send(&p.mock, &p.rmcp.1, headers, body, reply.as_ref()).await;
+    same_on(pair().await, "", headers, body, reply, fast).await
+}
+
+/// [`same`] on the pair `p`, at `/mcp` followed by `suffix`.
+async fn same_on(
+    p: Pair,
+    suffix: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    reply: Option<Reply>,
+    fast: bool,
+) -> Seen {
+    let with = send(&p.mock, &format!("{}{suffix}", p.fast.1), headers, body, reply.as_ref()).await;
+    let without = send(&p.mock, &format!("{}{suffix}", p.rmcp.1), headers, body, reply.as_ref()).await;
     assert_eq!(with, without, "fast path (left) and rmcp (right) differ for {body}");
     // The trace line is written before the call's own log line; give the reader a moment.
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -234,6 +255,45 @@ async fn batch_and_other_methods_fall_back() {
     let one = call(json!(19), json!({"name": "authNone", "arguments": {}}));
     same(&[ACCEPT, JSON], &format!("[{one}]"), None, false).await;
     same(&[ACCEPT, JSON], r#"{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{}}"#, None, false).await;
+}
+
+// The fast path answers ahead of axum's router (src/runtime/front.rs): what the router's layers
+// check first, it checks first too, and answers as they do.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_bearer_token_calls_are_fast() {
+    let body = call(json!(21), json!({"name": "authNone", "arguments": {}}));
+    let p = pair_with_token(Some("s3cret")).await;
+    let seen = same_on(p, "", &[ACCEPT, JSON, ("authorization", "Bearer s3cret")], &body, None, true).await;
+    assert_eq!((seen.status, seen.body["result"]["isError"].clone()), (200, json!(false)), "{seen:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_or_missing_bearer_token_is_refused_before_anything() {
+    let body = call(json!(22), json!({"name": "authNone", "arguments": {}}));
+    for auth in [Some("Bearer wrong"), Some("s3cret"), None] {
+        let mut headers = vec![ACCEPT, JSON];
+        headers.extend(auth.map(|a| ("authorization", a)));
+        let seen = same_on(pair_with_token(Some("s3cret")).await, "", &headers, &body, None, false).await;
+        assert_eq!(seen.status, 401, "{auth:?}: {seen:?}");
+        assert!(seen.upstream.is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_16_mib_is_a_parse_error() {
+    let padding = "x".repeat(16 * 1024 * 1024);
+    let body = call(json!(23), json!({"name": "authNone", "arguments": {}, "_meta": {"pad": padding}}));
+    let seen = same(&[ACCEPT, JSON], &body, None, false).await;
+    assert_eq!((seen.status, seen.body["error"]["code"].clone()), (400, json!(-32700)), "{:?}", seen.status);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paths_below_mcp_are_the_routers() {
+    let body = call(json!(24), json!({"name": "authNone", "arguments": {}}));
+    let seen = same_on(pair().await, "/", &[ACCEPT, JSON], &body, None, false).await;
+    // rmcp's, through the router's `/mcp` nesting: the call is made all the same.
+    assert_eq!((seen.status, seen.upstream.len()), (200, 1), "{seen:?}");
 }
 
 /// With `--confirm`, calls may ask the user through rmcp's peer: the fast path stays off, and the

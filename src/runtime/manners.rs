@@ -14,7 +14,7 @@ use super::live::LiveEngine;
 use super::server::McpServer;
 
 /// Largest JSON-RPC message read (the limit rmcp applies too).
-const MAX_BODY: usize = 16 * 1024 * 1024;
+pub(super) const MAX_BODY: usize = 16 * 1024 * 1024;
 
 /// What the page says about the server: the title, tool counts and tool mode of the engine
 /// served when it is asked for.
@@ -45,7 +45,7 @@ pub async fn mcp_manners(State(about): State<Arc<About>>, request: Request, next
             let (parts, body) = request.into_parts();
             let bytes = match to_bytes(body, MAX_BODY).await {
                 Ok(b) => b,
-                Err(_) => return parse_error("the request body is unreadable or larger than 16 MiB"),
+                Err(_) => return unreadable_body(),
             };
             if let Err(e) = serde_json::from_slice::<Json>(&bytes) {
                 return parse_error(&format!("the body is not JSON: {e}"));
@@ -106,6 +106,11 @@ impl<'de> serde::de::Visitor<'de> for Json {
 /// `GET /sse` when the legacy transport is off.
 pub async fn old_sse_client() -> Response {
     (StatusCode::NOT_FOUND, SWITCH).into_response()
+}
+
+/// A body that cannot be read, or not within [`MAX_BODY`].
+pub(super) fn unreadable_body() -> Response {
+    parse_error("the request body is unreadable or larger than 16 MiB")
 }
 
 fn parse_error(message: &str) -> Response {

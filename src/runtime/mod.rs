@@ -17,6 +17,7 @@ pub mod engine;
 pub mod error;
 pub mod ext;
 pub mod fast_call;
+mod front;
 pub mod hooks;
 mod jwks;
 pub mod jwt_ring;

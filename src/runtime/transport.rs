@@ -88,14 +88,17 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .enforce_origin_validation();
     let cancel = config.cancellation_token.clone();
     let about = Arc::new(About::new(&server));
-    // Plain stateless tools/calls are answered beside rmcp, with its checks (fast_call.rs).
+    // Plain stateless tools/calls are answered beside rmcp, with its checks (fast_call.rs): in
+    // front of the router (front.rs), or with OAuth behind its gate, in /mcp's handler.
     let fast = FastCall::new(server.clone(), &config);
+    let (in_front, behind_gate) = if oauth.is_some() { (None, fast) } else { (fast, None) };
     let service = Arc::new(Mcp {
         rmcp: StreamableHttpService::new(move || Ok(server.clone()), Arc::new(NeverSessionManager::default()), config),
-        fast,
+        fast: behind_gate,
     });
     let token: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
     let token_for_metrics = token.clone();
+    let token_for_front = token.clone();
     // The token check is the outer layer: nothing about the server is told before it.
     let mcp = axum::Router::new()
         .nest_service("/mcp", axum::routing::any(streamable).with_state(service))
@@ -124,8 +127,9 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .merge(mcp)
         .merge(sse)
         .merge(scrape);
+    let front = super::front::Front::new(router, in_front, token_for_front);
     on_ready(addr);
-    super::workers::serve(listener, router, opts.workers, shutdown_signal(), move || cancel.cancel()).await
+    super::workers::serve(listener, front, opts.workers, shutdown_signal(), move || cancel.cancel()).await
 }
 
 /// The OAuth resource server of `server` at `addr`, its issuer's keys fetched (or being fetched).
@@ -236,8 +240,9 @@ struct Mcp {
 /// times a request; an `Arc` is cloned instead.
 type Streamable = Arc<Mcp>;
 
-/// `/mcp`: a plain `tools/call` on the fast path, anything else as rmcp's own `tower::Service`
-/// does it, on the shared service.
+/// `/mcp`: a plain `tools/call` on the fast path when it is here (with OAuth; else it is in
+/// front of the router), anything else as rmcp's own `tower::Service` does it, on the shared
+/// service.
 async fn streamable(State(service): State<Streamable>, request: Request) -> Response {
     let request = match &service.fast {
         Some(fast) if request.method() == Method::POST => {
@@ -277,23 +282,26 @@ async fn ready(State(readiness): State<Readiness>) -> Response {
 
 /// Bearer-token check for `/mcp`, in constant time.
 async fn require_token(State(token): State<Option<Arc<str>>>, request: Request, next: Next) -> Response {
-    if let Some(expected) = token {
-        let given = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
-            return (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                "missing or wrong bearer token for this MCP server\n",
-            )
-                .into_response();
-        }
+    if !token_matches(token.as_deref(), request.headers()) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "missing or wrong bearer token for this MCP server\n",
+        )
+            .into_response();
     }
     next.run(request).await
+}
+
+/// No token expected, or `Authorization: Bearer` with the expected one.
+pub(super) fn token_matches(expected: Option<&str>, headers: &axum::http::HeaderMap) -> bool {
+    let Some(expected) = expected else { return true };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    constant_time_eq(given.as_bytes(), expected.as_bytes())
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {

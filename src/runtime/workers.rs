@@ -11,7 +11,13 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use std::convert::Infallible;
+
+use axum::ServiceExt;
+use axum::extract::Request;
+use axum::response::Response;
 use tokio::sync::{mpsc, watch};
+use tower_service::Service;
 
 use super::error::{Error, Result};
 
@@ -23,13 +29,25 @@ pub fn default_workers() -> usize {
 /// How long calls in flight may run after a shutdown signal before streams are cut.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
-/// Serves `router` on `workers` threads until `shutdown` completes or a worker fails. New
+/// What a worker serves connections with: the router, or the router behind the fast path's
+/// front door (front.rs).
+pub trait Serving:
+    Service<Request, Response = Response, Error = Infallible, Future: Send> + Clone + Send + 'static
+{
+}
+
+impl<S> Serving for S where
+    S: Service<Request, Response = Response, Error = Infallible, Future: Send> + Clone + Send + 'static
+{
+}
+
+/// Serves `service` on `workers` threads until `shutdown` completes or a worker fails. New
 /// connections stop at once; calls in flight finish, since cancelling them would drop answers to
 /// requests the upstream already received, and a client's retry would send them twice.
 /// Long-lived streams (legacy SSE) are cut by `cut_streams` after [`SHUTDOWN_GRACE`].
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    router: axum::Router,
+    service: impl Serving,
     workers: usize,
     shutdown: impl Future<Output = ()>,
     cut_streams: impl FnOnce() + Send + 'static,
@@ -43,7 +61,7 @@ pub async fn serve(
     for i in 0..workers {
         let (inbox, connections) = mpsc::unbounded_channel();
         inboxes.push(inbox);
-        let worker = Worker { connections, addr, router: router.clone(), stopping: stopping.clone() };
+        let worker = Worker { connections, addr, service: service.clone(), stopping: stopping.clone() };
         let ended = ended.clone();
         let run = move || {
             let _ = ended.blocking_send(worker.run());
@@ -116,24 +134,24 @@ fn is_connection_error(e: &std::io::Error) -> bool {
     matches!(e.kind(), ConnectionAborted | ConnectionRefused | ConnectionReset)
 }
 
-/// A serving thread: the connections handed to it and the router that answers them.
-struct Worker {
+/// A serving thread: the connections handed to it and the service that answers them.
+struct Worker<S> {
     connections: mpsc::UnboundedReceiver<std::net::TcpStream>,
     addr: SocketAddr,
-    router: axum::Router,
+    service: S,
     stopping: watch::Receiver<bool>,
 }
 
-impl Worker {
+impl<S: Serving> Worker<S> {
     /// Serves until told to stop and its connections' calls are answered.
     fn run(self) -> std::io::Result<()> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let Worker { connections, addr, router, mut stopping } = self;
+        let Worker { connections, addr, service, mut stopping } = self;
         runtime.block_on(async move {
             let stopped = async move {
                 let _ = stopping.wait_for(|stop| *stop).await;
             };
-            axum::serve(Handed { connections, addr }, router).with_graceful_shutdown(stopped).await
+            axum::serve(Handed { connections, addr }, service.into_make_service()).with_graceful_shutdown(stopped).await
         })
     }
 }
