@@ -45,12 +45,15 @@ impl Engine {
         let started = Instant::now();
         let _in_flight = self.metrics.in_flight();
         let mut obs = Observation::default();
-        let result = async {
+        // Boxed: the call's state (the upstream request, its body) is kilobytes, and every
+        // future that awaits this one would hold it too, and be copied whole as it is created
+        // and moved (7 % of a call's instructions went to those copies).
+        let result = Box::pin(async {
             if meta && let Some(result) = discovery::call_meta(self, name, &args, caller, &mut obs).await {
                 return Ok(result);
             }
             self.call_observing(name, args, caller, &mut obs).await
-        }
+        })
         .instrument(tracing::info_span!("call", request_id = %id))
         .await;
         let outcome = match (&result, obs.outcome) {
