@@ -2,13 +2,13 @@
 //!
 //! rmcp answers each stateless POST by parsing the message into its model (an untagged enum of
 //! every request, tried in turn) and serving it with a service of its own (a task, a `Peer`,
-//! channels): about a third of a call's cost. A POST whose body is one plain `tools/call` and
-//! whose headers are the plainly accepted case is answered here instead, through the same call
-//! as rmcp's handler ([`super::server::call`]), and written as rmcp writes it: ahead of axum's
-//! router (front.rs), or with OAuth in `/mcp`'s handler behind the gate (transport.rs). Anything else, or
+//! channels): about a third of a call's cost. A POST whose body is one plain `tools/call` and whose
+//! headers are the plainly accepted case is answered here instead, through the same call as rmcp's
+//! handler ([`super::server::call`]), and written as rmcp writes it: ahead of axum's router
+//! (front.rs), or with OAuth in `/mcp`'s handler behind the gate (transport.rs). Anything else, or
 //! anything unusual (a batch, another method, a progress token, protocol metadata, a protocol
-//! version header that is unknown or asks for the 2026-07-28 checks, session or `Mcp-*` headers,
-//! an `Origin`, a `Host` or `Accept` rmcp would refuse, `--confirm`), goes to rmcp unchanged: this
+//! version header that is unknown or asks for the 2026-07-28 checks, session or `Mcp-*` headers, an
+//! `Origin`, a `Host` or `Accept` rmcp would refuse, `--confirm`), goes to rmcp unchanged: this
 //! path never answers what rmcp would answer differently.
 //!
 //! `MCPGEN_NO_FAST_CALL=1` (read once at start, for tests and benchmarks) turns it off.
