@@ -16,7 +16,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
@@ -44,7 +45,7 @@ pub struct FastCall {
 }
 
 /// A call the fast path answers, parsed from the body.
-pub struct Call<'a> {
+struct Call<'a> {
     id: RequestId,
     name: Cow<'a, str>,
     arguments: Map<String, Value>,
@@ -68,7 +69,7 @@ impl FastCall {
 
     /// The call in a POST to `/mcp` when this path may answer it exactly as rmcp would; `None`:
     /// rmcp answers.
-    pub fn accept<'a>(&self, parts: &Parts, body: &'a [u8]) -> Option<Call<'a>> {
+    fn accept<'a>(&self, parts: &Parts, body: &'a [u8]) -> Option<Call<'a>> {
         if body.len() > self.max_body || !self.plain_headers(&parts.headers) {
             return None;
         }
@@ -84,8 +85,17 @@ impl FastCall {
         Some(Call { id: message.id.0, name, arguments: arguments.unwrap_or_default() })
     }
 
+    /// The fast path's answer to the POST of `parts` and `body` when it may answer it; else the
+    /// request, whole again, for rmcp (or the router in front of it).
+    pub async fn answer_or_return(&self, parts: Parts, body: Bytes) -> Result<Response, Request> {
+        match self.accept(&parts, &body) {
+            Some(call) => Ok(self.answer(&parts, call).await),
+            None => Err(Request::from_parts(parts, Body::from(body))),
+        }
+    }
+
     /// Answers `call`: the engine's result or error as rmcp's stateless JSON response.
-    pub async fn answer(&self, parts: &Parts, call: Call<'_>) -> Response {
+    async fn answer(&self, parts: &Parts, call: Call<'_>) -> Response {
         tracing::trace!("tools/call on the fast path");
         let caller = super::oauth::caller_of(self.server.checks_tokens(), Some(parts));
         // The engine of the moment, held to the end of the call even if a reload replaces it.

@@ -12,7 +12,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use axum::body::{Body, to_bytes};
+use axum::body::to_bytes;
 use axum::extract::Request;
 use axum::http::Method;
 use axum::response::Response;
@@ -81,10 +81,11 @@ impl Door {
             Ok(bytes) => bytes,
             Err(_) => return super::manners::unreadable_body(),
         };
-        if let Some(call) = self.fast.accept(&parts, &bytes) {
-            return self.fast.answer(&parts, call).await;
-        }
-        match router.call(Request::from_parts(parts, Body::from(bytes))).await {
+        let declined = match self.fast.answer_or_return(parts, bytes).await {
+            Ok(answer) => return answer,
+            Err(request) => request,
+        };
+        match router.call(declined).await {
             Ok(response) => response,
             Err(never) => match never {},
         }

@@ -255,10 +255,10 @@ async fn streamable(State(service): State<Streamable>, request: Request) -> Resp
                     return super::fast_call::status_text(StatusCode::INTERNAL_SERVER_ERROR, text);
                 }
             };
-            if let Some(call) = fast.accept(&parts, &bytes) {
-                return fast.answer(&parts, call).await;
+            match fast.answer_or_return(parts, bytes).await {
+                Ok(answer) => return answer,
+                Err(request) => request,
             }
-            Request::from_parts(parts, Body::from(bytes))
         }
         _ => request,
     };

@@ -8,10 +8,9 @@
 //! calls again (docs/performance.md, "Fourth look"). Handing connections out in turn, rather than
 //! letting every thread accept, spreads them evenly whatever the order threads wake in.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::time::Duration;
-
-use std::convert::Infallible;
 
 use axum::ServiceExt;
 use axum::extract::Request;
