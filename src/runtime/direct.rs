@@ -17,7 +17,6 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
-use tokio::time::Instant;
 
 use super::request::{PreparedBody, PreparedRequest};
 use super::upstream::SendError;
@@ -36,8 +35,12 @@ pub(super) struct Direct {
 pub(super) struct DirectResponse {
     pub head: hyper::http::response::Parts,
     body: hyper::body::Incoming,
-    deadline: Instant,
+    deadline: Deadline,
 }
+
+/// The total timeout: one timer for the whole request (redirects, head, every piece of the
+/// body), registered once rather than once for each wait.
+type Deadline = std::pin::Pin<Box<tokio::time::Sleep>>;
 
 impl Direct {
     /// `None` when reqwest must send everything: a proxy is set for `http://` URLs, or the switch.
@@ -73,7 +76,7 @@ impl Direct {
         mut headers: HeaderMap,
         timeout: Duration,
     ) -> Result<DirectResponse, SendError> {
-        let deadline = Instant::now() + timeout;
+        let mut deadline = Box::pin(tokio::time::sleep(timeout));
         // reqwest's default headers: only where the request has none of its own (`--header`).
         headers.entry(header::ACCEPT).or_insert_with(|| HeaderValue::from_static("*/*"));
         headers.entry(header::USER_AGENT).or_insert_with(|| self.user_agent.clone());
@@ -89,8 +92,12 @@ impl Direct {
         let mut visited = 1;
         loop {
             let request = build(&method, &url, &headers, body.clone())?;
-            let sent = tokio::time::timeout_at(deadline, self.client().request(request)).await;
-            let resp = sent.map_err(|_| SendError::Timeout)?.map_err(|e| classify(&e))?;
+            // As `tokio::time::timeout`: the request first, then the timer.
+            let resp = tokio::select! {
+                biased;
+                sent = self.client().request(request) => sent.map_err(|e| classify(&e))?,
+                () = &mut deadline => return Err(SendError::Timeout),
+            };
             let (head, incoming) = resp.into_parts();
             let Some(next) = redirect_target(&head, &url, &req.url, visited) else {
                 return Ok(DirectResponse { head, body: incoming, deadline });
@@ -131,12 +138,15 @@ impl DirectResponse {
     /// The body's next piece; `Ok(None)` at its end. `Err` carries reqwest's words for the fault.
     pub(super) async fn chunk(&mut self) -> Result<Option<Bytes>, String> {
         loop {
-            let frame = tokio::time::timeout_at(self.deadline, self.body.frame()).await;
+            let frame = tokio::select! {
+                biased;
+                frame = self.body.frame() => frame,
+                () = &mut self.deadline => return Err("operation timed out".into()),
+            };
             match frame {
-                Err(_) => return Err("operation timed out".into()),
-                Ok(None) => return Ok(None),
-                Ok(Some(Err(e))) => return Err(super::upstream::describe_error(&e)),
-                Ok(Some(Ok(frame))) => {
+                None => return Ok(None),
+                Some(Err(e)) => return Err(super::upstream::describe_error(&e)),
+                Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
                         return Ok(Some(data));
                     }
