@@ -1,6 +1,7 @@
-//! Plain-`http://` upstream requests on hyper-util's client directly, without reqwest: a fifth
-//! more calls per second (docs/performance.md, "Fourth look"). reqwest keeps everything this does
-//! not take ([`Direct::takes`]): `https://` (its TLS roots and ALPN), a proxy from the environment,
+//! Plain-`http://` upstream requests on hyper's HTTP/1.1 connections directly, without reqwest: a
+//! fifth more calls per second (docs/performance.md, "Fourth look"), and 6 % more again with
+//! connections kept per thread (conns.rs). reqwest keeps everything this does not take
+//! ([`Direct::takes`]): `https://` (its TLS roots and ALPN), a proxy from the environment,
 //! multipart bodies.
 //!
 //! What reqwest does, this does the same: `Accept: */*` and mcpgen's `User-Agent` unless set, the
@@ -13,29 +14,30 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
 
+use super::conns::{Conn, Connections};
 use super::request::{PreparedBody, PreparedRequest};
 use super::upstream::SendError;
 
 /// `MCPGEN_UPSTREAM_CLIENT=reqwest` sends everything through reqwest (for comparisons).
 const SWITCH: &str = "MCPGEN_UPSTREAM_CLIENT";
 
-/// The hyper-util clients, one per thread (as [`super::upstream::Upstream`] keeps reqwest's).
+/// The direct client: its connections and the `User-Agent` it sends.
 pub(super) struct Direct {
-    clients: thread_local::ThreadLocal<Client<HttpConnector, Full<Bytes>>>,
-    connect_timeout: Duration,
+    conns: Connections,
     user_agent: HeaderValue,
 }
 
-/// A response whose head has come; the body is read by [`Direct::chunk`].
-pub(super) struct DirectResponse {
+/// A response whose head has come; the body is read by [`DirectResponse::chunk`], and the
+/// connection goes back to `conns` at its end.
+pub(super) struct DirectResponse<'a> {
     pub head: hyper::http::response::Parts,
     body: hyper::body::Incoming,
     deadline: Deadline,
+    conn: Option<Conn>,
+    conns: &'a Connections,
 }
 
 /// The total timeout: one timer for the whole request (redirects, head, every piece of the
@@ -50,22 +52,12 @@ impl Direct {
         if proxied || std::env::var(SWITCH).as_deref() == Ok("reqwest") {
             return None;
         }
-        let clients = thread_local::ThreadLocal::new();
-        Some(Direct { clients, connect_timeout, user_agent: HeaderValue::from_static(user_agent) })
+        Some(Direct { conns: Connections::new(connect_timeout), user_agent: HeaderValue::from_static(user_agent) })
     }
 
     /// Whether this request is one to send here.
     pub(super) fn takes(req: &PreparedRequest) -> bool {
         req.url.scheme() == "http" && !matches!(req.body, Some(PreparedBody::Multipart(_)))
-    }
-
-    fn client(&self) -> &Client<HttpConnector, Full<Bytes>> {
-        self.clients.get_or(|| {
-            let mut connector = HttpConnector::new();
-            connector.set_nodelay(true);
-            connector.set_connect_timeout(Some(self.connect_timeout));
-            Client::builder(hyper_util::rt::TokioExecutor::new()).build(connector)
-        })
     }
 
     /// Sends `req` with `headers` (the request's, with its cookie), following same-origin
@@ -75,7 +67,7 @@ impl Direct {
         req: &PreparedRequest,
         mut headers: HeaderMap,
         timeout: Duration,
-    ) -> Result<DirectResponse, SendError> {
+    ) -> Result<DirectResponse<'_>, SendError> {
         let mut deadline = Box::pin(tokio::time::sleep(timeout));
         // reqwest's default headers: only where the request has none of its own (`--header`).
         headers.entry(header::ACCEPT).or_insert_with(|| HeaderValue::from_static("*/*"));
@@ -93,14 +85,15 @@ impl Direct {
         loop {
             let request = build(&method, &url, &headers, body.clone())?;
             // As `tokio::time::timeout`: the request first, then the timer.
-            let resp = tokio::select! {
+            let (resp, conn) = tokio::select! {
                 biased;
-                sent = self.client().request(request) => sent.map_err(|e| classify(&e))?,
+                sent = self.conns.send(&url, request) => sent?,
                 () = &mut deadline => return Err(SendError::Timeout),
             };
             let (head, incoming) = resp.into_parts();
             let Some(next) = redirect_target(&head, &url, &req.url, visited) else {
-                return Ok(DirectResponse { head, body: incoming, deadline });
+                let conn = Some(conn);
+                return Ok(DirectResponse { head, body: incoming, deadline, conn, conns: &self.conns });
             };
             // tower-http's rules, which reqwest follows: a POST after 301/302, and anything but
             // a HEAD after 303, become a GET without body.
@@ -129,7 +122,7 @@ impl Direct {
     }
 }
 
-impl DirectResponse {
+impl DirectResponse<'_> {
     /// The length of the body when known, as reqwest tells it (0 for a HEAD's).
     pub(super) fn content_length(&self) -> Option<u64> {
         hyper::body::Body::size_hint(&self.body).exact()
@@ -144,7 +137,12 @@ impl DirectResponse {
                 () = &mut self.deadline => return Err("operation timed out".into()),
             };
             match frame {
-                None => return Ok(None),
+                None => {
+                    if let Some(conn) = self.conn.take() {
+                        self.conns.put_back(conn);
+                    }
+                    return Ok(None);
+                }
                 Some(Err(e)) => return Err(super::upstream::describe_error(&e)),
                 Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
@@ -162,8 +160,9 @@ fn build(
     headers: &HeaderMap,
     body: Option<Bytes>,
 ) -> Result<hyper::Request<Full<Bytes>>, SendError> {
-    let uri: hyper::Uri =
-        url.as_str().parse().map_err(|e: hyper::http::uri::InvalidUri| SendError::Other(e.to_string()))?;
+    // Origin form, as sent on a connection to the origin itself.
+    let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
+    let uri = hyper::Uri::try_from(target).map_err(|e| SendError::Other(e.to_string()))?;
     let mut request = hyper::Request::new(Full::new(body.unwrap_or_default()));
     *request.method_mut() = method.clone();
     *request.uri_mut() = uri;
@@ -197,25 +196,6 @@ fn referer(previous: &Url) -> Option<HeaderValue> {
     let _ = url.set_password(None);
     url.set_fragment(None);
     HeaderValue::from_str(url.as_str()).ok()
-}
-
-/// reqwest's classes: a timeout (connecting included), a failed connect, or a connection that
-/// broke after it was made.
-fn classify(e: &hyper_util::client::legacy::Error) -> SendError {
-    let mut cause: &dyn std::error::Error = e;
-    loop {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>()
-            && io.kind() == std::io::ErrorKind::TimedOut
-        {
-            return SendError::Timeout;
-        }
-        match cause.source() {
-            Some(next) => cause = next,
-            None => break,
-        }
-    }
-    let words = super::upstream::describe_error(e);
-    if e.is_connect() { SendError::Connect(words) } else { SendError::Closed(words) }
 }
 
 #[cfg(test)]

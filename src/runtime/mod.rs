@@ -10,6 +10,7 @@ pub mod caching;
 pub mod cli;
 pub mod compact;
 pub mod confirm;
+mod conns;
 mod direct;
 pub mod discovery;
 pub mod encode;

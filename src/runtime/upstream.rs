@@ -252,12 +252,12 @@ impl Upstream {
 }
 
 /// A response whose head has come, from reqwest or from the direct client.
-enum Response {
+enum Response<'a> {
     Reqwest(reqwest::Response),
-    Direct(DirectResponse),
+    Direct(DirectResponse<'a>),
 }
 
-impl Response {
+impl Response<'_> {
     fn headers(&self) -> &reqwest::header::HeaderMap {
         match self {
             Response::Reqwest(r) => r.headers(),
@@ -286,6 +286,7 @@ impl Response {
 }
 
 /// Why an attempt failed; the direct client (direct.rs) reports its faults in the same classes.
+#[derive(Debug)]
 pub(super) enum SendError {
     Timeout,
     Connect(String),
