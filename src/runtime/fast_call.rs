@@ -19,7 +19,7 @@ use std::sync::Arc;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use rmcp::model::{CallToolResponse, ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerResult};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
@@ -37,6 +37,9 @@ pub struct FastCall {
     server: McpServer,
     /// rmcp's allowed `Host`s, parsed once (rmcp parses them for every request).
     hosts: Vec<(String, Option<u16>)>,
+    /// The same written as a `Host` header names them (`host:port`, or `host` when any port
+    /// goes): a header equal to one needs no parsing.
+    host_headers: Vec<String>,
     /// rmcp's body size limit (larger bodies: 413 from rmcp).
     max_body: usize,
     /// rmcp's configuration: its cancellation token cuts calls in flight at the end of the
@@ -63,8 +66,10 @@ impl FastCall {
         if config.allowed_hosts.is_empty() || config.legacy_session_mode || !config.json_response {
             return None;
         }
-        let hosts = config.allowed_hosts.iter().filter_map(|h| allowed_authority(h)).collect();
-        Some(FastCall { server, hosts, max_body: config.max_request_body_bytes, config: config.clone() })
+        let hosts: Vec<_> = config.allowed_hosts.iter().filter_map(|h| allowed_authority(h)).collect();
+        let host_headers = hosts.iter().map(|(host, port)| host_header(host, *port)).collect();
+        let max_body = config.max_request_body_bytes;
+        Some(FastCall { server, hosts, host_headers, max_body, config: config.clone() })
     }
 
     /// The call in a POST to `/mcp` when this path may answer it exactly as rmcp would; `None`:
@@ -119,11 +124,11 @@ impl FastCall {
             Err(error) => ServerJsonRpcMessage::error(error, Some(call.id)),
         };
         match serde_json::to_vec(&message) {
-            Ok(body) => Response::builder()
-                .status(StatusCode::OK)
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Body::from(body))
-                .unwrap_or_default(),
+            Ok(body) => {
+                let mut response = Response::new(Body::from(body));
+                response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                response
+            }
             Err(e) => {
                 tracing::error!("Internal server error when serialize json response: {e}");
                 status_text(
@@ -149,17 +154,24 @@ impl FastCall {
 
     /// rmcp's Host check (DNS rebinding), with the allowed list parsed once.
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
-        let Some(authority) = headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| axum::http::uri::Authority::try_from(h).ok())
-        else {
-            return false;
-        };
-        let host = normalize_host(authority.host());
-        let port = authority.port_u16();
-        self.hosts.iter().any(|(h, p)| *h == host && p.is_none_or(|p| Some(p) == port))
+        host_allowed(&self.hosts, &self.host_headers, headers.get(header::HOST))
     }
+}
+
+/// Whether a `Host` header names one of `hosts`: at once when it is written as one of
+/// `host_headers`, else parsed as rmcp parses it.
+fn host_allowed(hosts: &[(String, Option<u16>)], host_headers: &[String], value: Option<&HeaderValue>) -> bool {
+    if value.is_some_and(|v| host_headers.iter().any(|h| h.as_bytes() == v.as_bytes())) {
+        return true;
+    }
+    let Some(authority) =
+        value.and_then(|h| h.to_str().ok()).and_then(|h| axum::http::uri::Authority::try_from(h).ok())
+    else {
+        return false;
+    };
+    let host = normalize_host(authority.host());
+    let port = authority.port_u16();
+    hosts.iter().any(|(h, p)| *h == host && p.is_none_or(|p| Some(p) == port))
 }
 
 /// A response with a text body and no `Content-Type`, as rmcp writes its errors.
@@ -179,6 +191,15 @@ fn allowed_authority(allowed: &str) -> Option<(String, Option<u16>)> {
         Ok(a) => (normalize_host(a.host()), a.port_u16()),
         Err(_) => (normalize_host(allowed), None),
     })
+}
+
+/// How a `Host` header that names exactly an allowed (normalized) host and port is written.
+fn host_header(host: &str, port: Option<u16>) -> String {
+    let host = if host.contains(':') { format!("[{host}]") } else { host.to_string() };
+    match port {
+        Some(port) => format!("{host}:{port}"),
+        None => host,
+    }
 }
 
 fn normalize_host(host: &str) -> String {
@@ -380,5 +401,40 @@ mod tests {
         assert!(legacy_protocol_version(&HeaderMap::new()));
         assert!(h("2025-06-18") && h("2025-11-25") && h("2024-11-05"));
         assert!(!h("2026-07-28") && !h("2025-01-01") && !h("junk"));
+    }
+
+    /// A `Host` header written as an allowed entry is allowed without parsing, and only then:
+    /// the same answers as parsing every header.
+    #[test]
+    fn host_headers_written_as_allowed_are_allowed_as_parsing_would() {
+        let allowed = ["localhost", "127.0.0.1:8080", "[::1]", "::1", "API.Example:443", "[::1]:3000"];
+        let hosts: Vec<_> = allowed.iter().filter_map(|h| allowed_authority(h)).collect();
+        let written: Vec<_> = hosts.iter().map(|(h, p)| host_header(h, *p)).collect();
+        assert_eq!(written, ["localhost", "127.0.0.1:8080", "[::1]", "[::1]", "api.example:443", "[::1]:3000"]);
+        let headers = [
+            "localhost",
+            "localhost:9",
+            "LOCALHOST",
+            "127.0.0.1:8080",
+            "127.0.0.1:8081",
+            "127.0.0.1",
+            "[::1]",
+            "[::1]:5",
+            "[::1]:3000",
+            "api.example:443",
+            "api.example",
+            "evil.example",
+            "",
+            "localhost:",
+        ];
+        for header in headers {
+            let value = HeaderValue::from_str(header).unwrap();
+            let parsed = host_allowed(&hosts, &[], Some(&value));
+            assert_eq!(host_allowed(&hosts, &written, Some(&value)), parsed, "{header}");
+            if written.iter().any(|w| w == header) {
+                assert!(parsed, "{header}");
+            }
+        }
+        assert!(!host_allowed(&hosts, &written, None));
     }
 }
