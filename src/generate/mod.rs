@@ -44,6 +44,7 @@ pub const ENGINE_SOURCES: &[(&str, &str)] = &[
     ("legacy_sse.rs", include_str!("../runtime/legacy_sse.rs")),
     ("lexicon.rs", include_str!("../runtime/lexicon.rs")),
     ("live.rs", include_str!("../runtime/live.rs")),
+    ("log_fields.rs", include_str!("../runtime/log_fields.rs")),
     ("manners.rs", include_str!("../runtime/manners.rs")),
     ("metrics.rs", include_str!("../runtime/metrics.rs")),
     ("mod.rs", include_str!("../runtime/mod.rs")),

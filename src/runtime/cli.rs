@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use super::error::Error;
 use super::hooks::Extensions;
 use super::live::LiveEngine;
+use super::log_fields::CallFields;
 use super::model::{Context, RuntimeConfig, SchemaDetail, ToolMode};
 use super::oauth::OAuthOptions;
 use super::reload::{BuildFn, Reload};
@@ -311,13 +312,22 @@ pub fn parse_header(s: &str) -> Result<(String, String), String> {
 
 /// Logs go to stderr (stdout belongs to MCP on stdio); `MCPGEN_LOG` sets the filter.
 pub fn init_logging(default_filter: &str, format: LogFormat) {
+    use tracing_subscriber::fmt::format::{DefaultFields, JsonFields};
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCPGEN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false);
     let _ = match format {
-        LogFormat::Text => builder.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).try_init(),
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .fmt_fields(CallFields::text(DefaultFields::new()))
+            .try_init(),
         // The event's fields at the top level, beside the current span's (a call's request_id).
-        LogFormat::Json => builder.json().flatten_event(true).with_span_list(false).try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_span_list(false)
+            .fmt_fields(CallFields::json(JsonFields::new()))
+            .try_init(),
     };
 }
 

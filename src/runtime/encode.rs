@@ -2,6 +2,8 @@
 //! pipeDelimited, deepObject), header (simple) and cookie (form), with percent-encoding that keeps
 //! every argument inside its own segment: no `/`, `?`, `#` or `..` can escape a path parameter.
 
+use std::borrow::Cow;
+
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 
@@ -30,11 +32,12 @@ const ALLOW_RESERVED: &AsciiSet = &UNRESERVED
 
 /// Percent-encodes everything but RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`).
 pub fn encode(s: &str) -> String {
-    utf8_percent_encode(s, UNRESERVED).to_string()
+    encode_with(s, false)
 }
 
 fn encode_with(s: &str, allow_reserved: bool) -> String {
-    utf8_percent_encode(s, if allow_reserved { ALLOW_RESERVED } else { UNRESERVED }).to_string()
+    // Through `Cow`, not `Display`: most values need no escape and are copied as they are.
+    Cow::from(utf8_percent_encode(s, if allow_reserved { ALLOW_RESERVED } else { UNRESERVED })).into_owned()
 }
 
 /// A JSON value as parameter text: strings as they are, other scalars as JSON, nested values as JSON.
@@ -42,6 +45,8 @@ pub fn scalar_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
+        // A number's own text, without serde_json's writer (same digits).
+        Value::Number(n) => n.to_string(),
         other => other.to_string(),
     }
 }
@@ -191,6 +196,14 @@ mod tests {
     }
 
     // The examples of the OpenAPI 3.1 "Style Examples" table.
+    /// A number's text is what serde_json writes for it in a document.
+    #[test]
+    fn numbers_are_written_as_json_writes_them() {
+        for n in [json!(0), json!(-0.0), json!(1.5), json!(1e300), json!(-2.5e-8), json!(u64::MAX), json!(i64::MIN)] {
+            assert_eq!(scalar_text(&n), serde_json::to_string(&n).unwrap());
+        }
+    }
+
     #[test]
     fn path_styles() {
         let arr = json!(["blue", "black", "brown"]);

@@ -38,7 +38,7 @@ pub struct FastCall {
     /// rmcp's allowed `Host`s, parsed once (rmcp parses them for every request).
     hosts: Vec<(String, Option<u16>)>,
     /// The same written as a `Host` header names them (`host:port`, or `host` when any port
-    /// goes): a header equal to one needs no parsing.
+    /// goes): a header equal to one, or to one of the latter with a port, needs no parsing.
     host_headers: Vec<String>,
     /// rmcp's body size limit (larger bodies: 413 from rmcp).
     max_body: usize,
@@ -106,6 +106,8 @@ impl FastCall {
         // The engine of the moment, held to the end of the call even if a reload replaces it.
         let engine = self.server.engine();
         let outcome = tokio::select! {
+            // The call first (no random pick): the token is rarely cancelled.
+            biased;
             outcome = super::server::call(&engine, &call.name, call.arguments, &caller) => outcome,
             () = self.config.cancellation_token.cancelled() => {
                 let e = "no response message received from handler";
@@ -159,9 +161,11 @@ impl FastCall {
 }
 
 /// Whether a `Host` header names one of `hosts`: at once when it is written as one of
-/// `host_headers`, else parsed as rmcp parses it.
+/// `host_headers` (with a port, for an entry that allows any), else parsed as rmcp parses it.
 fn host_allowed(hosts: &[(String, Option<u16>)], host_headers: &[String], value: Option<&HeaderValue>) -> bool {
-    if value.is_some_and(|v| host_headers.iter().any(|h| h.as_bytes() == v.as_bytes())) {
+    if let Some(v) = value
+        && hosts.iter().zip(host_headers).any(|((_, port), h)| written_as(v.as_bytes(), h.as_bytes(), port.is_none()))
+    {
         return true;
     }
     let Some(authority) =
@@ -172,6 +176,17 @@ fn host_allowed(hosts: &[(String, Option<u16>)], host_headers: &[String], value:
     let host = normalize_host(authority.host());
     let port = authority.port_u16();
     hosts.iter().any(|(h, p)| *h == host && p.is_none_or(|p| Some(p) == port))
+}
+
+/// Whether `header` is `written`, or, when `any_port`, `written` and a port (`:` and one to
+/// five digits up to 65535, which parsing accepts too: clients write `Host: 127.0.0.1:8080`).
+fn written_as(header: &[u8], written: &[u8], any_port: bool) -> bool {
+    let Some(rest) = header.strip_prefix(written) else { return false };
+    let Some(port) = rest.strip_prefix(b":") else { return rest.is_empty() };
+    any_port
+        && (1..=5).contains(&port.len())
+        && port.iter().all(u8::is_ascii_digit)
+        && port.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0')) <= u32::from(u16::MAX)
 }
 
 /// A response with a text body and no `Content-Type`, as rmcp writes its errors.
@@ -426,6 +441,15 @@ mod tests {
             "evil.example",
             "",
             "localhost:",
+            "localhost:65535",
+            "localhost:65536",
+            "localhost:00080",
+            "localhost:123456",
+            "localhost:1x",
+            "localhost:+1",
+            "127.0.0.1:8080:1",
+            "[::1]:",
+            "localhost.:80",
         ];
         for header in headers {
             let value = HeaderValue::from_str(header).unwrap();

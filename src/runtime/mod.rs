@@ -26,6 +26,7 @@ pub mod keywords;
 pub mod legacy_sse;
 pub mod lexicon;
 pub mod live;
+mod log_fields;
 pub mod manners;
 pub mod metrics;
 pub mod model;

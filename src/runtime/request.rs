@@ -90,7 +90,7 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
 /// [`prepare`] on a base URL parsed beforehand (once, when the engine is built).
 pub fn prepare_on(base_url: &BaseUrl, binding: &HttpBinding, args: &Map<String, Value>) -> Result<PreparedRequest> {
     let method = binding.method.to_reqwest();
-    let mut values: Vec<(String, String)> = Vec::new();
+    let mut values: Vec<(&str, String)> = Vec::new();
     let mut query: Vec<(String, String)> = binding.query.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let mut headers = HeaderMap::new();
     let mut cookies = Vec::new();
@@ -105,7 +105,7 @@ pub fn prepare_on(base_url: &BaseUrl, binding: &HttpBinding, args: &Map<String, 
             continue;
         }
         match p.location {
-            ParamLocation::Path => values.push((format!("{{{}}}", p.name), encode::path_value(p, v)?)),
+            ParamLocation::Path => values.push((&p.name, encode::path_value(p, v)?)),
             ParamLocation::Query => query.extend(encode::query_pairs(p, v)),
             ParamLocation::Header => {
                 let value = encode::header_value(p, v)?;
@@ -138,25 +138,40 @@ pub fn prepare_on(base_url: &BaseUrl, binding: &HttpBinding, args: &Map<String, 
     Ok(PreparedRequest { method, url, headers, cookies, body })
 }
 
-/// Substitutes path variables segment by segment. A segment that arguments turn into `.` or `..`
-/// is refused: URL parsing would resolve it (even percent-encoded) and move up the path.
-fn fill_path(template: &str, values: &[(String, String)]) -> Result<String> {
-    let mut out = Vec::new();
-    for segment in template.split('/') {
-        let mut filled = segment.to_string();
-        for (var, value) in values {
-            if filled.contains(var.as_str()) {
-                filled = filled.replace(var.as_str(), value);
-            }
+/// Substitutes path variables (`{name}`) segment by segment, in one pass (values are
+/// percent-encoded: they hold no braces). A segment that arguments turn into `.` or `..` is
+/// refused: URL parsing would resolve it (even percent-encoded) and move up the path.
+fn fill_path(template: &str, values: &[(&str, String)]) -> Result<String> {
+    let mut out = String::with_capacity(template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>());
+    for (i, segment) in template.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
         }
+        let start = out.len();
+        let mut rest = segment;
+        // Each `}` closes the `{` nearest before it (`{{id}}` is `{`, the value, `}`).
+        while let Some(close) = rest.find('}') {
+            let Some(open) = rest[..close].rfind('{') else {
+                out.push_str(&rest[..=close]);
+                rest = &rest[close + 1..];
+                continue;
+            };
+            out.push_str(&rest[..open]);
+            match values.iter().find(|(name, _)| *name == &rest[open + 1..close]) {
+                Some((_, value)) => out.push_str(value),
+                None => out.push_str(&rest[open..=close]),
+            }
+            rest = &rest[close + 1..];
+        }
+        out.push_str(rest);
+        let filled = &out[start..];
         if filled != segment && (filled == "." || filled == "..") {
             return Err(Error::Arguments(format!(
                 "path parameters cannot form the path segment {filled:?} (in {template})"
             )));
         }
-        out.push(filled);
     }
-    Ok(out.join("/"))
+    Ok(out)
 }
 
 /// A base URL, parsed once. Request URLs are parsed relative to it when that gives what parsing
@@ -438,6 +453,28 @@ mod tests {
             let err = prepare("https://x.com/api", &b, json!({"id": value}).as_object().unwrap()).unwrap_err();
             assert!(matches!(&err, Error::Arguments(m) if m.contains("cannot form the path segment")), "{err}");
         }
+    }
+
+    /// Each `{name}` is its value wherever it stands in a segment; names without a value stay as
+    /// written; a `}` closes the nearest `{` before it.
+    #[test]
+    fn path_templates_are_filled_in_one_pass() {
+        let values = [("id", "7".to_string()), ("v", "x%7By%7D".to_string()), ("a.b", "q".to_string())];
+        for (template, filled) in [
+            ("/pets/{id}", "/pets/7"),
+            ("/pets/{id}/{id}", "/pets/7/7"),
+            ("/files/{id}.{v}:copy", "/files/7.x%7By%7D:copy"),
+            ("/{{id}}", "/{7}"),
+            ("/{a.b}/{unknown}/{", "/q/{unknown}/{"),
+            ("/}{id}}", "/}7}"),
+            ("/x{id", "/x{id"),
+            ("", ""),
+        ] {
+            assert_eq!(fill_path(template, &values).unwrap(), filled, "{template}");
+        }
+        assert!(fill_path("/a/{id}", &[("id", "..".into())]).is_err());
+        assert!(fill_path("/a/{id}{v}", &[("id", ".".into()), ("v", String::new())]).is_err());
+        assert_eq!(fill_path("/a/../{id}", &[("id", "b".into())]).unwrap(), "/a/../b", "the template's own");
     }
 
     #[test]

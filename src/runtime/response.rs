@@ -62,8 +62,8 @@ pub fn to_result(resp: UpstreamResponse, ctx: &CallContext<'_>) -> CallToolResul
         return match serde_json::from_slice::<Value>(&resp.body) {
             Ok(v) => {
                 let result = json_result(v, String::from_utf8_lossy(&resp.body).into_owned());
-                let structured = result.structured_content.clone();
-                with_output_check(result, ctx, structured.as_ref())
+                let problem = output_problem(ctx, result.structured_content.as_ref());
+                rejected_if(problem, result)
             }
             Err(e) => {
                 let text = format!(
@@ -185,11 +185,21 @@ fn multipart_parts<'a>(content_type: &str, body: &'a [u8]) -> Option<Vec<Part<'a
 
 /// A tool that declares an output schema must answer conforming structured content, or an error.
 fn with_output_check(result: CallToolResult, ctx: &CallContext<'_>, structured: Option<&Value>) -> CallToolResult {
-    let Some(check) = ctx.validate_output else { return result };
-    let problem = match structured {
+    let problem = output_problem(ctx, structured);
+    rejected_if(problem, result)
+}
+
+/// What breaks the tool's output schema in `structured` (nothing when it declares none).
+fn output_problem(ctx: &CallContext<'_>, structured: Option<&Value>) -> Option<String> {
+    let check = ctx.validate_output?;
+    match structured {
         None => Some("the response is not JSON".to_string()),
         Some(v) => check(v),
-    };
+    }
+}
+
+/// `result`, or an error result saying `problem` before its content.
+fn rejected_if(problem: Option<String>, result: CallToolResult) -> CallToolResult {
     match problem {
         None => result,
         Some(p) => {
