@@ -178,6 +178,12 @@ mod tests {
         (run(false), run(true))
     }
 
+    /// The spans and events of `calls_and_others` through both formatters.
+    fn logged(json: bool, ansi: bool) -> (String, String) {
+        let id = RequestId::next();
+        both(json, ansi, || calls_and_others(&id))
+    }
+
     fn calls_and_others(id: &RequestId) {
         let span = tracing::info_span!("call", request_id = %id);
         span.in_scope(|| tracing::warn!(attempt = 2, "retrying"));
@@ -192,24 +198,21 @@ mod tests {
 
     #[test]
     fn text_logs_are_what_default_fields_write() {
-        let id = RequestId::next();
-        let (plain, ours) = both(false, false, || calls_and_others(&id));
+        let (plain, ours) = logged(false, false);
         assert!(plain.contains("call{request_id="), "{plain}");
         assert_eq!(ours, plain);
     }
 
     #[test]
     fn coloured_text_logs_are_what_default_fields_write() {
-        let id = RequestId::next();
-        let (plain, ours) = both(false, true, || calls_and_others(&id));
+        let (plain, ours) = logged(false, true);
         assert!(plain.contains("\x1b[3mrequest_id"), "{plain:?}");
         assert_eq!(ours, plain);
     }
 
     #[test]
     fn json_logs_are_what_json_fields_write() {
-        let id = RequestId::next();
-        let (plain, ours) = both(true, false, || calls_and_others(&id));
+        let (plain, ours) = logged(true, false);
         assert!(plain.contains("\"span\":{\"request_id\":"), "{plain}");
         assert!(plain.contains("\"late\":\"yes\""), "{plain}");
         assert_eq!(ours, plain);
