@@ -195,7 +195,6 @@ mod tests {
         }
     }
 
-    // The examples of the OpenAPI 3.1 "Style Examples" table.
     /// A number's text is what serde_json writes for it in a document.
     #[test]
     fn numbers_are_written_as_json_writes_them() {
@@ -204,6 +203,7 @@ mod tests {
         }
     }
 
+    // The examples of the OpenAPI 3.1 "Style Examples" table.
     #[test]
     fn path_styles() {
         let arr = json!(["blue", "black", "brown"]);
