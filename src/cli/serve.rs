@@ -28,6 +28,8 @@ Examples:
   mcpgen serve openapi.yaml --transport http --oauth-issuer https://auth.example.com
                                                               OAuth access tokens; each caller sees the tools its scopes allow
   mcpgen serve openapi.yaml --confirm destructive             ask the user before a call that deletes
+  mcpgen serve github.json --search-model ~/.cache/mcpgen/models/all-MiniLM-L6-v2
+                                                              discovery's search by meaning too (scripts/fetch-search-model.sh)
   mcpgen serve openapi.yaml --resources                       GET operations as MCP resources and templates
   mcpgen serve openapi.yaml --transport http --metrics-bind 127.0.0.1:9090 --log-format json
                                                               Prometheus /metrics on an internal port, JSON logs

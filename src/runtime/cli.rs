@@ -175,6 +175,11 @@ pub struct ContextArgs {
     /// In discovery mode, list the tools matching this glob directly too (repeatable), e.g. 'repos_get*'.
     #[arg(long, value_name = "GLOB", value_parser = parse_glob, help_heading = "Context")]
     pub pin_tool: Vec<String>,
+
+    /// A sentence-embedding model directory (config.json, tokenizer.json, model.safetensors), e.g.
+    /// all-MiniLM-L6-v2: discovery's search then also goes by what requests mean.
+    #[arg(long, value_name = "DIR", env = "MCPGEN_SEARCH_MODEL", help_heading = "Context")]
+    pub search_model: Option<std::path::PathBuf>,
 }
 
 impl ContextArgs {
@@ -196,6 +201,9 @@ impl ContextArgs {
             if !ctx.pin_tools.contains(g) {
                 ctx.pin_tools.push(g.clone());
             }
+        }
+        if let Some(dir) = &self.search_model {
+            ctx.search_model = Some(dir.clone());
         }
     }
 }

@@ -14,6 +14,7 @@ use super::engine::{Engine, Observation, ToolEntry, tool_error};
 use super::error::{Error, Result};
 use super::model::{Api, Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
 use super::oauth::Caller;
+use super::semantic::Finder;
 
 /// The discovery tool that finds tools by what the model wants to do.
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -308,34 +309,29 @@ async fn search_tools(engine: &Engine, args: &Map<String, Value>, caller: &Calle
     let tools = engine.tools();
     if caller.is_restricted() {
         let allowed = |i: usize| caller.may_use(&tools[i].scopes);
-        return search_result_for(tools, engine.search_index(), query, limit as usize, &allowed);
+        return search_result_for(tools, &engine.finder(), query, limit as usize, &allowed);
     }
-    search_result(tools, engine.search_index(), query, limit as usize)
+    search_result(tools, &engine.finder(), query, limit as usize)
 }
 
 /// The search answer: the hits as structured content and compact text; no hit gives the map.
-pub fn search_result(
-    tools: &[ToolEntry],
-    index: &super::search::SearchIndex,
-    query: &str,
-    limit: usize,
-) -> CallToolResult {
-    search_result_for(tools, index, query, limit, &|_| true)
+pub fn search_result(tools: &[ToolEntry], finder: &Finder<'_>, query: &str, limit: usize) -> CallToolResult {
+    search_result_for(tools, finder, query, limit, &|_| true)
 }
 
 /// [`search_result`] over the tools `allowed` says yes to (by catalogue index).
 pub fn search_result_for(
     tools: &[ToolEntry],
-    index: &super::search::SearchIndex,
+    finder: &Finder<'_>,
     query: &str,
     limit: usize,
     allowed: &dyn Fn(usize) -> bool,
 ) -> CallToolResult {
     let all = (0..tools.len()).all(allowed);
     let hits: Vec<(usize, f32)> = if all {
-        index.search(query, limit)
+        finder.search(query, limit)
     } else {
-        index.search(query, tools.len()).into_iter().filter(|(i, _)| allowed(*i)).take(limit).collect()
+        finder.search(query, tools.len()).into_iter().filter(|(i, _)| allowed(*i)).take(limit).collect()
     };
     if hits.is_empty() {
         let groups = if all {

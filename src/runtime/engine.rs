@@ -21,6 +21,7 @@ use super::request::{self, PreparedRequest};
 use super::response::{self, CallContext};
 use super::routes::Routes;
 use super::search::{SearchDoc, SearchIndex};
+use super::semantic::{Finder, SemanticIndex, SentenceModel};
 use super::target::Target;
 use super::upstream::{Upstream, UpstreamPolicy};
 
@@ -161,6 +162,11 @@ pub struct Engine {
     listed_index: Vec<Option<usize>>,
     /// Built on first use (in the background at start in discovery mode).
     search: OnceLock<SearchIndex>,
+    /// The context's `search_model`, loaded at start.
+    search_model: Option<Arc<SentenceModel>>,
+    /// The tools' vectors, made (or read from the cache) in the background at start; search goes
+    /// by words alone until they are there.
+    semantic: OnceLock<SemanticIndex>,
     /// Where tools of no listed API go (every tool, for a config of one API).
     default_target: Target,
     /// Where the tools of each API of [`RuntimeConfig::apis`] go, in its order.
@@ -219,6 +225,12 @@ impl Engine {
         }
         let upstream = Upstream::new(opts.policy.clone(), opts.metrics.clone())?;
         let exposure = discovery::resolve(&config.context, &config.tools);
+        let search_model = match &config.context.search_model {
+            Some(dir) if exposure.discovery => {
+                Some(Arc::new(SentenceModel::load(dir).map_err(|e| Error::Config(e.to_string()))?))
+            }
+            _ => None,
+        };
         let mut index = HashMap::with_capacity(config.tools.len());
         let tools: Vec<ToolEntry> = config
             .tools
@@ -253,6 +265,8 @@ impl Engine {
             listed,
             listed_index,
             search: OnceLock::new(),
+            search_model,
+            semantic: OnceLock::new(),
             default_target,
             apis,
             upstream,
@@ -272,6 +286,7 @@ impl Engine {
             let e = engine.clone();
             std::thread::spawn(move || {
                 e.search_index();
+                e.embed_tools();
             });
         }
         Ok(engine)
@@ -339,6 +354,37 @@ impl Engine {
     /// The search index over every tool, built on first use.
     pub fn search_index(&self) -> &SearchIndex {
         self.search.get_or_init(|| SearchIndex::build(self.tools.iter().map(ToolEntry::search_doc)))
+    }
+
+    /// Discovery's search: by words, and by meaning once the tools' vectors are made.
+    pub fn finder(&self) -> Finder<'_> {
+        let semantic = self.search_model.as_deref().zip(self.semantic.get());
+        Finder { index: self.search_index(), semantic }
+    }
+
+    /// Makes the tools' vectors with the search model (or reads them from the cache), once.
+    fn embed_tools(&self) {
+        let Some(model) = &self.search_model else { return };
+        let started = std::time::Instant::now();
+        let cache = super::embed_cache::default_dir();
+        let made = |n: usize| tracing::info!("search model {}: embedding {n} tools", model.dir().display());
+        match SemanticIndex::build(model, self.tools.iter().map(ToolEntry::search_doc), cache.as_deref(), &made) {
+            Ok(vectors) => {
+                tracing::info!(
+                    "search model {}: {} tools ready in {:.1} s",
+                    model.dir().display(),
+                    vectors.len(),
+                    started.elapsed().as_secs_f64()
+                );
+                let _ = self.semantic.set(vectors);
+            }
+            Err(e) => tracing::warn!("{e}; searching by words only"),
+        }
+    }
+
+    /// Whether search also goes by meaning yet (a search model, its tool vectors made).
+    pub fn semantic_ready(&self) -> bool {
+        self.semantic.get().is_some()
     }
 
     /// A `tools/call` from a client: the discovery tools in discovery mode, else the API's tool.

@@ -148,6 +148,10 @@ pub struct Context {
     /// Globs of tool names listed directly in discovery mode too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pin_tools: Vec<String>,
+    /// A sentence-embedding model directory for discovery's search (`--search-model`); `None`:
+    /// search by words only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_model: Option<std::path::PathBuf>,
     /// The cost of listing every tool, measured by mcpgen with OpenAI's o200k_base tokenizer.
     /// Absent (or stale after hand edits), the engine estimates it from the size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -177,6 +181,7 @@ impl Default for Context {
             auto_max_tools: Self::DEFAULT_MAX_TOOLS,
             auto_max_tokens: Self::DEFAULT_MAX_TOKENS,
             pin_tools: Vec::new(),
+            search_model: None,
             tools_list_tokens: None,
         }
     }

@@ -71,6 +71,14 @@ const COORD_FLOOR: f32 = 0.2;
 const INTENT_BOOST: f32 = 1.7;
 /// Reads of a collection get this factor when the query asks for things in the plural.
 const COLLECTION_BOOST: f32 = 1.5;
+/// With a sentence-embedding model, a document's cosine similarity to the query counts this much
+/// against its BM25 score scaled to the best one's (chosen on the tuned-on sets: 1 to 1.5 did best
+/// there, docs/context.md).
+const SEMANTIC_WEIGHT: f32 = 1.5;
+/// A query whose words match no document finds, by meaning alone, the documents at least this
+/// close (all-MiniLM-L6-v2 gives a related request and operation 0.3 and up, unrelated ones
+/// under 0.15).
+const MEANING_ALONE: f32 = 0.25;
 
 /// A term a query looks for: its id, weighted idf, and the query's concepts (bits) it stands for.
 struct QueryTerm {
@@ -324,6 +332,51 @@ impl SearchIndex {
     /// The best `limit` documents for `query`, best first, as (document index, score). Exact
     /// name or operationId matches come first (score `f32::INFINITY`).
     pub fn search(&self, query: &str, limit: usize) -> Vec<(usize, f32)> {
+        self.search_with(query, limit, None)
+    }
+
+    /// [`SearchIndex::search`], with each document's cosine similarity to the query from a
+    /// sentence-embedding model ([`super::semantic`]) added to its BM25 score scaled to the best
+    /// one's: a document the words miss can still rank by what it means. When the words match
+    /// nothing, only documents close in meaning are hits; without any, the caller shows the map of
+    /// the API.
+    pub fn search_with(&self, query: &str, limit: usize, cosines: Option<&[f32]>) -> Vec<(usize, f32)> {
+        let first = self.exact_matches(query);
+        let mut scores = self.bm25(query);
+        let best = scores.iter().copied().fold(0f32, f32::max);
+        if let Some(cosines) = cosines.filter(|c| c.len() == scores.len()) {
+            for (score, &cos) in scores.iter_mut().zip(cosines) {
+                *score = if best > 0.0 {
+                    // Above zero, so that every document can rank.
+                    *score / best + SEMANTIC_WEIGHT * (cos + 1.0)
+                } else if cos >= MEANING_ALONE {
+                    cos
+                } else {
+                    0.0
+                };
+            }
+        }
+        let mut hits: Vec<(usize, f32)> = first.iter().map(|&d| (d as usize, f32::INFINITY)).collect();
+        let mut ranked: Vec<(usize, f32)> = scores
+            .iter()
+            .enumerate()
+            .filter(|(d, s)| **s > 0.0 && !first.contains(&(*d as u32)))
+            .map(|(d, s)| (d, *s))
+            .collect();
+        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let want = limit.saturating_sub(hits.len());
+        if want > 0 && ranked.len() > want {
+            ranked.select_nth_unstable_by(want - 1, order);
+            ranked.truncate(want);
+        }
+        ranked.sort_unstable_by(order);
+        hits.extend(ranked);
+        hits.truncate(limit);
+        hits
+    }
+
+    /// Documents whose name or operationId is the query, or one of its words.
+    fn exact_matches(&self, query: &str) -> Vec<u32> {
         let mut first: Vec<u32> = Vec::new();
         let whole = query.trim().to_lowercase();
         for key in std::iter::once(whole.as_str()).chain(whole.split_whitespace()) {
@@ -333,6 +386,11 @@ impl SearchIndex {
                 }
             }
         }
+        first
+    }
+
+    /// Every document's BM25F score for `query`, with the intent the query shows applied.
+    fn bm25(&self, query: &str) -> Vec<f32> {
         let request = query::analyze(query);
         let mut query_terms = Vec::new();
         self.analyzer.terms(&request.text, &mut query_terms);
@@ -363,23 +421,7 @@ impl SearchIndex {
                 }
             }
         }
-        let mut hits: Vec<(usize, f32)> = first.iter().map(|&d| (d as usize, f32::INFINITY)).collect();
-        let mut ranked: Vec<(usize, f32)> = scores
-            .iter()
-            .enumerate()
-            .filter(|(d, s)| **s > 0.0 && !first.contains(&(*d as u32)))
-            .map(|(d, s)| (d, *s))
-            .collect();
-        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        let want = limit.saturating_sub(hits.len());
-        if want > 0 && ranked.len() > want {
-            ranked.select_nth_unstable_by(want - 1, order);
-            ranked.truncate(want);
-        }
-        ranked.sort_unstable_by(order);
-        hits.extend(ranked);
-        hits.truncate(limit);
-        hits
+        scores
     }
 }
 
@@ -581,5 +623,35 @@ mod tests {
         ]);
         assert_eq!(idx.search("approve", 1)[0].0, 1);
         assert!(idx.search("AE", 3).is_empty(), "a list of codes is not a choice a user names");
+    }
+
+    #[test]
+    fn meaning_ranks_what_the_words_miss() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        // "purchase orders" finds only getOrder by its words; a meaning close to deletePet lifts it
+        // above, and a hit by words alone keeps its place among the rest.
+        let cosines = [0.0, 0.0, 0.9, 0.1];
+        let hits = idx.search_with("purchase orders", 4, Some(&cosines));
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2, 3, 0, 1]);
+        // Vectors for another catalogue are not used.
+        assert_eq!(idx.search_with("purchase orders", 1, Some(&[1.0])), idx.search("purchase orders", 1));
+    }
+
+    #[test]
+    fn when_no_word_matches_only_close_meanings_are_hits() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        let hits = idx.search_with("zebra quantum", 5, Some(&[0.1, 0.3, 0.24, 0.5]));
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [3, 1]);
+        assert!(idx.search_with("zebra quantum", 5, Some(&[0.1, 0.2, 0.0, -0.3])).is_empty());
+    }
+
+    #[test]
+    fn exact_names_come_first_with_meaning_too() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        let hits = idx.search_with("getorder", 2, Some(&[0.9, 0.9, 0.9, 0.0]));
+        assert_eq!(hits[0], (3, f32::INFINITY));
     }
 }
