@@ -229,7 +229,11 @@ impl Engine {
             Some(dir) if exposure.discovery => {
                 Some(Arc::new(SentenceModel::load(dir).map_err(|e| Error::Config(e.to_string()))?))
             }
-            _ => None,
+            Some(_) => {
+                tracing::info!("search model not loaded: every tool is listed, so there is no search");
+                None
+            }
+            None => None,
         };
         let mut index = HashMap::with_capacity(config.tools.len());
         let tools: Vec<ToolEntry> = config

@@ -515,7 +515,7 @@ impl Resources {
 }
 
 /// Text without HTML tags (`<p>`, `<a href="...">`): their names and attributes are not content.
-fn strip_markup(text: &str) -> String {
+pub(super) fn strip_markup(text: &str) -> String {
     if !text.contains('<') {
         return text.to_string();
     }

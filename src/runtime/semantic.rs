@@ -17,7 +17,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use super::compact::{first_sentence, without_links};
 use super::embed_cache;
-use super::search::{SearchDoc, SearchIndex};
+use super::search::{SearchDoc, SearchIndex, strip_markup};
 
 /// Longest input, in tokens (all-MiniLM-L6-v2's `max_seq_length`); tool texts are far shorter.
 const MAX_TOKENS: usize = 256;
@@ -263,7 +263,7 @@ impl<'a> Finder<'a> {
 /// What is embedded of a tool: its title (or name), the first sentence of its description, and
 /// its method and path.
 pub fn doc_text(doc: &SearchDoc<'_>) -> String {
-    let sentence = first_sentence(&strip_tags(&without_links(doc.description)), 300);
+    let sentence = first_sentence(&strip_markup(&without_links(doc.description)), 300);
     let mut text = match doc.title {
         Some(t) if sentence.is_empty() => t.to_string(),
         Some(t) => format!("{t}. {sentence}"),
@@ -277,24 +277,6 @@ pub fn doc_text(doc: &SearchDoc<'_>) -> String {
         text.push_str(p);
     }
     text
-}
-
-/// HTML tags out (Stripe's descriptions are `<p>…</p>`).
-fn strip_tags(text: &str) -> String {
-    if !text.contains('<') {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            _ if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// What is embedded of a request: its words without the values in it (ids, numbers, `owner/repo`,
