@@ -386,11 +386,6 @@ impl Engine {
         }
     }
 
-    /// Whether search also goes by meaning yet (a search model, its tool vectors made).
-    pub fn semantic_ready(&self) -> bool {
-        self.semantic.get().is_some()
-    }
-
     /// A `tools/call` from a client: the discovery tools in discovery mode, else the API's tool.
     /// Counted and logged like [`Engine::call`]; `caller` finds, sees and calls only the tools
     /// its scopes allow.
