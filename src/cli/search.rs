@@ -19,7 +19,7 @@ Examples:
   mcpgen search github.json \"who starred my repository\"
   mcpgen search github.json \"create a release\" --limit 3 --json | jq '.tools[].name'
   mcpgen search api.yaml \"delete\" --method DELETE          the same filters as every command
-  mcpgen search github.json \"stop people from commenting\" --search-model ~/.cache/mcpgen/models/all-MiniLM-L6-v2
+  mcpgen search github.json \"put a thumbs up on a comment\" --search-model ~/.cache/mcpgen/models/all-MiniLM-L6-v2
                                                        by meaning too (scripts/fetch-search-model.sh)";
 
 #[derive(Debug, Args)]

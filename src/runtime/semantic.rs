@@ -1,12 +1,12 @@
 //! Semantic search: a sentence-embedding model reads what a request means, where BM25 only sees
-//! its words ("stop people from commenting" finds "Lock an issue").
+//! its words ("how many API calls do I have left this hour" finds "Get rate limit status").
 //!
 //! The model is a BERT encoder in the sentence-transformers layout (`config.json`,
 //! `tokenizer.json`, `model.safetensors`), such as all-MiniLM-L6-v2, run on the CPU with candle.
 //! Each tool's title, first sentence and route are embedded once (cached on disk, see
 //! [`super::embed_cache`]); each query once per search. [`super::search::SearchIndex::search_with`]
 //! adds the cosine similarity to the BM25 score: on requests the engine was never tuned on, the top
-//! 5 hold the right operation for 0.72 of them instead of 0.64 (docs/context.md).
+//! 5 hold the right operation for 0.71 of them instead of 0.64 (docs/context.md).
 
 use std::path::{Path, PathBuf};
 
@@ -260,8 +260,8 @@ impl<'a> Finder<'a> {
     }
 }
 
-/// What is embedded of a tool: its title (or name), the first sentence of its description, and
-/// its method and path.
+/// What is embedded of a tool: its title and the first sentence of its description (either
+/// alone when the other is missing; the name when both are), and its method and path.
 pub fn doc_text(doc: &SearchDoc<'_>) -> String {
     let sentence = first_sentence(&strip_markup(&without_links(doc.description)), 300);
     let mut text = match doc.title {
