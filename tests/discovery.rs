@@ -37,17 +37,6 @@ async fn api_tools_keep_their_names_behind_call_tool() {
     }
 }
 
-/// The search model of the tests (`MCPGEN_TEST_SEARCH_MODEL`, scripts/fetch-search-model.sh);
-/// `None` skips, unless `MCPGEN_REQUIRE_SEARCH_MODEL` is set.
-fn search_model() -> Option<String> {
-    let model = std::env::var("MCPGEN_TEST_SEARCH_MODEL").ok();
-    if model.is_none() {
-        assert!(std::env::var_os("MCPGEN_REQUIRE_SEARCH_MODEL").is_none(), "MCPGEN_TEST_SEARCH_MODEL is not set");
-        eprintln!("skipped: no search model (MCPGEN_TEST_SEARCH_MODEL; scripts/fetch-search-model.sh)");
-    }
-    model
-}
-
 /// The names `search_tools` returns for `query`.
 async fn found(c: &Connected, query: &str) -> Vec<String> {
     let r = c.call("search_tools", json!({ "query": query })).await;
@@ -60,7 +49,8 @@ async fn found(c: &Connected, query: &str) -> Vec<String> {
 /// upstream; without the model the same request finds nothing and gets the map of the API.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn search_by_meaning_with_a_search_model() {
-    let Some(model) = search_model() else { return };
+    let Some(model) = search_model_dir() else { return };
+    let model = model.to_str().unwrap();
     let mock = start_mock().await;
     let spec = fixture_spec("semantic.yaml", &mock);
     let cache = tempfile::tempdir().unwrap();
@@ -70,7 +60,7 @@ async fn search_by_meaning_with_a_search_model() {
     let c = connect(&words, Transport::Stdio).await;
     assert_eq!(found(&c, request).await, Vec::<String>::new(), "words alone find nothing");
     c.client.cancel().await.unwrap();
-    let meaning = ServerCommand::mcpgen(&["serve", spec, "--tool-mode", "discovery", "--search-model", &model])
+    let meaning = ServerCommand::mcpgen(&["serve", spec, "--tool-mode", "discovery", "--search-model", model])
         .env("MCPGEN_CACHE_DIR", cache.path().to_str().unwrap());
     for transport in TRANSPORTS {
         let c = connect(&meaning, transport).await;

@@ -11,10 +11,9 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use common::corpus_file;
+use common::{corpus_file, search_model_dir};
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::runtime::engine::ToolEntry;
 use mcpgen::runtime::search::SearchIndex;
@@ -34,25 +33,13 @@ struct Catalogues {
     model: Option<SentenceModel>,
 }
 
-fn model() -> Option<SentenceModel> {
-    let Some(dir) = std::env::var_os("MCPGEN_TEST_SEARCH_MODEL").map(PathBuf::from) else {
-        assert!(
-            std::env::var_os("MCPGEN_REQUIRE_SEARCH_MODEL").is_none(),
-            "MCPGEN_REQUIRE_SEARCH_MODEL is set, MCPGEN_TEST_SEARCH_MODEL is not"
-        );
-        eprintln!("skipped: no search model (MCPGEN_TEST_SEARCH_MODEL; scripts/fetch-search-model.sh)");
-        return None;
-    };
-    Some(SentenceModel::load(&dir).unwrap())
-}
-
 fn catalogues() -> Option<&'static Catalogues> {
     static CATALOGUES: OnceLock<Option<Catalogues>> = OnceLock::new();
     CATALOGUES
         .get_or_init(|| {
             let set: Value =
                 serde_json::from_str(&std::fs::read_to_string("tests/search/queries.json").unwrap()).unwrap();
-            let model = model();
+            let model = search_model_dir().map(|dir| SentenceModel::load(&dir).unwrap());
             let mut apis = BTreeMap::new();
             for path in set["apis"].as_object().unwrap().values() {
                 let path = path.as_str().unwrap();

@@ -259,6 +259,21 @@ pub fn corpus_file(rel: &str) -> Option<std::path::PathBuf> {
     None
 }
 
+/// The tests' search model directory (`MCPGEN_TEST_SEARCH_MODEL`, from
+/// scripts/fetch-search-model.sh); `None` skips with a message, unless
+/// `MCPGEN_REQUIRE_SEARCH_MODEL` is set (CI), which fails.
+pub fn search_model_dir() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("MCPGEN_TEST_SEARCH_MODEL").map(std::path::PathBuf::from);
+    if dir.is_none() {
+        assert!(
+            std::env::var_os("MCPGEN_REQUIRE_SEARCH_MODEL").is_none(),
+            "MCPGEN_REQUIRE_SEARCH_MODEL is set, MCPGEN_TEST_SEARCH_MODEL is not"
+        );
+        eprintln!("skipped: no search model (MCPGEN_TEST_SEARCH_MODEL; scripts/fetch-search-model.sh)");
+    }
+    dir
+}
+
 /// GitHub's REST API description in the corpus.
 pub const GITHUB: &str = "@octokit/openapi/generated/api.github.com.json";
 
