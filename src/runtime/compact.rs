@@ -1,9 +1,11 @@
 //! Compact schemas: what a client is shown of a tool may be smaller than what the engine
 //! validates against. Nested descriptions keep their first sentence without links, cut at
 //! [`PARAM_MAX`] characters, and go when they only restate the property's and the tool's names;
-//! examples, `externalDocs`, `x-*` extensions and titles that only repeat the property name go.
-//! A tool's title goes when its description says it; annotations lose the hints that say what
-//! MCP assumes anyway. Nothing that constrains a value is touched.
+//! examples, `externalDocs`, `x-*` extensions, titles that only repeat the property name and
+//! titles that are a generator's schema names go.
+//! A tool's description is its summary (or its description's first sentence), and its title goes
+//! when that says it; annotations lose the hints that say what MCP assumes anyway. Nothing that
+//! constrains a value is touched.
 
 use std::collections::HashSet;
 
@@ -80,7 +82,11 @@ fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool,
                 Some(text) => Value::String(text),
                 None => continue,
             },
-            ("title", Value::String(title)) if property.is_some_and(|p| same_words(p, title)) => continue,
+            ("title", Value::String(title))
+                if !root && (is_identifier(title) || property.is_some_and(|p| same_words(p, title))) =>
+            {
+                continue;
+            }
             (k, Value::Object(map)) if SCHEMA_MAP.contains(&k) => {
                 let names_properties = k == "properties";
                 Value::Object(
@@ -111,6 +117,14 @@ fn compact_value(value: &Value, property: Option<&str>, known: &Known) -> Value 
         Value::Array(list) => Value::Array(list.iter().map(|s| compact_value(s, None, known)).collect()),
         other => other.clone(),
     }
+}
+
+/// A title that is a generator's name for the schema (`customer_param`, `optional_fields_address`,
+/// `RepositoryRuleParams`) rather than words for people: Stripe's document gives one to almost
+/// every nested object, 41 KB of its compact list, and the property's name already says as much.
+fn is_identifier(title: &str) -> bool {
+    let camel = title.as_bytes().windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    !title.contains(char::is_whitespace) && (title.contains(['_', '-', '.']) || camel)
 }
 
 /// `petId` and `Pet ID` say the same: letters and digits compared without case.
@@ -151,19 +165,40 @@ pub fn compact_annotations(a: &ToolAnnotations) -> Option<ToolAnnotations> {
     (!empty).then_some(out)
 }
 
-/// A tool's description, compact: without a leading copy of its title (clients show the title
-/// anyway) or links, then its first sentence.
+/// A tool's description as a search hit shows it beside the title: without a leading copy of the
+/// title, a leading note or links, then its first sentence.
 pub fn compact_description(description: &str, title: Option<&str>) -> String {
     let text = without_links(description);
-    let text = without_leading_note(text.trim());
+    let text = text.trim();
+    let (deprecated, text) = match text.strip_prefix("[Deprecated]") {
+        Some(rest) => (true, rest.trim_start()),
+        None => (false, text),
+    };
     let rest = match title.map(str::trim).filter(|t| !t.is_empty()) {
         Some(t) => text.strip_prefix(t).map(|r| r.trim_start_matches(['.', ':']).trim()).unwrap_or(text),
         None => text,
     };
+    // The title was the whole text: it is then the description too.
     let rest = if rest.is_empty() { text } else { rest };
-    let deprecated = rest.starts_with("[Deprecated]") || text.starts_with("[Deprecated]");
-    let sentence = first_sentence(rest.trim_start_matches("[Deprecated]"), SENTENCE_MAX);
+    let sentence = first_sentence(without_leading_note(rest), SENTENCE_MAX);
     if deprecated { format!("[Deprecated] {sentence}") } else { sentence }
+}
+
+/// A tool's description in a compact `tools/list`: its title (the operation's summary) when it
+/// has one, else its description's first sentence. Models are shown a tool's name, description
+/// and schema but not its title, and a summary is the one line an API's authors wrote to say what
+/// the operation does; the description's first sentence is often a note or boilerplate ("Protected
+/// branches are available in public repositories with GitHub Free…" on 34 GitHub operations).
+pub fn listed_description(description: &str, title: Option<&str>) -> String {
+    let Some(title) = title.map(str::trim).filter(|t| !t.is_empty()) else {
+        return compact_description(description, None);
+    };
+    let title = cap(&without_links(title), SENTENCE_MAX);
+    if description.trim_start().starts_with("[Deprecated]") && !title.starts_with("[Deprecated]") {
+        format!("[Deprecated] {title}")
+    } else {
+        title
+    }
 }
 
 /// A text without the note it opens with (GitHub's `> [!NOTE]` and `> [!TIP]` blocks: "this
@@ -323,6 +358,18 @@ mod tests {
         let warning = "> [!WARNING]\n> Deletes everything.\n\nDeletes a repository.";
         assert_eq!(compact_description(warning, None), "> [!WARNING] > Deletes everything.");
         assert_eq!(compact_description("> [!NOTE]\n> Only a note.", None), "> [!NOTE] > Only a note.");
+        let titled = "List tasks\n\n> [!NOTE]\n> This endpoint is in public preview.\n\nReturns the tasks. More.";
+        assert_eq!(compact_description(titled, Some("List tasks")), "Returns the tasks.", "a note after the title");
+    }
+
+    #[test]
+    fn a_listed_description_is_the_summary() {
+        let boilerplate = "Get branch protection\n\nProtected branches are available in public repositories.";
+        assert_eq!(listed_description(boilerplate, Some("Get branch protection")), "Get branch protection");
+        assert_eq!(listed_description("Lists pets. Paged.", None), "Lists pets.");
+        assert_eq!(listed_description("[Deprecated] List\n\nAll.", Some("List")), "[Deprecated] List");
+        assert_eq!(listed_description("", Some("See [the docs](https://x.io)")), "See the docs");
+        assert_eq!(listed_description("Lists pets.", Some("  ")), "Lists pets.");
     }
 
     #[test]
@@ -347,6 +394,20 @@ mod tests {
             "tag": {"type": "string", "title": "Label of the pet"}}}));
         assert!(s["properties"]["petId"].get("title").is_none());
         assert_eq!(s["properties"]["tag"]["title"], "Label of the pet");
+    }
+
+    #[test]
+    fn titles_that_are_schema_names_go() {
+        let s = compact(json!({"type": "object", "title": "root_title", "properties": {
+            "address": {"type": "object", "title": "optional_fields_address"},
+            "rule": {"type": "object", "title": "RepositoryRuleParams"},
+            "owner": {"type": "object", "title": "Simple User"},
+            "kind": {"type": "string", "title": "Kind"}}}));
+        assert_eq!(s["title"], "root_title", "the root is the tool's own");
+        assert!(s["properties"]["address"].get("title").is_none());
+        assert!(s["properties"]["rule"].get("title").is_none());
+        assert_eq!(s["properties"]["owner"]["title"], "Simple User");
+        assert!(s["properties"]["kind"].get("title").is_none(), "it repeats the name");
     }
 
     #[test]

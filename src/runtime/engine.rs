@@ -119,8 +119,8 @@ impl ToolEntry {
     pub fn advertised(&self, compact: bool) -> McpTool {
         let mut mcp = self.mcp.clone();
         if compact {
-            use super::compact::{Known, compact_annotations, compact_description, compact_schema, compact_title};
-            let description = compact_description(mcp.description.as_deref().unwrap_or(""), mcp.title.as_deref());
+            use super::compact::{Known, compact_annotations, compact_schema, compact_title, listed_description};
+            let description = listed_description(mcp.description.as_deref().unwrap_or(""), mcp.title.as_deref());
             let known = Known::new(&[&mcp.name, mcp.title.as_deref().unwrap_or("")]);
             mcp.title = mcp.title.take().and_then(|t| compact_title(&t, &description, &mcp.name));
             mcp.description = (!description.is_empty()).then(|| description.into());
