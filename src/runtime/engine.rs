@@ -227,7 +227,7 @@ impl Engine {
         let exposure = discovery::resolve(&config.context, &config.tools);
         let search_model = match &config.context.search_model {
             Some(dir) if exposure.discovery => {
-                Some(Arc::new(SentenceModel::load(dir).map_err(|e| Error::Config(e.to_string()))?))
+                Some(SentenceModel::shared(dir).map_err(|e| Error::Config(e.to_string()))?)
             }
             Some(_) => {
                 tracing::info!("search model not loaded: every tool is listed, so there is no search");

@@ -9,6 +9,8 @@
 //! 5 hold the right operation for 0.71 of them instead of 0.64 (docs/context.md).
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::SystemTime;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
@@ -70,7 +72,47 @@ fn run_err(e: impl std::fmt::Display) -> ModelError {
     ModelError::Run(e.to_string())
 }
 
+/// The files of a model directory.
+const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
+/// What tells a model directory's files apart without reading them: each file's canonical path,
+/// length and modification time.
+type Stamp = Vec<(PathBuf, u64, Option<SystemTime>)>;
+
+fn stamp(dir: &Path) -> Option<Stamp> {
+    MODEL_FILES
+        .iter()
+        .map(|name| {
+            let path = std::fs::canonicalize(dir.join(name)).ok()?;
+            let meta = std::fs::metadata(&path).ok()?;
+            Some((path, meta.len(), meta.modified().ok()))
+        })
+        .collect()
+}
+
+/// Models loaded and still in use, by their files' stamp.
+static LOADED: Mutex<Vec<(Stamp, Weak<SentenceModel>)>> = Mutex::new(Vec::new());
+
 impl SentenceModel {
+    /// The model in `dir`, shared with any engine that already holds it: a reload that keeps
+    /// `--search-model` neither reads and hashes 90 MB again nor holds two copies while the old
+    /// engine drains. Files changed on disk (length or time) load afresh.
+    pub fn shared(dir: &Path) -> Result<Arc<SentenceModel>, ModelError> {
+        let stamp = stamp(dir);
+        if let Some(stamp) = &stamp {
+            let mut loaded = LOADED.lock().unwrap_or_else(PoisonError::into_inner);
+            loaded.retain(|(_, model)| model.strong_count() > 0);
+            if let Some(model) = loaded.iter().find(|(s, _)| s == stamp).and_then(|(_, m)| m.upgrade()) {
+                return Ok(model);
+            }
+        }
+        let model = Arc::new(SentenceModel::load(dir)?);
+        if let Some(stamp) = stamp {
+            LOADED.lock().unwrap_or_else(PoisonError::into_inner).push((stamp, Arc::downgrade(&model)));
+        }
+        Ok(model)
+    }
+
     /// Loads the model in `dir`.
     pub fn load(dir: &Path) -> Result<SentenceModel, ModelError> {
         let read = |name: &str| {
@@ -349,6 +391,35 @@ mod tests {
         assert_eq!(index.cosines(&[0.6, 0.8]), vec![0.6, 0.6 * 0.6 + 0.8 * 0.8]);
         assert!(SemanticIndex::from_vectors(2, vec![1.0]).is_none());
         assert!(SemanticIndex::from_vectors(0, vec![]).is_none());
+    }
+
+    #[test]
+    fn a_stamp_changes_with_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(stamp(dir.path()).is_none(), "no files, no stamp");
+        for name in MODEL_FILES {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        let before = stamp(dir.path()).unwrap();
+        assert_eq!(stamp(dir.path()), Some(before.clone()));
+        std::fs::write(dir.path().join("model.safetensors"), "xy").unwrap();
+        assert_ne!(stamp(dir.path()), Some(before));
+    }
+
+    /// With a real model (`MCPGEN_TEST_SEARCH_MODEL`, which CI sets): one copy while it is held.
+    #[test]
+    fn a_held_model_is_shared() {
+        let Some(dir) = std::env::var_os("MCPGEN_TEST_SEARCH_MODEL").map(PathBuf::from) else {
+            eprintln!("skipped: no MCPGEN_TEST_SEARCH_MODEL");
+            return;
+        };
+        let first = SentenceModel::shared(&dir).unwrap();
+        let second = SentenceModel::shared(&dir).unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+        let weak = Arc::downgrade(&first);
+        drop((first, second));
+        assert!(weak.upgrade().is_none(), "the cache holds no model alive");
+        assert_eq!(SentenceModel::shared(&dir).unwrap().dim(), 384);
     }
 
     #[test]
