@@ -201,6 +201,21 @@ pub fn listed_description(description: &str, title: Option<&str>) -> String {
     }
 }
 
+/// A tool's description as `describe_tools` shows it, compact: the summary, then the description's
+/// first sentence when that says more. A model describes a tool it is about to call, so the
+/// sentence after the summary is worth its tokens there ("The `parent` and `source` objects are
+/// present when the repository is a fork."), where a list of every tool keeps to the summary.
+pub fn described_description(description: &str, title: Option<&str>) -> String {
+    let summary = listed_description(description, title);
+    let sentence = compact_description(description, title);
+    let said = |s: &str| s.trim_end_matches('.').to_lowercase();
+    if title.is_none_or(|t| t.trim().is_empty()) || sentence.is_empty() || said(&summary).contains(&said(&sentence)) {
+        return summary;
+    }
+    let sentence = sentence.strip_prefix("[Deprecated] ").unwrap_or(&sentence);
+    if summary.ends_with(['.', '!', '?']) { format!("{summary} {sentence}") } else { format!("{summary}. {sentence}") }
+}
+
 /// A text without the note it opens with (GitHub's `> [!NOTE]` and `> [!TIP]` blocks: "this
 /// endpoint is in public preview"), when more text follows: the note is about the endpoint's
 /// status, the text after it says what the endpoint does. Warnings and cautions stay.
@@ -370,6 +385,21 @@ mod tests {
         assert_eq!(listed_description("[Deprecated] List\n\nAll.", Some("List")), "[Deprecated] List");
         assert_eq!(listed_description("", Some("See [the docs](https://x.io)")), "See the docs");
         assert_eq!(listed_description("Lists pets.", Some("  ")), "Lists pets.");
+    }
+
+    #[test]
+    fn a_described_description_is_the_summary_and_a_sentence() {
+        let repo = "Get a repository\n\nThe parent is shown when it is a fork. More.";
+        assert_eq!(
+            described_description(repo, Some("Get a repository")),
+            "Get a repository. The parent is shown when it is a fork."
+        );
+        assert_eq!(described_description("Get a pet", Some("Get a pet")), "Get a pet", "nothing more to say");
+        assert_eq!(described_description("Lists pets. Paged.", None), "Lists pets.");
+        assert_eq!(
+            described_description("[Deprecated] List\n\nAll of them. Really.", Some("List")),
+            "[Deprecated] List. All of them."
+        );
     }
 
     #[test]

@@ -444,7 +444,7 @@ fn describe_tools(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -
         // A tool outside the caller's scopes is as unknown as one that does not exist.
         match engine.tool(name).filter(|t| caller.may_use(&t.scopes)) {
             Some(t) => {
-                described.push(serde_json::to_value(t.advertised(engine.exposure().compact)).unwrap_or(Value::Null))
+                described.push(serde_json::to_value(t.described(engine.exposure().compact)).unwrap_or(Value::Null))
             }
             None => unknown.push(json!({"name": name, "closest": closest_names_for(engine.tools(), name, 3, caller)})),
         }

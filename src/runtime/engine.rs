@@ -131,6 +131,20 @@ impl ToolEntry {
         mcp
     }
 
+    /// The definition `describe_tools` gives: [`Self::advertised`], with a compact description
+    /// that also keeps the sentence after the summary (see [`super::compact::described_description`]).
+    pub fn described(&self, compact: bool) -> McpTool {
+        let mut mcp = self.advertised(compact);
+        if compact {
+            let description = super::compact::described_description(
+                self.mcp.description.as_deref().unwrap_or(""),
+                self.mcp.title.as_deref(),
+            );
+            mcp.description = (!description.is_empty()).then(|| description.into());
+        }
+        mcp
+    }
+
     /// What the search index reads of this tool.
     pub fn search_doc(&self) -> SearchDoc<'_> {
         SearchDoc {
