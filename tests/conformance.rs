@@ -24,7 +24,7 @@ use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use base64::Engine as _;
-use common::{ServerCommand, spawn_http};
+use common::{ServerCommand, found_or_skip, spawn_http};
 
 struct Suite {
     node: PathBuf,
@@ -37,18 +37,12 @@ fn suite() -> Option<Suite> {
         .zip(var("MCPGEN_CONFORMANCE_DIR"))
         .map(|(node, package)| Suite { node, package })
         .filter(|s| s.package.join("dist/index.js").exists());
-    if found.is_none() {
-        assert!(
-            std::env::var("MCPGEN_REQUIRE_CONFORMANCE").is_err(),
-            "the conformance suite is required (MCPGEN_REQUIRE_CONFORMANCE is set) but MCPGEN_CONFORMANCE_NODE / \
-             MCPGEN_CONFORMANCE_DIR do not name a node binary and the installed package"
-        );
-        eprintln!(
-            "skipped: the MCP conformance suite is not installed (set MCPGEN_CONFORMANCE_NODE to a Node 24 binary and \
-             MCPGEN_CONFORMANCE_DIR to node_modules/@modelcontextprotocol/conformance; see .ci/run)"
-        );
-    }
-    found
+    found_or_skip(
+        found,
+        "MCPGEN_REQUIRE_CONFORMANCE",
+        "the MCP conformance suite is not installed (set MCPGEN_CONFORMANCE_NODE to a Node 24 binary and \
+         MCPGEN_CONFORMANCE_DIR to node_modules/@modelcontextprotocol/conformance; see .ci/run)",
+    )
 }
 
 /// A 1x1 red PNG.

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Mock, ServerCommand, spawn_http, start_mock};
+use common::{Mock, ServerCommand, found_or_skip, spawn_http, start_mock};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use serde_json::json;
@@ -25,14 +25,7 @@ const REPLICAS: usize = 3;
 
 fn nginx() -> Option<PathBuf> {
     let found = ["/usr/sbin/nginx", "/usr/bin/nginx"].iter().map(PathBuf::from).find(|p| p.exists());
-    if found.is_none() {
-        assert!(
-            std::env::var("MCPGEN_REQUIRE_NGINX").is_err(),
-            "nginx is required (MCPGEN_REQUIRE_NGINX is set) but not installed"
-        );
-        eprintln!("skipped: nginx not installed (apt-get install nginx-light)");
-    }
-    found
+    found_or_skip(found, "MCPGEN_REQUIRE_NGINX", "nginx not installed (apt-get install nginx-light)")
 }
 
 fn free_port() -> u16 {

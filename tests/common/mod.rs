@@ -259,19 +259,25 @@ pub fn corpus_file(rel: &str) -> Option<std::path::PathBuf> {
     None
 }
 
+/// `found`, or `None` after a "skipped: {missing}" message; a test of something a developer may
+/// not have installed passes without it. Unless `require_var` is set (CI), which makes it fail.
+pub fn found_or_skip<T>(found: Option<T>, require_var: &str, missing: &str) -> Option<T> {
+    if found.is_none() {
+        assert!(std::env::var_os(require_var).is_none(), "{require_var} is set, but {missing}");
+        eprintln!("skipped: {missing}");
+    }
+    found
+}
+
 /// The tests' search model directory (`MCPGEN_TEST_SEARCH_MODEL`, from
 /// scripts/fetch-search-model.sh); `None` skips with a message, unless
 /// `MCPGEN_REQUIRE_SEARCH_MODEL` is set (CI), which fails.
 pub fn search_model_dir() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("MCPGEN_TEST_SEARCH_MODEL").map(std::path::PathBuf::from);
-    if dir.is_none() {
-        assert!(
-            std::env::var_os("MCPGEN_REQUIRE_SEARCH_MODEL").is_none(),
-            "MCPGEN_REQUIRE_SEARCH_MODEL is set, MCPGEN_TEST_SEARCH_MODEL is not"
-        );
-        eprintln!("skipped: no search model (MCPGEN_TEST_SEARCH_MODEL; scripts/fetch-search-model.sh)");
-    }
-    dir
+    found_or_skip(
+        std::env::var_os("MCPGEN_TEST_SEARCH_MODEL").map(std::path::PathBuf::from),
+        "MCPGEN_REQUIRE_SEARCH_MODEL",
+        "no search model (MCPGEN_TEST_SEARCH_MODEL; scripts/fetch-search-model.sh)",
+    )
 }
 
 /// GitHub's REST API description in the corpus.
