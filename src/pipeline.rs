@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::ir::ApiIr;
 use crate::load;
-use crate::runtime::model::RuntimeConfig;
+use crate::runtime::config::RuntimeConfig;
 use crate::tools;
 
 pub use crate::diag::{DiagKind, Diagnostic};

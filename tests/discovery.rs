@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::runtime::model::{SchemaDetail, ToolMode};
+use mcpgen::runtime::config::{SchemaDetail, ToolMode};
 use mcpgen::runtime::{Engine, EngineOptions};
 use serde_json::json;
 

@@ -15,9 +15,17 @@ use std::sync::OnceLock;
 
 use common::{corpus_file, search_model_dir};
 use mcpgen::pipeline::{self, PipelineOptions};
+use mcpgen::runtime::discovery::search::Finder;
+use mcpgen::runtime::discovery::search::SearchIndex;
+#[cfg(feature = "semantic")]
+use mcpgen::runtime::discovery::semantic::{SemanticIndex, SentenceModel};
 use mcpgen::runtime::engine::ToolEntry;
-use mcpgen::runtime::search::SearchIndex;
-use mcpgen::runtime::semantic::{Finder, SemanticIndex, SentenceModel};
+// Without search by meaning (mcpgen's `semantic` feature) there is never a model: the tests by
+// meaning say so and pass as skipped, as they do without a model directory.
+#[cfg(not(feature = "semantic"))]
+type SemanticIndex = ();
+#[cfg(not(feature = "semantic"))]
+type SentenceModel = ();
 use serde_json::Value;
 
 /// One API of the sets, indexed once for every test.
@@ -39,7 +47,10 @@ fn catalogues() -> Option<&'static Catalogues> {
         .get_or_init(|| {
             let set: Value =
                 serde_json::from_str(&std::fs::read_to_string("tests/search/queries.json").unwrap()).unwrap();
+            #[cfg(feature = "semantic")]
             let model = search_model_dir().map(|dir| SentenceModel::load(&dir).unwrap());
+            #[cfg(not(feature = "semantic"))]
+            let model: Option<SentenceModel> = search_model_dir().and(None);
             let mut apis = BTreeMap::new();
             for path in set["apis"].as_object().unwrap().values() {
                 let path = path.as_str().unwrap();
@@ -47,11 +58,14 @@ fn catalogues() -> Option<&'static Catalogues> {
                 let p = pipeline::run(doc.to_str().unwrap(), &PipelineOptions::default()).unwrap();
                 let entries: Vec<ToolEntry> = p.tools.config.tools.into_iter().map(ToolEntry::new).collect();
                 let index = SearchIndex::build(entries.iter().map(ToolEntry::search_doc));
-                let cache = mcpgen::runtime::embed_cache::default_dir();
+                #[cfg(feature = "semantic")]
                 let vectors = model.as_ref().map(|m| {
+                    let cache = mcpgen::runtime::discovery::embed_cache::default_dir();
                     SemanticIndex::build(m, entries.iter().map(ToolEntry::search_doc), cache.as_deref(), &|_| ())
                         .unwrap()
                 });
+                #[cfg(not(feature = "semantic"))]
+                let vectors: Option<SemanticIndex> = None;
                 apis.insert(path.to_string(), Api { entries, index, vectors });
             }
             Some(Catalogues { apis, model })
@@ -71,8 +85,13 @@ fn ranks(file: &str, by_meaning: bool) -> Option<Ranks> {
     let mut out = BTreeMap::new();
     for (api, path) in set["apis"].as_object().unwrap() {
         let Api { entries, index, vectors } = &catalogues.apis[path.as_str().unwrap()];
-        let semantic = catalogues.model.as_ref().zip(vectors.as_ref()).filter(|_| by_meaning);
-        let finder = Finder { index, semantic };
+        #[cfg(feature = "semantic")]
+        let finder = Finder { index, semantic: catalogues.model.as_ref().zip(vectors.as_ref()).filter(|_| by_meaning) };
+        #[cfg(not(feature = "semantic"))]
+        let finder = {
+            let _ = vectors;
+            Finder::words(index)
+        };
         let mut ranks = Vec::new();
         for q in set["queries"].as_array().unwrap().iter().filter(|q| q["api"] == **api) {
             let (query, gold) = (q["query"].as_str().unwrap(), q["gold"].as_str().unwrap());

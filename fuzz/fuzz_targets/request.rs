@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::runtime::model::HttpBinding;
-use mcpgen::runtime::request;
+use mcpgen::runtime::config::HttpBinding;
+use mcpgen::runtime::upstream::request;
 use serde_json::{Map, Value};
 
 const BASE: &str = "https://api.example.com/v1";

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpgen::runtime::model::RuntimeConfig;
+use mcpgen::runtime::config::RuntimeConfig;
 use mcpgen::runtime::{Engine, EngineOptions};
 
 fuzz_target!(|data: &[u8]| {

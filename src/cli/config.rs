@@ -45,7 +45,7 @@ pub(crate) struct ConfigArgs {
     pub context: crate::runtime::cli::ContextArgs,
 
     #[command(flatten)]
-    pub resources: crate::runtime::resources::ResourceArgs,
+    pub resources: crate::runtime::engine::resources::ResourceArgs,
 }
 
 pub(super) fn run(args: &ConfigArgs) -> Result<()> {

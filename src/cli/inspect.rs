@@ -11,8 +11,8 @@ use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
 use crate::pipeline::{self, Pipeline};
 use crate::runtime::cli::ContextArgs;
-use crate::runtime::discovery::{self, group_digits};
-use crate::runtime::model::{Annotations, ListTokens, Method, Tool};
+use crate::runtime::config::{Annotations, ListTokens, Method, Tool};
+use crate::runtime::discovery::group_digits;
 use crate::tokens::{self, Cost, ModeCosts};
 
 pub(super) const EXAMPLES: &str = "\
@@ -153,7 +153,7 @@ impl Report {
         let mut context = config.context.clone();
         let (all_full, all_compact) = tokens::all_tools_costs(&full);
         context.tools_list_tokens = Some(ListTokens { full: all_full.tokens, compact: all_compact.tokens });
-        let exposure = discovery::resolve(&context, &config.tools);
+        let exposure = crate::runtime::engine::exposure::resolve(&context, &config.tools);
         let discovery = tokens::discovery_cost(&full, &context.pin_tools, exposure.compact)?;
         drop(full);
         let modes = ModeCosts { all_full, all_compact, discovery };

@@ -86,7 +86,7 @@ pub(crate) struct InputArgs {
     /// Credentials for operations that declare none (repeatable): bearer:ENV, header:NAME:ENV,
     /// query:NAME:ENV or basic:USER_ENV:PASS_ENV. Names env vars only; e.g. bearer:GITHUB_TOKEN.
     #[arg(long, value_name = "SPEC", value_parser = crate::tools::security::parse_auth)]
-    pub auth: Vec<crate::runtime::model::SecurityScheme>,
+    pub auth: Vec<crate::runtime::config::SecurityScheme>,
 
     /// Keep only operations with one of these tags (repeatable, or comma-separated).
     #[arg(long, value_name = "TAG", value_delimiter = ',', help_heading = "Filters")]

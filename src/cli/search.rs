@@ -8,10 +8,10 @@ use clap::Args;
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Result};
 use crate::pipeline;
+use crate::runtime::discovery::search::{Finder, SearchIndex};
 use crate::runtime::discovery::{self, MAX_LIMIT};
-use crate::runtime::embed_cache;
-use crate::runtime::search::SearchIndex;
-use crate::runtime::semantic::{Finder, SemanticIndex, SentenceModel};
+#[cfg(feature = "semantic")]
+use crate::runtime::discovery::{embed_cache, semantic::SemanticIndex, semantic::SentenceModel};
 use crate::tokens;
 
 pub(super) const EXAMPLES: &str = "\
@@ -48,17 +48,23 @@ pub(crate) struct SearchArgs {
     pub search_model: Option<PathBuf>,
 }
 
+/// What `--search-model` says to an mcpgen built without search by meaning.
+#[cfg(not(feature = "semantic"))]
+pub(crate) const NO_SEMANTIC: &str = "--search-model needs search by meaning, which this mcpgen was built without: build it with `--features semantic` (cargo install --path . --features semantic)";
+
 pub(super) fn run(args: &SearchArgs) -> Result<()> {
     let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
     let entries = tokens::entries(&p.tools.config.tools);
     crate::mem::drop_in_background(p);
     let index = SearchIndex::build(entries.iter().map(|e| e.search_doc()));
+    #[cfg(feature = "semantic")]
     let model = args
         .search_model
         .as_deref()
         .map(SentenceModel::load)
         .transpose()
         .map_err(|e| Error::Usage { message: e.to_string() })?;
+    #[cfg(feature = "semantic")]
     let vectors = match &model {
         Some(model) => {
             let made = |n: usize| eprintln!("embedding {n} tools with the search model (once: they are cached)");
@@ -71,7 +77,13 @@ pub(super) fn run(args: &SearchArgs) -> Result<()> {
         }
         None => None,
     };
+    #[cfg(feature = "semantic")]
     let finder = Finder { index: &index, semantic: model.as_ref().zip(vectors.as_ref()) };
+    #[cfg(not(feature = "semantic"))]
+    let finder = match &args.search_model {
+        Some(_) => return Err(Error::Usage { message: NO_SEMANTIC.into() }),
+        None => Finder::words(&index),
+    };
     let result = discovery::search_result(&entries, &finder, &args.query, args.limit as usize);
     if args.json {
         let structured = result.structured_content.unwrap_or_default();

@@ -9,9 +9,9 @@ use super::watch::Watch;
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Location, Result};
 use crate::runtime::cli::{ServerArgs, Transport};
-use crate::runtime::hooks::Extensions;
-use crate::runtime::model::RuntimeConfig;
-use crate::runtime::reload::Reload;
+use crate::runtime::config::RuntimeConfig;
+use crate::runtime::engine::hooks::Extensions;
+use crate::runtime::engine::reload::Reload;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:

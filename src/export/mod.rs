@@ -6,7 +6,7 @@ pub mod strict;
 
 use serde_json::{Map, Value, json};
 
-use crate::runtime::model::{RuntimeConfig, Tool};
+use crate::runtime::config::{RuntimeConfig, Tool};
 
 /// The tool-list format of an LLM API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

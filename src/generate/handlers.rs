@@ -23,7 +23,7 @@ use self::types::{TAKEN_TYPES, args_items};
 use super::rust::{doc_header, render};
 use crate::error::Result;
 use crate::names::{is_identifier, pascal_identifier, snake_identifier};
-use crate::runtime::model::{RuntimeConfig, Tool};
+use crate::runtime::config::{RuntimeConfig, Tool};
 
 /// One tool answered by a handler, with its Rust names.
 pub(super) struct Handler<'a> {
@@ -90,15 +90,15 @@ pub(super) fn tools_rs(mcpgen_version: &str, config: &RuntimeConfig) -> Result<S
 
             use serde_json::{Map, Value};
 
-            use crate::runtime::ext::Error;
-            use crate::runtime::hooks::HandlerFuture;
+            use mcpgen_runtime::ext::Error;
+            use mcpgen_runtime::ext::HandlerFuture;
 
             #(#items)*
 
             /// Routes each call to its function in `crate::handlers`.
             pub struct Handlers;
 
-            impl crate::runtime::hooks::Handlers for Handlers {
+            impl mcpgen_runtime::ext::Handlers for Handlers {
                 fn call<'a>(&'a self, tool: &'a str, args: Map<String, Value>) -> Option<HandlerFuture<'a>> {
                     Some(match tool {
                         #(#arms)*
@@ -127,7 +127,7 @@ pub(super) fn handlers_rs(config: &RuntimeConfig) -> Result<String> {
     let stubs = list.iter().map(stub);
     let text = render(
         quote! {
-            use crate::runtime::ext::{Error, Value};
+            use mcpgen_runtime::ext::{Error, Value};
             use crate::tools::*;
 
             #(#stubs)*
@@ -181,13 +181,13 @@ const HANDLERS_DOC: &str = "\
 //! `Ok(value)` and the JSON value is the tool's result (an object becomes structured content;
 //! `json!` builds one); return `Err(Error::new(message))` and the model sees a tool error (`?`
 //! converts reqwest and serde_json errors too). The argument types are in `src/tools.rs`, which
-//! mcpgen regenerates with the catalogue. This file builds on `crate::runtime::ext` (see
-//! src/runtime/ext.rs), which regenerating keeps working, and on those types.
+//! mcpgen regenerates with the catalogue. This file builds on `mcpgen_runtime::ext` (see
+//! mcpgen-runtime/src/ext.rs), which mcpgen keeps working across versions, and on those types.
 //!
 //! Example:
 //!
 //! ```ignore
-//! use crate::runtime::ext::json;
+//! use mcpgen_runtime::ext::json;
 //!
 //! pub async fn get_current_weather(args: GetCurrentWeatherArgs) -> Result<Value, Error> {
 //!     Ok(json!({ \"location\": args.location, \"temperature\": 21, \"unit\": \"celsius\" }))
@@ -213,7 +213,7 @@ mod tests {
             .to_vec();
         crate::load::read_config(
             &json!({
-                "mcpgen_config": crate::runtime::model::CONFIG_FORMAT_VERSION,
+                "mcpgen_config": crate::runtime::config::CONFIG_FORMAT_VERSION,
                 "server": {"name": "t", "version": "1"},
                 "upstream": {},
                 "tools": tools

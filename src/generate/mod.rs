@@ -4,6 +4,7 @@
 
 mod handlers;
 mod lockfile;
+mod runtime_crate;
 mod rust;
 mod templates;
 mod write;
@@ -11,104 +12,21 @@ mod write;
 use serde::Serialize;
 
 pub use handlers::missing_in as missing_handlers;
+pub use runtime_crate::{Feature, RuntimeSource, features_for};
 pub use write::{WriteReport, write_crate};
 
 use crate::error::{Error, Result};
 use crate::names;
-use crate::runtime::model::RuntimeConfig;
+use crate::runtime::config::RuntimeConfig;
 
-/// The engine's source, copied verbatim into every crate (`src/runtime/`).
-pub const ENGINE_SOURCES: &[(&str, &str)] = &[
-    ("analyzer.rs", include_str!("../runtime/analyzer.rs")),
-    ("args.rs", include_str!("../runtime/args.rs")),
-    ("auth.rs", include_str!("../runtime/auth.rs")),
-    ("binding.rs", include_str!("../runtime/binding.rs")),
-    ("caching.rs", include_str!("../runtime/caching.rs")),
-    ("call.rs", include_str!("../runtime/call.rs")),
-    ("cli.rs", include_str!("../runtime/cli.rs")),
-    ("compact.rs", include_str!("../runtime/compact.rs")),
-    ("confirm.rs", include_str!("../runtime/confirm.rs")),
-    ("conns.rs", include_str!("../runtime/conns.rs")),
-    ("direct.rs", include_str!("../runtime/direct.rs")),
-    ("discovery.rs", include_str!("../runtime/discovery.rs")),
-    ("embed_cache.rs", include_str!("../runtime/embed_cache.rs")),
-    ("encode.rs", include_str!("../runtime/encode.rs")),
-    ("engine.rs", include_str!("../runtime/engine.rs")),
-    ("error.rs", include_str!("../runtime/error.rs")),
-    ("ext.rs", include_str!("../runtime/ext.rs")),
-    ("fast_call.rs", include_str!("../runtime/fast_call.rs")),
-    ("front.rs", include_str!("../runtime/front.rs")),
-    ("hooks.rs", include_str!("../runtime/hooks.rs")),
-    ("jwks.rs", include_str!("../runtime/jwks.rs")),
-    ("jwt_ring.rs", include_str!("../runtime/jwt_ring.rs")),
-    ("keywords.rs", include_str!("../runtime/keywords.rs")),
-    ("legacy_sse.rs", include_str!("../runtime/legacy_sse.rs")),
-    ("lexicon.rs", include_str!("../runtime/lexicon.rs")),
-    ("live.rs", include_str!("../runtime/live.rs")),
-    ("log_fields.rs", include_str!("../runtime/log_fields.rs")),
-    ("manners.rs", include_str!("../runtime/manners.rs")),
-    ("metrics.rs", include_str!("../runtime/metrics.rs")),
-    ("mod.rs", include_str!("../runtime/mod.rs")),
-    ("model.rs", include_str!("../runtime/model.rs")),
-    ("oauth.rs", include_str!("../runtime/oauth.rs")),
-    ("oauth_gate.rs", include_str!("../runtime/oauth_gate.rs")),
-    ("progress.rs", include_str!("../runtime/progress.rs")),
-    ("query.rs", include_str!("../runtime/query.rs")),
-    ("reload.rs", include_str!("../runtime/reload.rs")),
-    ("request.rs", include_str!("../runtime/request.rs")),
-    ("resources.rs", include_str!("../runtime/resources.rs")),
-    ("response.rs", include_str!("../runtime/response.rs")),
-    ("routes.rs", include_str!("../runtime/routes.rs")),
-    ("search.rs", include_str!("../runtime/search.rs")),
-    ("security.rs", include_str!("../runtime/security.rs")),
-    ("semantic.rs", include_str!("../runtime/semantic.rs")),
-    ("server.rs", include_str!("../runtime/server.rs")),
-    ("target.rs", include_str!("../runtime/target.rs")),
-    ("transport.rs", include_str!("../runtime/transport.rs")),
-    ("upstream.rs", include_str!("../runtime/upstream.rs")),
-    ("workers.rs", include_str!("../runtime/workers.rs")),
-];
-
-/// The crate's dependencies: exactly the engine's, with the versions and features mcpgen itself
-/// builds with (a test checks them against mcpgen's Cargo.toml).
+/// The crate's dependencies besides the runtime, all in the runtime's own tree (so they cost no
+/// build time): `serde` and `serde_json` for the handlers' argument types and the user's code,
+/// `reqwest` for hooks that call other services.
 pub const DEPENDENCIES: &[&str] = &[
-    r#"axum = { version = "0.8", default-features = false, features = ["http1", "tokio", "json"] }"#,
-    r#"base64 = "0.22""#,
-    r#"bytes = "1""#,
-    r#"candle-core = "0.11""#,
-    r#"candle-nn = "0.11""#,
-    r#"candle-transformers = "0.11""#,
-    r#"clap = { version = "4.5", features = ["derive", "env", "wrap_help"] }"#,
-    r#"dotenvy = "0.15""#,
-    r#"futures = { version = "0.3", default-features = false, features = ["std"] }"#,
-    r#"glob = "0.3""#,
-    r#"http-body-util = "0.1""#,
-    r#"hyper = { version = "1", features = ["client", "http1"] }"#,
-    r#"hyper-util = { version = "0.1", features = ["tokio"] }"#,
-    r#"jsonschema = { version = "0.61", default-features = false }"#,
-    r#"jsonwebtoken = { version = "11", default-features = false }"#,
-    r#"percent-encoding = "2""#,
-    r#"prometheus-client = "0.25""#,
-    r#"reqwest = { version = "0.13", default-features = false, features = ["rustls-no-provider", "http2", "charset", "multipart"] }"#,
-    r#"ring = "0.17""#,
-    r#"rmcp = { version = "3", default-features = false, features = ["server", "transport-io", "transport-streamable-http-server", "base64", "elicitation", "request-state"] }"#,
-    r#"rust-stemmers = "1.2""#,
-    r#"rustls = { version = "0.23", default-features = false, features = ["ring", "std", "tls12", "logging"] }"#,
+    r#"reqwest = { version = "0.13", default-features = false }"#,
     r#"serde = { version = "1", features = ["derive"] }"#,
     r#"serde_json = "1""#,
-    r#"strsim = "0.11""#,
-    r#"thiserror = "2""#,
-    r#"thread_local = "1.1""#,
-    r#"tokenizers = { version = "0.23", default-features = false, features = ["fancy-regex"] }"#,
-    r#"tokio = { version = "1", features = ["rt-multi-thread", "macros", "signal", "io-std", "time", "sync", "net"] }"#,
-    r#"tower-service = "0.3""#,
-    r#"tracing = "0.1""#,
-    r#"tracing-subscriber = { version = "0.3", default-features = false, features = ["fmt", "env-filter", "ansi", "json"] }"#,
-    r#"url = "2""#,
 ];
-
-/// Dependencies of the generated crate's own `main.rs`, not of the engine.
-pub const CRATE_ONLY: &[&str] = &["dotenvy"];
 
 /// One file of the crate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +51,10 @@ pub struct CrateSpec<'a> {
     pub spec_from_crate: String,
     /// The tools the crate serves: its `catalogue.json`, and the handlers and README made from it.
     pub config: &'a RuntimeConfig,
+    /// Where the crate gets mcpgen-runtime from.
+    pub runtime: RuntimeSource,
+    /// The runtime's features the crate is built with ([`features_for`]).
+    pub features: Vec<Feature>,
 }
 
 /// Titles past this many characters make long crate names: the spec's file name is used instead.
@@ -207,8 +129,14 @@ struct TemplateContext<'a> {
     handler_count: usize,
     http_tool_count: usize,
     env_vars: Vec<EnvVar>,
-    dependencies: &'a [&'a str],
+    dependencies: Vec<String>,
     spec: &'a str,
+    /// The runtime's features, by name.
+    features: Vec<&'static str>,
+    /// The runtime is a copy in `mcpgen-runtime/`.
+    vendored: bool,
+    /// Search by meaning is built in: its arithmetic is optimised in debug builds too.
+    semantic: bool,
 }
 
 /// Every file of the crate, in memory.
@@ -228,8 +156,13 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         handler_count: config.unbound_tools().count(),
         http_tool_count: config.tools.len() - config.unbound_tools().count(),
         env_vars: env_vars(config),
-        dependencies: DEPENDENCIES,
+        dependencies: std::iter::once(runtime_crate::dependency(c.runtime, &c.features))
+            .chain(DEPENDENCIES.iter().map(|d| d.to_string()))
+            .collect(),
         spec: &c.spec_from_crate,
+        features: c.features.iter().map(|f| f.name()).collect(),
+        vendored: c.runtime == RuntimeSource::Vendored,
+        semantic: c.features.contains(&Feature::Semantic),
     };
     let with_handlers = config.unbound_tools().next().is_some();
     let t = templates::Templates::new()?;
@@ -245,8 +178,8 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         file("Dockerfile", t.render(templates::DOCKERFILE, &ctx)?),
         file(".gitignore", t.render(templates::GITIGNORE, &ctx)?),
         file("src/catalogue.json", catalogue),
-        file("src/lib.rs", rust::lib_rs(version, title, with_handlers)?),
-        file("src/main.rs", rust::main_rs(version, &c.package, title, &credentials_help(config))?),
+        file("src/lib.rs", rust::lib_rs(version, &c.package, title, with_handlers, &credentials_help(config))?),
+        file("src/main.rs", rust::main_rs(version, &c.package)?),
         file("tests/tools.rs", rust::tools_test_rs(version, &c.package)?),
         GeneratedFile { path: "src/hooks.rs".into(), contents: templates::HOOKS_RS.to_string(), user_owned: true },
     ];
@@ -258,12 +191,24 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
             user_owned: true,
         });
     }
-    let header = format!("// {}\n", rust::header(version));
-    for (name, source) in ENGINE_SOURCES {
-        files.push(file(&format!("src/runtime/{name}"), format!("{header}{}", without_tests(source))));
+    if c.runtime == RuntimeSource::Vendored {
+        let header = rust::header(version);
+        for (name, source) in runtime_crate::SOURCES {
+            let contents = match *name {
+                "Cargo.toml" => runtime_crate::vendored_manifest(&header, source),
+                _ => format!("// {header}\n{}", without_tests(source)),
+            };
+            files.push(file(&format!("{VENDORED_RUNTIME}/{name}"), contents));
+        }
     }
     Ok(files)
 }
+
+/// Where a crate keeps its copy of the runtime crate.
+pub const VENDORED_RUNTIME: &str = "mcpgen-runtime";
+
+/// Where crates generated before the runtime was a crate of its own kept its source files.
+pub const OLD_ENGINE_DIR: &str = "src/runtime";
 
 /// An engine file without its `#[cfg(test)]` items: a generated crate ships the engine, not
 /// mcpgen's tests of it (they use mcpgen's dev-dependencies and files). The items are found in the
@@ -308,7 +253,7 @@ pub fn without_tests(source: &str) -> String {
 /// The files that are the user's from the first generation on and build on `runtime::ext`.
 pub const USER_CODE: [&str; 2] = ["src/hooks.rs", "src/handlers.rs"];
 
-/// The engine modules other than `runtime::ext` that the user's code names (`runtime::hooks`,
+/// The engine modules other than `runtime::ext` that the user's code names (`runtime::engine::hooks`,
 /// say): the engine's inside, which changes between mcpgen versions. Comments do not count.
 pub fn engine_paths_in(user_code: &str) -> Vec<String> {
     let mut found = std::collections::BTreeSet::new();
@@ -370,20 +315,16 @@ mod tests {
         }
     }
 
-    /// The generated Cargo.toml pins what mcpgen itself builds the engine with.
+    /// The generated Cargo.toml's own dependencies have the versions the runtime is built with.
     #[test]
-    fn dependencies_match_mcpgen() {
-        let ours = include_str!("../../Cargo.toml");
+    fn dependencies_match_the_runtime() {
+        let ours = include_str!("../../runtime/Cargo.toml");
         for dep in DEPENDENCIES {
             let name = dep.split(' ').next().unwrap();
-            // Only the crate's main.rs uses it (mcpgen reads no .env).
-            if CRATE_ONLY.contains(&name) {
-                continue;
-            }
             let line = ours
                 .lines()
                 .find(|l| l.starts_with(&format!("{name} = ")))
-                .unwrap_or_else(|| panic!("{name} not in Cargo.toml"));
+                .unwrap_or_else(|| panic!("{name} not in runtime/Cargo.toml"));
             let version = |l: &str| {
                 l.split("version = \"")
                     .nth(1)
@@ -406,6 +347,8 @@ mod tests {
             spec: "t.yaml",
             spec_from_crate: "t.yaml".into(),
             config: &p.tools.config,
+            runtime: RuntimeSource::Vendored,
+            features: Vec::new(),
         };
         let files = crate_files(&c).unwrap();
         let readme = &files.iter().find(|f| f.path == "README.md").unwrap().contents;
@@ -443,7 +386,7 @@ mod tests {
             file.items.iter().filter(|i| !(skip_tests && is_test(i))).map(|i| i.to_token_stream().to_string()).collect()
         };
         let mut removed = 0;
-        for (name, source) in ENGINE_SOURCES {
+        for (name, source) in runtime_crate::SOURCES.iter().filter(|(n, _)| n.ends_with(".rs")) {
             let stripped = without_tests(source);
             assert!(!stripped.contains("cfg(test)"), "{name}");
             assert!(stripped.ends_with("}\n") || stripped.ends_with(";\n"), "{name}");
@@ -463,11 +406,12 @@ mod tests {
     /// types it re-exports) is pinned: changing it means changing this golden file on purpose.
     #[test]
     fn ext_surface_is_pinned() {
-        let source = |name: &str| ENGINE_SOURCES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).unwrap();
+        let source = |name: &str| runtime_crate::SOURCES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).unwrap();
         let mut surface = String::from("// runtime::ext, what a generated crate's own code may use\n\n");
-        surface.push_str(&self::surface(source("ext.rs"), &[]));
-        surface.push_str("\n// runtime::request, the types ext re-exports (fields only)\n\n");
-        surface.push_str(&self::surface(source("request.rs"), &["PreparedRequest", "PreparedBody", "Part"]));
+        surface.push_str(&self::surface(source("src/ext.rs"), &[]));
+        surface.push_str("\n// runtime::upstream::request, the types ext re-exports (fields only)\n\n");
+        surface
+            .push_str(&self::surface(source("src/upstream/request.rs"), &["PreparedRequest", "PreparedBody", "Part"]));
         expectorate::assert_contents("tests/golden/ext-surface.txt", &surface);
     }
 
@@ -543,27 +487,10 @@ mod tests {
 
     #[test]
     fn user_code_on_the_engines_inside() {
-        let old = "//! Uses crate::runtime::hooks.\nuse crate::runtime::hooks::not_implemented;\nimpl crate::runtime::hooks::Hooks for H {}\nuse crate::runtime::{ext, request::PreparedRequest};\n";
-        assert_eq!(engine_paths_in(old), ["runtime::hooks"], "comments and `runtime::{{` lists aside");
+        let old = "//! Uses crate::runtime::engine::hooks.\nuse crate::runtime::engine::hooks::not_implemented;\nimpl crate::runtime::engine::hooks::Hooks for H {}\nuse crate::runtime::{ext, request::PreparedRequest};\n";
+        assert_eq!(engine_paths_in(old), ["runtime::engine::hooks"], "comments and `runtime::{{` lists aside");
         assert!(engine_paths_in(templates::HOOKS_RS).is_empty());
         let p = crate::pipeline::run("samples/openai-functions.json", &Default::default()).unwrap();
         assert!(engine_paths_in(&handlers::handlers_rs(&p.tools.config).unwrap()).is_empty());
-    }
-
-    #[test]
-    fn engine_sources_are_complete() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runtime");
-        let mut on_disk: Vec<String> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-        on_disk.sort();
-        let listed: Vec<String> = ENGINE_SOURCES.iter().map(|(n, _)| n.to_string()).collect();
-        assert_eq!(listed, on_disk, "every engine file is copied");
-        for (name, src) in ENGINE_SOURCES {
-            assert!(
-                !src.contains("crate::")
-                    || src.lines().filter(|l| l.contains("crate::")).all(|l| l.contains("crate::runtime")),
-                "{name} must only refer to the engine"
-            );
-        }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::error::{Error, Location, Result};
 use crate::names::screaming_snake_case;
-use crate::runtime::model::{
+use crate::runtime::config::{
     Api, CONFIG_FORMAT_VERSION, Context, Limits, RuntimeConfig, SecurityScheme, ServerInfo, Upstream,
 };
 use crate::tools::naming::shorten;
@@ -201,7 +201,7 @@ fn server_info(parts: &[Part], max_description_len: usize) -> ServerInfo {
     for (p, title) in parts.iter().zip(&titles) {
         let prefix = if p.prefix.is_empty() { String::new() } else { format!(" (tools `{}*`)", p.prefix) };
         let description = p.config.server.instructions.as_deref().map(str::trim).unwrap_or("");
-        let description = crate::runtime::compact::cap(description, max_description_len);
+        let description = crate::runtime::discovery::compact::cap(description, max_description_len);
         let sep = if description.is_empty() { "" } else { ": " };
         instructions.push_str(&format!("\n\n{title}{prefix}{sep}{description}"));
     }

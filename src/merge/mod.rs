@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::ir::ApiIr;
 use crate::load::{self, AnyInput, Input};
 use crate::pipeline::{self, Pipeline, PipelineOptions};
-use crate::runtime::model::RuntimeConfig;
+use crate::runtime::config::RuntimeConfig;
 use combine::Part;
 use file::Wanted;
 

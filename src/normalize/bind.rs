@@ -19,7 +19,7 @@ use crate::ir::{
     ApiIr, BodyContent, Function, McpExtension, MediaType, Method, Operation, ParamLocation, ParamStyle, Parameter,
     RequestBody, Response, SecurityRequirement,
 };
-use crate::runtime::model::{BodyField, SecurityScheme};
+use crate::runtime::config::{BodyField, SecurityScheme};
 
 /// Applies `routing` to the functions of `ir`: bound functions become
 /// operations. Bindings are checked here, all of them, whether or not filters keep their tools.
@@ -159,7 +159,9 @@ impl Forward {
     fn operation(&self, f: Function) -> Operation {
         let (path, arguments) = match self.mode {
             // The name as a path segment, encoded: it can never add segments or template variables.
-            ForwardMode::PerTool => (format!("/{}", crate::runtime::encode::encode(&f.name)), BodyContent::Arguments),
+            ForwardMode::PerTool => {
+                (format!("/{}", crate::runtime::upstream::encode::encode(&f.name)), BodyContent::Arguments)
+            }
             ForwardMode::Single => (String::new(), BodyContent::Call { name: f.name.clone() }),
         };
         let body = RequestBody {

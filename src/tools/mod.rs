@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::runtime::model::JsonObject;
+use crate::runtime::config::JsonObject;
 
 pub use filter::Filter;
 pub(crate) use inline::InlineLimits;
@@ -23,7 +23,7 @@ use crate::conventions;
 use crate::diag::{DiagKind, Diagnostic, child};
 use crate::error::{Error, Result};
 use crate::ir::{ApiIr, Function, Method, Operation};
-use crate::runtime::model::{
+use crate::runtime::config::{
     Annotations, BodyBinding, CONFIG_FORMAT_VERSION, HttpBinding, Limits, RuntimeConfig, ServerInfo, Tool, Upstream,
 };
 use naming::NameAllocator;
@@ -59,7 +59,7 @@ pub struct ToolOptions {
     /// How far `$ref`s are inlined into tool schemas (depth, size).
     pub inline: InlineLimits,
     /// Credentials (`--auth`) for every operation that declares no scheme of its own.
-    pub auth: Vec<crate::runtime::model::SecurityScheme>,
+    pub auth: Vec<crate::runtime::config::SecurityScheme>,
     /// What every tool name starts with (`github_`, when several APIs are served as one); empty
     /// by default. Names are made and filtered without it, then shortened to leave it room.
     pub name_prefix: String,
@@ -223,7 +223,7 @@ fn function_name(f: &Function, names: &mut NameAllocator, diagnostics: &mut Vec<
 fn bound_binding(
     op: &Operation,
     ir: &ApiIr,
-    schemes: &BTreeMap<String, crate::runtime::model::SecurityScheme>,
+    schemes: &BTreeMap<String, crate::runtime::config::SecurityScheme>,
 ) -> HttpBinding {
     let params = op
         .parameters
@@ -255,7 +255,7 @@ fn operation_tool(
     name: String,
     ir: &ApiIr,
     opts: &ToolOptions,
-    schemes: &BTreeMap<String, crate::runtime::model::SecurityScheme>,
+    schemes: &BTreeMap<String, crate::runtime::config::SecurityScheme>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<Tool> {
     let input = input::build_input(op, &ir.schemas, opts.inline);
@@ -409,7 +409,7 @@ fn output_schema(op: &Operation, ir: &ApiIr, opts: &ToolOptions) -> Option<JsonO
     let response = op.response.as_ref()?;
     let media = response.content.iter().find(|m| {
         let t = m.media_type.to_ascii_lowercase();
-        crate::runtime::request::is_json_media(&t)
+        crate::runtime::upstream::request::is_json_media(&t)
     })?;
     if media.schema.as_object().is_none_or(|o| o.is_empty()) {
         return None;
@@ -479,7 +479,7 @@ fn describe(summary: Option<&str>, description: Option<&str>, deprecated: bool, 
 }
 
 /// Cuts text to at most `max` characters, marking the cut with `…` (the engine's own, shared).
-pub(crate) use crate::runtime::compact::cap;
+pub(crate) use crate::runtime::discovery::compact::cap;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::ir::{self, HttpScheme, SecurityRequirement};
 use crate::names::screaming_snake_case;
-use crate::runtime::model::{ScopeSets, SecurityRequirements, SecurityScheme};
+use crate::runtime::config::{ScopeSets, SecurityRequirements, SecurityScheme};
 
 pub(crate) fn runtime_schemes(
     schemes: &BTreeMap<String, ir::SecurityScheme>,
@@ -88,7 +88,7 @@ pub(crate) fn requirements(
 }
 
 /// The OAuth scopes a caller needs for an operation with these requirements (see
-/// `runtime::model::Tool::scopes`): each alternative's oauth2 and openIdConnect scopes, as one
+/// `runtime::config::Tool::scopes`): each alternative's oauth2 and openIdConnect scopes, as one
 /// set. Alternatives without such a scheme are left out (an API key the server holds says
 /// nothing about the caller); when none has one, or one needs no scope, no scope is needed. A set
 /// that holds another is dropped.
@@ -133,7 +133,7 @@ pub(crate) fn caller_scopes(reqs: &[SecurityRequirement], schemes: &BTreeMap<Str
 /// An `--auth` credential: `bearer:ENV`, `header:NAME:ENV`, `query:NAME:ENV` or
 /// `basic:USER_ENV:PASS_ENV`. Only env var names are taken: the secrets stay in the environment.
 pub(crate) fn parse_auth(spec: &str) -> Result<SecurityScheme, String> {
-    use crate::runtime::model::ApiKeyLocation;
+    use crate::runtime::config::ApiKeyLocation;
     let parts: Vec<&str> = spec.split(':').collect();
     let env_name = |v: &str| -> Result<String, String> {
         let ok = v.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
@@ -195,7 +195,7 @@ pub(crate) const AUTHORIZATION_HEADER: &str = "authorization_header";
 
 pub(crate) fn authorization_header(prefix: &str) -> SecurityScheme {
     SecurityScheme::ApiKey {
-        location: crate::runtime::model::ApiKeyLocation::Header,
+        location: crate::runtime::config::ApiKeyLocation::Header,
         name: "Authorization".into(),
         env: format!("{prefix}_AUTHORIZATION"),
     }
@@ -217,7 +217,7 @@ pub(crate) fn add_authorization_header(
 pub(crate) fn declares_authorization(op: &crate::ir::Operation) -> bool {
     op.function.is_none()
         && op.parameters.iter().any(|p| {
-            p.location == crate::runtime::model::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization")
+            p.location == crate::runtime::config::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization")
         })
 }
 
@@ -233,7 +233,7 @@ mod tests {
                 "key".to_string(),
                 ir::SecurityScheme::ApiKey {
                     name: "k".into(),
-                    location: crate::runtime::model::ApiKeyLocation::Header,
+                    location: crate::runtime::config::ApiKeyLocation::Header,
                 },
             ),
         ])

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use crate::normalize::DEFS_PREFIX;
-use crate::runtime::model::JsonObject;
+use crate::runtime::config::JsonObject;
 use crate::schema::keywords;
 
 const SCHEMAS_PREFIX: &str = "#/components/schemas/";

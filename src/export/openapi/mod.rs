@@ -15,7 +15,7 @@ use crate::ir::{
     ApiIr, BodyContent, MediaType, Operation, ParamLocation, ParamStyle, Parameter, RequestBody, Response,
     SecurityRequirement,
 };
-use crate::runtime::model::SecurityScheme;
+use crate::runtime::config::SecurityScheme;
 use crate::tools::{ToolSet, naming};
 
 /// The error for `--forward-mode single`.

@@ -1,0 +1,462 @@
+//! The runtime configuration: everything the engine needs to serve an API as MCP tools.
+//!
+//! This is the output of the `tools` stage, the file `mcpgen config` writes and the catalogue a
+//! generated crate embeds. It depends on nothing but serde, so the runtime module can be copied
+//! verbatim into a generated crate.
+
+pub mod binding;
+pub mod keywords;
+pub mod security;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub use crate::config::binding::{
+    BodyBinding, BodyContent, BodyField, HttpBinding, Method, ParamBinding, ParamLocation, ParamStyle,
+};
+pub use crate::config::security::{ApiKeyLocation, SecurityRequirements, SecurityScheme};
+
+/// A JSON object: tool schemas are always one.
+pub type JsonObject = Map<String, Value>;
+
+/// The version of the runtime config format; bumped on incompatible changes.
+pub const CONFIG_FORMAT_VERSION: u32 = 1;
+
+/// The runtime config: everything the engine serves, as `mcpgen config` writes it and a generated
+/// crate embeds it (`catalogue.json`). The format is described in `docs/config.md`; unknown keys
+/// fail to load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeConfig {
+    /// Always [`CONFIG_FORMAT_VERSION`] when written by this version of mcpgen.
+    pub mcpgen_config: u32,
+    /// What `initialize` reports about the server.
+    pub server: ServerInfo,
+    /// The API the tools call: its base URL and the static headers sent with every request.
+    pub upstream: Upstream,
+    /// Several APIs served as one (`mcpgen serve a.yaml b.yaml`): each one's base URL and
+    /// headers, which its tools ([`Tool::api`]) use instead of [`upstream`](Self::upstream)'s.
+    /// Omitted when empty (one API).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub apis: Vec<Api>,
+    /// How to send credentials, by scheme name: the names [`HttpBinding::security`] refers to.
+    /// Omitted when empty.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub security_schemes: BTreeMap<String, SecurityScheme>,
+    /// The upstream timeout and response size cap; [`Limits::default`] when absent.
+    #[serde(default)]
+    pub limits: Limits,
+    /// How tools are shown to clients (every tool, or search-describe-call discovery).
+    #[serde(default)]
+    pub context: Context,
+    /// Which GET operations are also resources (`--resources`); omitted when off.
+    #[serde(default, skip_serializing_if = "Resources::is_off")]
+    pub resources: Resources,
+    /// The tools, in the order `tools/list` shows them.
+    pub tools: Vec<Tool>,
+}
+
+/// One API of a config that serves several: where its tools' requests go.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Api {
+    /// The API's key, unique in the config: its tools' [`Tool::api`], and the namespace of its
+    /// security schemes (`github/bearer`).
+    pub name: String,
+    /// The API's title (server instructions, the discovery map).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The API's own version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// What its tools' names start with (`github_`); a record for people and the discovery map.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
+    /// The API's base URL and static headers, as [`RuntimeConfig::upstream`] for one API; the
+    /// top-level `upstream`'s headers are sent too, and `--base-url` overrides every API's URL.
+    #[serde(default)]
+    pub upstream: Upstream,
+}
+
+/// What the MCP server says about itself in `initialize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerInfo {
+    /// The server's name (`serverInfo.name`); mcpgen writes the API title sanitised to lower-case
+    /// letters, digits, `_` and `-` (`swagger_petstore`).
+    pub name: String,
+    /// The server's version (`serverInfo.version`): the API's own version (OpenAPI `info.version`).
+    pub version: String,
+    /// A display name (`serverInfo.title`): the API title. `None`: [`name`](Self::name) is shown
+    /// instead (logs, the HTTP endpoint's page, a generated crate's README).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The `instructions` of `initialize`: the API's description, for the model (capped at
+    /// `--max-description-len`). In discovery mode the engine appends how to use the discovery
+    /// tools and a map of the API. `None`: no instructions but those.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// Where requests go.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Upstream {
+    /// Base URL that tool paths are appended to. May be relative when the document's own URL was
+    /// unknown; `--base-url` then has to supply it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Static headers sent with every request (no secrets here: those come from env vars).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// Limits on upstream requests. `serve`'s `--timeout` and `--max-response-bytes` (and a generated
+/// crate's) override them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Per-request timeout toward the upstream, in seconds.
+    pub timeout_secs: f64,
+    /// Responses larger than this are truncated with a marker.
+    pub max_response_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { timeout_secs: 30.0, max_response_bytes: 1024 * 1024 }
+    }
+}
+
+/// How the tools are shown to clients. Every tool definition costs the model context on every
+/// turn, so a large API is better served through three discovery tools (search, describe, call).
+/// Only what is advertised changes: calls are validated against the full schemas in every mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Context {
+    /// Which tools `tools/list` shows; `auto` when absent (`--tool-mode` overrides).
+    #[serde(default)]
+    pub tool_mode: ToolMode,
+    /// How much of each tool's schema is advertised; `auto` when absent (`--schema-detail`
+    /// overrides).
+    #[serde(default)]
+    pub schema_detail: SchemaDetail,
+    /// `auto` lists every tool when there are at most this many...
+    #[serde(default = "Context::default_max_tools")]
+    pub auto_max_tools: usize,
+    /// ... and their `tools/list` costs at most this many tokens.
+    #[serde(default = "Context::default_max_tokens")]
+    pub auto_max_tokens: usize,
+    /// Globs of tool names listed directly in discovery mode too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pin_tools: Vec<String>,
+    /// A sentence-embedding model directory for discovery's search (`--search-model`); `None`:
+    /// search by words only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_model: Option<std::path::PathBuf>,
+    /// The cost of listing every tool, measured by mcpgen with OpenAI's o200k_base tokenizer.
+    /// Absent (or stale after hand edits), the engine estimates it from the size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_list_tokens: Option<ListTokens>,
+}
+
+impl Context {
+    /// [`auto_max_tools`](Self::auto_max_tools) when absent.
+    pub const DEFAULT_MAX_TOOLS: usize = 40;
+    /// [`auto_max_tokens`](Self::auto_max_tokens) when absent.
+    pub const DEFAULT_MAX_TOKENS: usize = 20_000;
+
+    fn default_max_tools() -> usize {
+        Self::DEFAULT_MAX_TOOLS
+    }
+
+    fn default_max_tokens() -> usize {
+        Self::DEFAULT_MAX_TOKENS
+    }
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context {
+            tool_mode: ToolMode::default(),
+            schema_detail: SchemaDetail::default(),
+            auto_max_tools: Self::DEFAULT_MAX_TOOLS,
+            auto_max_tokens: Self::DEFAULT_MAX_TOKENS,
+            pin_tools: Vec::new(),
+            search_model: None,
+            tools_list_tokens: None,
+        }
+    }
+}
+
+/// Route maps (`--resources`): GET operations read as MCP resources, besides the API description
+/// resource, which is always served (see `docs/resources.md`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Resources {
+    /// GET operations without required arguments become resources, and those whose only
+    /// required arguments are path parameters become resource templates.
+    pub route_maps: bool,
+    /// The URI scheme of those resources: `SCHEME://path` (`api` when absent).
+    pub scheme: String,
+}
+
+impl Resources {
+    /// The scheme when none is given.
+    pub const DEFAULT_SCHEME: &str = "api";
+
+    /// Off, with the default scheme: nothing worth writing into a config.
+    pub fn is_off(&self) -> bool {
+        *self == Resources::default()
+    }
+}
+
+impl Default for Resources {
+    fn default() -> Self {
+        Resources { route_maps: false, scheme: Self::DEFAULT_SCHEME.to_string() }
+    }
+}
+
+/// Which tools `tools/list` shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolMode {
+    /// Every tool when the API is small (see `auto_max_tools`, `auto_max_tokens`), discovery otherwise.
+    #[default]
+    Auto,
+    /// Every tool.
+    All,
+    /// `search_tools`, `describe_tools` and `call_tool` (and pinned tools).
+    Discovery,
+}
+
+/// How much of each tool's schema is advertised.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemaDetail {
+    /// Compact when listing every tool in full would cost more than `auto_max_tokens`.
+    #[default]
+    Auto,
+    /// The schemas and descriptions as the config has them.
+    Full,
+    /// Nested descriptions cut to their first sentence; examples, `externalDocs`, `x-*` and
+    /// titles that repeat the property name dropped.
+    Compact,
+}
+
+/// Tokens of the all-tools `tools/list`, with full and with compact schemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListTokens {
+    /// Tokens with every tool's full definition: what `auto` compares with `auto_max_tokens`.
+    pub full: usize,
+    /// Tokens with compact schemas and descriptions (a record: the engine decides on `full`).
+    pub compact: usize,
+}
+
+impl RuntimeConfig {
+    /// A config from its JSON text (a generated crate's embedded catalogue).
+    pub fn from_json(text: &str) -> Result<RuntimeConfig, crate::Error> {
+        serde_json::from_str(text).map_err(|e| crate::Error::Config(format!("the runtime config is invalid: {e}")))
+    }
+
+    /// The tools without an HTTP binding: function-calling tools that need a handler.
+    pub fn unbound_tools(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter().filter(|t| t.http.is_none())
+    }
+}
+
+impl Tool {
+    /// The tool as MCP's `tools/list` shows it, borrowed (serialise it without copying schemas).
+    pub fn mcp_view(&self) -> McpToolView<'_> {
+        McpToolView {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: &self.description,
+            input_schema: &self.input_schema,
+            output_schema: self.output_schema.as_ref(),
+            annotations: &self.annotations,
+        }
+    }
+}
+
+/// Compact JSON size of `{"tools":[...]}` for these tools, measured without building it.
+/// Counting stops once it passes `limit` (pass `usize::MAX` for the exact size).
+pub fn tools_list_bytes<'a>(tools: impl IntoIterator<Item = McpToolView<'a>>, limit: usize) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(r#"{"tools":[]}"#.len());
+    for (i, t) in tools.into_iter().enumerate() {
+        counter.0 += usize::from(i > 0);
+        let _ = serde_json::to_writer(&mut counter, &t);
+        if counter.0 > limit {
+            break;
+        }
+    }
+    counter.0
+}
+
+/// A tool in MCP's wire shape.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpToolView<'a> {
+    /// [`Tool::name`].
+    pub name: &'a str,
+    /// [`Tool::title`]; left out when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    /// [`Tool::description`]; left out when empty.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub description: &'a str,
+    /// [`Tool::input_schema`], as `inputSchema`.
+    pub input_schema: &'a JsonObject,
+    /// [`Tool::output_schema`], as `outputSchema`; left out when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<&'a JsonObject>,
+    /// [`Tool::annotations`].
+    pub annotations: &'a Annotations,
+}
+
+/// One MCP tool and how a call becomes an HTTP request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    /// The name clients call the tool by; unique in the config. mcpgen writes names that match
+    /// `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` by default (`--max-name-len` sets the length).
+    pub name: String,
+    /// A display title: `x-mcp.title` or the operation's summary (at most 120 characters), or a
+    /// function's title. `None`: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The OpenAPI operationId, when it differs from the name (search finds tools by it too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    /// The operation's tags (search and the discovery map group tools by them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// What the tool does, for the model: the operation's `x-mcp.description`, else its summary
+    /// and description (`[Deprecated] ` first for a deprecated one), or a function's description;
+    /// cut to `--max-description-len` characters. Empty when there is none, and then not sent.
+    #[serde(default)]
+    pub description: String,
+    /// A JSON Schema for the arguments; MCP requires an object (a config with anything else fails
+    /// to load).
+    pub input_schema: JsonObject,
+    /// A JSON Schema of the result's structured content, object-rooted (other schemas are wrapped
+    /// as `{"result": ...}`, as results are); written only with `--output-schema full`. When set, a
+    /// result that breaks it is an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// The MCP annotations clients see.
+    pub annotations: Annotations,
+    /// How a call reaches the upstream API; `None` for function-calling tools without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpBinding>,
+    /// The OAuth scopes a caller's access token needs to see and call this tool when the server
+    /// checks tokens (`--oauth-issuer`): any one of the sets, each needed whole. Empty: no scope
+    /// needed. Read as a list of sets or, for one set, as a list of scopes (`[read, write]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "scope_sets")]
+    pub scopes: ScopeSets,
+    /// In a config of several APIs: the [`Api::name`] whose base URL and headers this tool's
+    /// requests use. `None`: the top-level `upstream`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+}
+
+/// Alternatives (any one suffices) of sets of OAuth scopes (all needed together); empty = none.
+pub type ScopeSets = Vec<Vec<String>>;
+
+/// Whether a caller holding the scopes `has` says yes to satisfies `sets`.
+pub fn scopes_allow(sets: &[Vec<String>], has: impl Fn(&str) -> bool) -> bool {
+    sets.is_empty() || sets.iter().any(|set| set.iter().all(|s| has(s)))
+}
+
+/// `scopes` as a list of sets, or a flat list of scopes for one set; an empty set among them
+/// means no scope is needed (the whole is then empty).
+fn scope_sets<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ScopeSets, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Item {
+        Scope(String),
+        Set(Vec<String>),
+    }
+    let items = Vec::<Item>::deserialize(d)?;
+    let mut flat = Vec::new();
+    let mut sets = Vec::new();
+    for item in items {
+        match item {
+            Item::Scope(s) => flat.push(s),
+            Item::Set(set) => sets.push(set),
+        }
+    }
+    if !flat.is_empty() && !sets.is_empty() {
+        return Err(serde::de::Error::custom("`scopes` is either a list of scopes or a list of lists of scopes"));
+    }
+    if !flat.is_empty() {
+        sets.push(flat);
+    }
+    if sets.iter().any(Vec::is_empty) {
+        sets.clear();
+    }
+    Ok(sets)
+}
+
+/// MCP tool annotations; always written out explicitly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Annotations {
+    /// The annotations' own `title` (from `x-mcp`); `None`: left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `readOnlyHint`: the tool changes nothing. By default true for GET, HEAD, OPTIONS and TRACE;
+    /// `x-mcp` overrides.
+    pub read_only_hint: bool,
+    /// `destructiveHint`: the tool may delete or overwrite. By default true for PUT, DELETE and
+    /// PATCH; `x-mcp` overrides.
+    pub destructive_hint: bool,
+    /// `idempotentHint`: repeating a call has no further effect. By default true for every method
+    /// but POST and PATCH; `x-mcp` overrides.
+    pub idempotent_hint: bool,
+    /// `openWorldHint`: the tool reaches outside systems. True by default (an API is the open
+    /// world); `x-mcp` overrides.
+    pub open_world_hint: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_are_sets_or_one_flat_set() {
+        let tool = |scopes: &str| -> Result<Tool, serde_json::Error> {
+            serde_json::from_str(&format!(
+                r#"{{"name": "t", "input_schema": {{"type": "object"}}, "annotations": {{"readOnlyHint": true,
+                "destructiveHint": false, "idempotentHint": true, "openWorldHint": true}}{scopes}}}"#
+            ))
+        };
+        assert_eq!(tool("").unwrap().scopes, ScopeSets::new(), "old configs load: no scope needed");
+        assert_eq!(tool(r#", "scopes": ["a", "b"]"#).unwrap().scopes, vec![vec!["a".to_string(), "b".into()]]);
+        assert_eq!(
+            tool(r#", "scopes": [["a"], ["b"]]"#).unwrap().scopes,
+            vec![vec!["a".to_string()], vec!["b".into()]]
+        );
+        assert_eq!(tool(r#", "scopes": [["a"], []]"#).unwrap().scopes, ScopeSets::new(), "an empty set needs nothing");
+        assert!(tool(r#", "scopes": ["a", ["b"]]"#).is_err());
+        let t = tool(r#", "scopes": [["a", "b"], ["c"]]"#).unwrap();
+        assert!(scopes_allow(&t.scopes, |s| s == "c"));
+        assert!(!scopes_allow(&t.scopes, |s| s == "a"));
+        assert!(scopes_allow(&[], |_| false));
+        let back: Tool = serde_json::from_value(serde_json::to_value(&t).unwrap()).unwrap();
+        assert_eq!(back, t);
+    }
+}

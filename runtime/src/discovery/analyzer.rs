@@ -1,0 +1,109 @@
+//! Text to search terms, the same for a tool's fields and for a request: words split at
+//! non-alphanumerics and case changes, lower-cased, stop words dropped, irregular verb forms
+//! brought to their base, stemmed (Snowball English).
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use crate::discovery::lexicon::{IRREGULAR, STOP_WORDS};
+
+/// Text to terms: words split at non-alphanumerics and case changes, lower-cased, stop words
+/// dropped, stemmed (Snowball English).
+pub struct Analyzer {
+    stemmer: Stemmer,
+}
+
+impl Default for Analyzer {
+    fn default() -> Self {
+        Analyzer { stemmer: Stemmer::create(Algorithm::English) }
+    }
+}
+
+impl Analyzer {
+    /// Appends the terms of `text` to `out`.
+    pub fn terms(&self, text: &str, out: &mut Vec<String>) {
+        for word in split_words(text) {
+            let word = singular_acronym(word);
+            let lower = word.to_lowercase();
+            if lower.len() < 2 && !lower.chars().all(|c| c.is_ascii_digit()) || STOP_WORDS.contains(&lower.as_str()) {
+                continue;
+            }
+            // The stemmer knows regular endings only: "paid" is "pay" by the table.
+            match IRREGULAR.iter().find(|(form, _)| *form == lower) {
+                Some((_, base)) => out.push(self.stemmer.stem(base).into_owned()),
+                None => out.push(self.stemmer.stem(&lower).into_owned()),
+            }
+        }
+    }
+
+    pub(crate) fn all_terms(&self, words: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
+        for w in words {
+            self.terms(w, &mut out);
+        }
+        out
+    }
+}
+
+/// An acronym's plural is the acronym (`PRs`, `URLs`).
+pub(crate) fn singular_acronym(word: &str) -> &str {
+    match word.strip_suffix('s') {
+        Some(acronym) if acronym.len() >= 2 && acronym.chars().all(|c| c.is_ascii_uppercase()) => acronym,
+        _ => word,
+    }
+}
+
+/// Words of a text: runs of letters and digits, split again where lower case turns upper
+/// (`getPetById`) and where an upper-case run turns into a word (`HTMLParser` -> HTML Parser).
+fn split_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).flat_map(split_case)
+}
+
+fn split_case(word: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (at, c) = chars[i];
+        let prev = chars[i - 1].1;
+        // An acronym's plural (`PRs`, `URLs`) is one word.
+        let plural_s = chars.get(i + 1).is_some_and(|(_, n)| *n == 's') && i + 2 == chars.len();
+        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase()) && !plural_s;
+        let boundary = (c.is_uppercase() && prev.is_lowercase())
+            || (c.is_uppercase() && prev.is_uppercase() && next_lower)
+            || (c.is_alphabetic() && prev.is_ascii_digit() && c.is_uppercase());
+        if boundary {
+            parts.push(&word[start..at]);
+            start = at;
+        }
+    }
+    parts.push(&word[start..]);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_at_case_and_punctuation() {
+        let words: Vec<&str> = split_words("getPetById HTMLParser repos/list-for_org v2Beta PRs").collect();
+        assert_eq!(
+            words,
+            ["get", "Pet", "By", "Id", "HTML", "Parser", "repos", "list", "for", "org", "v2", "Beta", "PRs"]
+        );
+    }
+
+    #[test]
+    fn terms_are_stemmed_and_stop_words_dropped() {
+        let mut out = Vec::new();
+        Analyzer::default().terms("Listing the Repositories of my organizations", &mut out);
+        assert_eq!(out, ["list", "repositori", "organ"]);
+    }
+
+    #[test]
+    fn irregular_forms_are_their_verb() {
+        let mut out = Vec::new();
+        Analyzer::default().terms("paid invoices, sent messages", &mut out);
+        assert_eq!(out, ["pay", "invoic", "send", "messag"]);
+    }
+}

@@ -1,0 +1,697 @@
+//! Tool search: BM25F over one field-weighted document per tool (name words, title, description,
+//! path segments, tags, parameter names and descriptions, and the verbs its method stands for),
+//! with English stemming. An exact tool name or operationId ranks first. Ties keep catalogue
+//! order, so results are deterministic.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::discovery::analyzer::Analyzer;
+use crate::discovery::compact::first_sentence;
+use crate::discovery::lexicon::{ABBREVIATIONS, INTENTS, SYNONYMS, verbs};
+use crate::discovery::query;
+#[cfg(feature = "semantic")]
+use crate::discovery::semantic::{SemanticIndex, SentenceModel};
+
+/// What the index reads of one tool.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchDoc<'a> {
+    /// The tool's name (an exact match ranks first).
+    pub name: &'a str,
+    /// The operationId, when it differs from the name (an exact match ranks first too).
+    pub operation_id: Option<&'a str>,
+    /// The tool's title; `None`: none.
+    pub title: Option<&'a str>,
+    /// The tool's description (may be empty).
+    pub description: &'a str,
+    /// The HTTP method, upper-case: indexed as the verbs it stands for, and matched against the
+    /// query's intent. `None` for tools without a binding.
+    pub method: Option<&'a str>,
+    /// The path template (its static segments); `None` for tools without a binding.
+    pub path: Option<&'a str>,
+    /// The operation's tags.
+    pub tags: &'a [String],
+    /// The input schema (its top-level property names and the first sentence of their
+    /// descriptions).
+    pub input_schema: &'a Map<String, Value>,
+}
+
+/// A field's weight, and how much its length normalises (BM25's `b`).
+#[derive(Clone, Copy)]
+struct FieldSpec {
+    weight: f32,
+    b: f32,
+}
+
+const NAME: usize = 0;
+const TITLE: usize = 1;
+const DESCRIPTION: usize = 2;
+const PATH: usize = 3;
+const RESOURCE: usize = 4;
+const TAGS: usize = 5;
+const PARAMS: usize = 6;
+const VERBS: usize = 7;
+const FIELD_COUNT: usize = 8;
+const FIELDS: [FieldSpec; FIELD_COUNT] = [
+    FieldSpec { weight: 3.0, b: 0.5 },  // name (and operationId)
+    FieldSpec { weight: 2.0, b: 0.5 },  // title
+    FieldSpec { weight: 1.0, b: 0.75 }, // description
+    FieldSpec { weight: 1.0, b: 0.5 },  // path segments
+    FieldSpec { weight: 1.5, b: 0.0 },  // the last static path segment: what the operation acts on
+    FieldSpec { weight: 1.5, b: 0.3 },  // tags
+    FieldSpec { weight: 0.5, b: 0.75 }, // parameter names and first sentences
+    FieldSpec { weight: 1.0, b: 0.0 },  // what the method means, in words a user says
+];
+const K1: f32 = 3.0;
+/// A related word found through [`SYNONYMS`] counts this much of the word itself.
+const SYNONYM_WEIGHT: f32 = 0.5;
+/// A document matching none of the query's concepts but one keeps this much of its score; one
+/// matching all keeps all.
+const COORD_FLOOR: f32 = 0.2;
+/// Documents whose method does what the query's verb asks get this factor.
+const INTENT_BOOST: f32 = 1.7;
+/// Reads of a collection get this factor when the query asks for things in the plural.
+const COLLECTION_BOOST: f32 = 1.5;
+/// With a sentence-embedding model, a document's cosine similarity to the query counts this much
+/// against its BM25 score scaled to the best one's (chosen on the tuned-on sets: 1 to 1.5 did best
+/// there, docs/context.md).
+const SEMANTIC_WEIGHT: f32 = 1.5;
+/// A query whose words match no document finds, by meaning alone, the documents at least this
+/// close (all-MiniLM-L6-v2 gives a related request and operation 0.3 and up, unrelated ones
+/// under 0.15).
+const MEANING_ALONE: f32 = 0.25;
+
+/// A term a query looks for: its id, weighted idf, and the query's concepts (bits) it stands for.
+struct QueryTerm {
+    id: u32,
+    idf: f32,
+    concepts: u64,
+}
+
+/// The positions of the bits set in `bits`.
+fn set_bits(mut bits: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let at = bits.trailing_zeros() as usize;
+        bits &= bits.wrapping_sub(1);
+        (at < 64).then_some(at)
+    })
+}
+
+/// A built index. Postings hold each document's finished BM25F term weight, so a query only adds.
+pub struct SearchIndex {
+    terms: HashMap<String, u32>,
+    /// Per term: related terms (through [`SYNONYMS`] and [`ABBREVIATIONS`]), with their weights.
+    related: HashMap<String, Vec<(String, f32)>>,
+    /// Per document: its method, for the query's intent.
+    methods: Vec<Option<String>>,
+    /// Per document: whether its path ends at a collection (`/pulls`, not `/pulls/{number}`).
+    collections: Vec<bool>,
+    /// Stemmed intent verbs, and the methods they ask for.
+    intents: Vec<(Vec<String>, &'static [&'static str])>,
+    /// Per term: (document, saturated weighted term frequency).
+    postings: Vec<Vec<(u32, f32)>>,
+    idf: Vec<f32>,
+    /// Lower-cased tool names and operationIds.
+    exact: HashMap<String, Vec<u32>>,
+    /// What the paths act on (their static segments), for ids whose prefix names one.
+    resources: Resources,
+    docs: usize,
+    analyzer: Analyzer,
+}
+
+/// Per term, the terms a query for it also looks for, and at what weight.
+fn related_terms(analyzer: &Analyzer) -> HashMap<String, Vec<(String, f32)>> {
+    let mut related: HashMap<String, Vec<(String, f32)>> = HashMap::new();
+    let mut relate = |a: &str, b: &str, weight: f32| {
+        let list = related.entry(a.to_string()).or_default();
+        if a != b && !list.iter().any(|(t, _)| t == b) {
+            list.push((b.to_string(), weight));
+        }
+    };
+    for (short, long) in ABBREVIATIONS {
+        let (short, long) = (analyzer.all_terms(&[short]), analyzer.all_terms(&[long]));
+        for l in &long {
+            relate(&short[0], l, 1.0);
+        }
+        // A single word stands for the abbreviation as well; one of several words does not.
+        if let [l] = long.as_slice() {
+            relate(l, &short[0], 1.0);
+        }
+    }
+    for group in SYNONYMS {
+        // A phrase of a group ("money back") stands for the group as a whole, which single words
+        // cannot match; its words alone ("money") mean something else. PHRASES rewrites it.
+        let words: Vec<&str> = group.iter().copied().filter(|w| !w.contains(' ')).collect();
+        let stems = analyzer.all_terms(&words);
+        for a in &stems {
+            for b in &stems {
+                relate(a, b, SYNONYM_WEIGHT);
+            }
+        }
+    }
+    related
+}
+
+/// A word of the index that begins with another (`dependabot`, `depend`; `usergroups`, `user`)
+/// is found by it too, at synonym weight: API names join words that users say apart.
+fn add_compounds(terms: &HashMap<String, u32>, related: &mut HashMap<String, Vec<(String, f32)>>) {
+    let mut compounds: Vec<(&str, &str)> = Vec::new();
+    for term in terms.keys().filter(|t| t.len() >= MIN_COMPOUND && t.is_ascii()) {
+        for end in MIN_PART..=term.len() - MIN_REST {
+            if terms.contains_key(&term[..end]) {
+                compounds.push((&term[..end], term));
+            }
+        }
+    }
+    // Sorted, so that related lists do not depend on the hash map's order.
+    compounds.sort_unstable();
+    for (part, whole) in compounds {
+        let list = related.entry(part.to_string()).or_default();
+        if !list.iter().any(|(t, _)| t == whole) {
+            list.push((whole.to_string(), SYNONYM_WEIGHT));
+        }
+    }
+}
+
+/// The shortest word that can be split as a compound, its shortest first part, and its shortest
+/// rest.
+const MIN_COMPOUND: usize = 8;
+const MIN_PART: usize = 5;
+const MIN_REST: usize = 3;
+
+impl SearchIndex {
+    /// Indexes these documents; a hit's index is the document's position among them.
+    pub fn build<'a>(docs: impl IntoIterator<Item = SearchDoc<'a>>) -> SearchIndex {
+        let analyzer = Analyzer::default();
+        let mut terms: HashMap<String, u32> = HashMap::new();
+        let mut exact: HashMap<String, Vec<u32>> = HashMap::new();
+        // Pass 1: each document's fields as term ids; field lengths for the averages.
+        let mut fielded: Vec<[Vec<u32>; FIELD_COUNT]> = Vec::new();
+        let mut methods = Vec::new();
+        let mut resources = Resources::default();
+        let mut collections = Vec::new();
+        let mut buf = Vec::new();
+        for (i, doc) in docs.into_iter().enumerate() {
+            methods.push(doc.method.map(str::to_ascii_uppercase));
+            resources.add(doc.path);
+            collections.push(doc.path.is_some_and(|p| !p.trim_end_matches('/').ends_with('}')));
+            let id = i as u32;
+            exact.entry(doc.name.to_lowercase()).or_default().push(id);
+            if let Some(op) = doc.operation_id.filter(|op| !op.eq_ignore_ascii_case(doc.name)) {
+                exact.entry(op.to_lowercase()).or_default().push(id);
+            }
+            let mut fields: [Vec<u32>; FIELD_COUNT] = Default::default();
+            for (field, text) in field_texts(&doc) {
+                buf.clear();
+                analyzer.terms(&text, &mut buf);
+                for t in buf.drain(..) {
+                    let next = terms.len() as u32;
+                    fields[field].push(*terms.entry(t).or_insert(next));
+                }
+            }
+            fielded.push(fields);
+        }
+        let n = fielded.len().max(1) as f32;
+        let mut avg = [0f32; FIELD_COUNT];
+        for f in &fielded {
+            for (a, terms) in avg.iter_mut().zip(f) {
+                *a += terms.len() as f32;
+            }
+        }
+        avg.iter_mut().for_each(|a| *a = (*a / n).max(1.0));
+        // Pass 2: per document and term, the length-normalised weighted frequency, saturated.
+        let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); terms.len()];
+        let mut tf: HashMap<u32, f32> = HashMap::new();
+        for (doc, fields) in fielded.iter().enumerate() {
+            tf.clear();
+            for (f, ids) in fields.iter().enumerate() {
+                let spec = FIELDS[f];
+                let norm = 1.0 - spec.b + spec.b * ids.len() as f32 / avg[f];
+                for id in ids {
+                    *tf.entry(*id).or_insert(0.0) += spec.weight / norm;
+                }
+            }
+            let mut entries: Vec<(u32, f32)> = tf.iter().map(|(t, w)| (*t, *w)).collect();
+            entries.sort_unstable_by_key(|(t, _)| *t);
+            for (t, w) in entries {
+                postings[t as usize].push((doc as u32, w * (K1 + 1.0) / (w + K1)));
+            }
+        }
+        let idf = postings
+            .iter()
+            .map(|p| {
+                let df = p.len() as f32;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        let intents = INTENTS.iter().map(|(verbs, methods)| (analyzer.all_terms(verbs), *methods)).collect();
+        let mut related = related_terms(&analyzer);
+        add_compounds(&terms, &mut related);
+        SearchIndex {
+            terms,
+            related,
+            methods,
+            collections,
+            intents,
+            postings,
+            idf,
+            exact,
+            resources,
+            docs: fielded.len(),
+            analyzer,
+        }
+    }
+
+    /// The number of documents indexed.
+    pub fn len(&self) -> usize {
+        self.docs
+    }
+
+    /// Whether no document is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.docs == 0
+    }
+
+    /// Each query term (a concept, one bit) and its related terms at their weights; a term counts
+    /// once, at its best.
+    fn weighted_terms(&self, query_terms: &[String]) -> Vec<QueryTerm> {
+        let mut weighted: Vec<QueryTerm> = Vec::new();
+        let mut add = |term: &str, idf: f32, concept: usize| {
+            let Some(&id) = self.terms.get(term) else { return };
+            let bit = if concept < 64 { 1u64 << concept } else { 0 };
+            match weighted.iter_mut().find(|q| q.id == id) {
+                Some(q) => {
+                    q.idf = q.idf.max(idf);
+                    q.concepts |= bit;
+                }
+                None => weighted.push(QueryTerm { id, idf, concepts: bit }),
+            }
+        };
+        for (c, t) in query_terms.iter().enumerate() {
+            let c = query_terms.iter().position(|o| o == t).unwrap_or(c);
+            let own = self.terms.get(t).map(|&id| self.idf[id as usize]);
+            add(t, own.unwrap_or(0.0), c);
+            // A related word is never worth more than the word the user said: a rarer synonym
+            // would otherwise outrank the documents that use the user's own word.
+            for (r, weight) in self.related.get(t).into_iter().flatten() {
+                let Some(&rid) = self.terms.get(r) else { continue };
+                let idf = self.idf[rid as usize];
+                add(r, own.map_or(idf, |own| own.min(idf)) * weight, c);
+            }
+        }
+        weighted
+    }
+
+    /// BM25F scores of all documents, scaled by how much of the query (its concepts, by idf) each
+    /// one covers: a document that matches every part of a request beats one that matches a
+    /// single rare word many times.
+    fn scores(&self, query_terms: &[String]) -> Vec<f32> {
+        let weighted = self.weighted_terms(query_terms);
+        let mut scores = vec![0f32; self.docs];
+        let mut covered = vec![0u64; self.docs];
+        let mut mass = [0f32; 64];
+        for q in &weighted {
+            let idf = q.idf;
+            for c in set_bits(q.concepts) {
+                mass[c] = mass[c].max(idf);
+            }
+            for &(doc, w) in &self.postings[q.id as usize] {
+                scores[doc as usize] += idf * w;
+                covered[doc as usize] |= q.concepts;
+            }
+        }
+        let total: f32 = mass.iter().sum();
+        if total > 0.0 {
+            for (score, &bits) in scores.iter_mut().zip(&covered).filter(|(s, _)| **s > 0.0) {
+                let have: f32 = set_bits(bits).map(|c| mass[c]).sum();
+                *score *= COORD_FLOOR + (1.0 - COORD_FLOOR) * have / total;
+            }
+        }
+        scores
+    }
+
+    /// The best `limit` documents for `query`, best first, as (document index, score). Exact
+    /// name or operationId matches come first (score `f32::INFINITY`).
+    pub fn search(&self, query: &str, limit: usize) -> Vec<(usize, f32)> {
+        self.search_with(query, limit, None)
+    }
+
+    /// [`SearchIndex::search`], with each document's cosine similarity to the query from a
+    /// sentence-embedding model ([`crate::discovery::semantic`]) added to its BM25 score scaled to the best
+    /// one's: a document the words miss can still rank by what it means. When the words match
+    /// nothing, only documents close in meaning are hits; without any, the caller shows the map of
+    /// the API.
+    pub fn search_with(&self, query: &str, limit: usize, cosines: Option<&[f32]>) -> Vec<(usize, f32)> {
+        let first = self.exact_matches(query);
+        let mut scores = self.bm25(query);
+        let best = scores.iter().copied().fold(0f32, f32::max);
+        if let Some(cosines) = cosines.filter(|c| c.len() == scores.len()) {
+            for (score, &cos) in scores.iter_mut().zip(cosines) {
+                *score = if best > 0.0 {
+                    // Above zero, so that every document can rank.
+                    *score / best + SEMANTIC_WEIGHT * (cos + 1.0)
+                } else if cos >= MEANING_ALONE {
+                    cos
+                } else {
+                    0.0
+                };
+            }
+        }
+        let mut hits: Vec<(usize, f32)> = first.iter().map(|&d| (d as usize, f32::INFINITY)).collect();
+        let mut ranked: Vec<(usize, f32)> = scores
+            .iter()
+            .enumerate()
+            .filter(|(d, s)| **s > 0.0 && !first.contains(&(*d as u32)))
+            .map(|(d, s)| (d, *s))
+            .collect();
+        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let want = limit.saturating_sub(hits.len());
+        if want > 0 && ranked.len() > want {
+            ranked.select_nth_unstable_by(want - 1, order);
+            ranked.truncate(want);
+        }
+        ranked.sort_unstable_by(order);
+        hits.extend(ranked);
+        hits.truncate(limit);
+        hits
+    }
+
+    /// Documents whose name or operationId is the query, or one of its words.
+    fn exact_matches(&self, query: &str) -> Vec<u32> {
+        let mut first: Vec<u32> = Vec::new();
+        let whole = query.trim().to_lowercase();
+        for key in std::iter::once(whole.as_str()).chain(whole.split_whitespace()) {
+            for &d in self.exact.get(key).into_iter().flatten() {
+                if !first.contains(&d) {
+                    first.push(d);
+                }
+            }
+        }
+        first
+    }
+
+    /// Every document's BM25F score for `query`, with the intent the query shows applied.
+    fn bm25(&self, query: &str) -> Vec<f32> {
+        let request = query::analyze(query);
+        let mut query_terms = Vec::new();
+        self.analyzer.terms(&request.text, &mut query_terms);
+        for prefix in &request.id_prefixes {
+            if let Some(resource) = self.resources.named_by(prefix) {
+                self.analyzer.terms(resource, &mut query_terms);
+            }
+        }
+        let mut scores = self.scores(&query_terms);
+        // A question asks to read; otherwise the first verb that says what kind of call is wanted
+        // favours the methods that do it.
+        let intent = if request.question {
+            Some(READS)
+        } else {
+            query_terms.iter().find_map(|t| self.intents.iter().find(|(verbs, _)| verbs.contains(t))).map(|(_, m)| *m)
+        };
+        if let Some(methods) = intent {
+            for (score, method) in scores.iter_mut().zip(&self.methods) {
+                if method.as_deref().is_some_and(|m| methods.contains(&m)) {
+                    *score *= INTENT_BOOST;
+                }
+            }
+            // A read of things in the plural is a list: a read of a collection.
+            if methods == READS && request.plural {
+                let reads = self.collections.iter().zip(&self.methods).map(|(c, m)| *c && m.as_deref() == Some("GET"));
+                for (score, _) in scores.iter_mut().zip(reads).filter(|(_, read)| *read) {
+                    *score *= COLLECTION_BOOST;
+                }
+            }
+        }
+        scores
+    }
+}
+
+/// The texts of a document's fields.
+fn field_texts(doc: &SearchDoc<'_>) -> Vec<(usize, String)> {
+    let mut out = vec![(NAME, doc.name.to_string())];
+    if let Some(op) = doc.operation_id {
+        out.push((NAME, op.to_string()));
+    }
+    if let Some(t) = doc.title {
+        out.push((TITLE, strip_markup(t)));
+    }
+    out.push((DESCRIPTION, strip_markup(doc.description)));
+    if let Some(p) = doc.path {
+        // Path variables are parameters: indexed as such, not as what the path is about.
+        let statics: Vec<&str> = p.split('/').filter(|s| !s.is_empty() && !s.starts_with('{')).collect();
+        out.push((PATH, statics.join(" ")));
+        if let Some(last) = statics.last() {
+            out.push((RESOURCE, last.to_string()));
+        }
+    }
+    out.push((TAGS, doc.tags.join(" ")));
+    if let Some(Value::Object(props)) = doc.input_schema.get("properties") {
+        for (name, schema) in props {
+            out.push((PARAMS, name.clone()));
+            if let Some(d) = schema.get("description").and_then(Value::as_str) {
+                out.push((PARAMS, first_sentence(&strip_markup(d), 200)));
+            }
+            if let Some(values) = enum_words(schema) {
+                out.push((PARAMS, values));
+            }
+        }
+    }
+    if let Some(m) = doc.method {
+        out.push((VERBS, verbs(m).to_string()));
+    }
+    out
+}
+
+/// The values of a short enumeration of words (`APPROVE`, `push`): what a user asks for by name.
+fn enum_words(schema: &Value) -> Option<String> {
+    let values = schema.get("enum").or_else(|| schema.get("items")?.get("enum"))?.as_array()?;
+    if values.len() > MAX_ENUM_WORDS {
+        return None;
+    }
+    let words: Vec<&str> = values.iter().filter_map(Value::as_str).filter(|v| v.len() <= 30).collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// Longer enumerations are lists of codes (countries, currencies, event types), not choices.
+const MAX_ENUM_WORDS: usize = 6;
+
+/// The methods that read.
+const READS: &[&str] = &["GET", "HEAD"];
+
+/// The resources an API's paths act on: each static path segment, with how many paths have it.
+#[derive(Default)]
+struct Resources {
+    counts: HashMap<String, u32>,
+}
+
+impl Resources {
+    fn add(&mut self, path: Option<&str>) {
+        for segment in path.into_iter().flat_map(|p| p.split('/')) {
+            if segment.len() > 1 && segment.chars().all(|c| c.is_ascii_alphabetic() || c == '_' || c == '-') {
+                *self.counts.entry(segment.to_ascii_lowercase()).or_default() += 1;
+            }
+        }
+    }
+
+    /// The resource an id prefix names: one whose name starts with it (`cus`: customers), whose
+    /// words' initials it is (`pi`: payment_intents), or, failing those, whose letters it keeps in
+    /// order from the first (`acct`: accounts, `dp`: disputes); the most common first, then the
+    /// shortest, then by name.
+    fn named_by(&self, prefix: &str) -> Option<&str> {
+        let initials = |s: &str| s.split(['_', '-']).filter_map(|w| w.chars().next()).collect::<String>();
+        let keeps = |s: &str| {
+            let mut letters = s.chars();
+            s.starts_with(&prefix[..1]) && prefix.chars().all(|c| letters.any(|l| l == c))
+        };
+        let rules: [&dyn Fn(&str) -> bool; 3] =
+            [&|s: &str| s.starts_with(prefix), &|s: &str| s.contains(['_', '-']) && initials(s) == prefix, &keeps];
+        rules.iter().find_map(|rule| {
+            self.counts
+                .iter()
+                .filter(|(s, _)| rule(s))
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.len().cmp(&a.0.len())).then(b.0.cmp(a.0)))
+                .map(|(s, _)| s.as_str())
+        })
+    }
+}
+
+/// Text without HTML tags (`<p>`, `<a href="...">`): their names and attributes are not content.
+pub(crate) fn strip_markup(text: &str) -> String {
+    if !text.contains('<') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The search discovery mode runs: BM25 over the tools' words, and, with a model and the tools'
+/// vectors, what the request means.
+#[derive(Clone, Copy)]
+pub struct Finder<'a> {
+    /// The words.
+    pub index: &'a SearchIndex,
+    /// The model and the tools' vectors; `None`: words only.
+    #[cfg(feature = "semantic")]
+    pub semantic: Option<(&'a SentenceModel, &'a SemanticIndex)>,
+}
+
+impl<'a> Finder<'a> {
+    /// Words only.
+    pub fn words(index: &'a SearchIndex) -> Finder<'a> {
+        Finder {
+            index,
+            #[cfg(feature = "semantic")]
+            semantic: None,
+        }
+    }
+
+    /// The best `limit` tools for `query`, best first (see [`SearchIndex::search_with`]). A model
+    /// that fails on a request leaves the words to answer it.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<(usize, f32)> {
+        #[cfg(not(feature = "semantic"))]
+        let cosines: Option<Vec<f32>> = None;
+        #[cfg(feature = "semantic")]
+        let cosines = self.semantic.and_then(|(model, vectors)| match vectors.score(model, query) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                tracing::warn!("{e}; searching by words only");
+                None
+            }
+        });
+        self.index.search_with(query, limit, cosines.as_deref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn doc<'a>(
+        name: &'a str,
+        desc: &'a str,
+        method: &'a str,
+        path: &'a str,
+        schema: &'a Map<String, Value>,
+    ) -> SearchDoc<'a> {
+        SearchDoc {
+            name,
+            operation_id: None,
+            title: None,
+            description: desc,
+            method: Some(method),
+            path: Some(path),
+            tags: &[],
+            input_schema: schema,
+        }
+    }
+
+    fn index(schema: &Map<String, Value>) -> SearchIndex {
+        SearchIndex::build([
+            doc("listPets", "List all pets in the store.", "GET", "/pets", schema),
+            doc("createPet", "Add a new pet to the store.", "POST", "/pets", schema),
+            doc("deletePet", "Deletes a pet.", "DELETE", "/pets/{petId}", schema),
+            doc("getOrder", "Find a purchase order by ID.", "GET", "/store/order/{orderId}", schema),
+        ])
+    }
+
+    #[test]
+    fn ranks_by_meaning() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        assert_eq!(idx.search("remove a pet", 2)[0].0, 2, "remove is what DELETE does");
+        assert_eq!(idx.search("purchase orders", 2)[0].0, 3);
+        assert_eq!(idx.search("add pets", 1)[0].0, 1);
+    }
+
+    #[test]
+    fn exact_names_come_first() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        let hits = idx.search("getorder", 3);
+        assert_eq!(hits[0], (3, f32::INFINITY));
+    }
+
+    #[test]
+    fn no_match_is_empty_and_ties_keep_catalogue_order() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        assert!(idx.search("zebra quantum", 5).is_empty());
+        let hits = idx.search("store", 4);
+        assert!(hits.len() >= 2);
+        let again = idx.search("store", 4);
+        assert_eq!(hits, again);
+    }
+
+    #[test]
+    fn parameters_are_searchable() {
+        let with =
+            json!({"properties": {"customerEmail": {"type": "string", "description": "Billing address. Ignored."}}});
+        let with = with.as_object().unwrap();
+        let none = Map::new();
+        let idx = SearchIndex::build([
+            doc("a", "Something.", "GET", "/a", &none),
+            doc("b", "Something else.", "GET", "/b", with),
+        ]);
+        assert_eq!(idx.search("billing email", 1)[0].0, 1);
+    }
+
+    #[test]
+    fn short_enumerations_are_searchable_long_ones_are_not() {
+        let review = json!({"properties": {"event": {"type": "string", "enum": ["APPROVE", "COMMENT"]}}});
+        let codes =
+            json!({"properties": {"country": {"type": "string", "enum": ["AD", "AE", "AF", "AG", "AI", "AL", "AM"]}}});
+        let none = Map::new();
+        let idx = SearchIndex::build([
+            doc("a", "Something.", "POST", "/a", &none),
+            doc("b", "Something else.", "POST", "/b", review.as_object().unwrap()),
+            doc("c", "Another thing.", "POST", "/c", codes.as_object().unwrap()),
+        ]);
+        assert_eq!(idx.search("approve", 1)[0].0, 1);
+        assert!(idx.search("AE", 3).is_empty(), "a list of codes is not a choice a user names");
+    }
+
+    #[test]
+    fn meaning_ranks_what_the_words_miss() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        // "purchase orders" finds only getOrder by its words; a meaning close to deletePet lifts it
+        // above, and a hit by words alone keeps its place among the rest.
+        let cosines = [0.0, 0.0, 0.9, 0.1];
+        let hits = idx.search_with("purchase orders", 4, Some(&cosines));
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2, 3, 0, 1]);
+        // Vectors for another catalogue are not used.
+        assert_eq!(idx.search_with("purchase orders", 1, Some(&[1.0])), idx.search("purchase orders", 1));
+    }
+
+    #[test]
+    fn when_no_word_matches_only_close_meanings_are_hits() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        let hits = idx.search_with("zebra quantum", 5, Some(&[0.1, 0.3, 0.24, 0.5]));
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [3, 1]);
+        assert!(idx.search_with("zebra quantum", 5, Some(&[0.1, 0.2, 0.0, -0.3])).is_empty());
+    }
+
+    #[test]
+    fn exact_names_come_first_with_meaning_too() {
+        let schema = Map::new();
+        let idx = index(&schema);
+        let hits = idx.search_with("getorder", 2, Some(&[0.9, 0.9, 0.9, 0.0]));
+        assert_eq!(hits[0], (3, f32::INFINITY));
+    }
+}

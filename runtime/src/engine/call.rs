@@ -1,0 +1,359 @@
+//! A tool call through the engine: the checks (scopes, arguments), the call itself (a handler, or
+//! the HTTP request with its credentials) and what is observed of it (metrics, the log line). A
+//! child module of `engine.rs`, so that the engine's fields stay private to the two.
+
+use super::*;
+
+impl Engine {
+    /// Calls a tool. Failures of the call itself (bad arguments, upstream errors) are results with
+    /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`]). The call is
+    /// counted in the metrics and logged (`tools/call`, with a request id, the tool, the outcome,
+    /// the upstream status and the duration; never arguments, headers or credentials) at `info`
+    /// with [`EngineOptions::log_calls`], else at `debug`.
+    pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
+        self.call_as(name, args, &Caller::Trusted).await
+    }
+
+    /// Calls a tool for `caller`, counted and logged like [`Engine::call`]: a tool outside its
+    /// scopes is [`Error::InsufficientScope`] (nothing is sent), and with `--upstream-auth
+    /// passthrough` its token goes upstream.
+    pub async fn call_as(&self, name: &str, args: Map<String, Value>, caller: &Caller) -> Result<CallToolResult> {
+        self.observed(name, args, false, caller).await.0
+    }
+
+    /// Like [`Engine::call_as`], with how the call ended and the upstream's status (a resource
+    /// read tells "not found" from other failures by them).
+    pub async fn call_observed(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+    ) -> (Result<CallToolResult>, Outcome, Option<u16>) {
+        self.observed(name, args, false, caller).await
+    }
+
+    /// A call with its request id (a span around it, so that what is logged during the call
+    /// carries the id), in-flight gauge, count and log line.
+    pub(crate) async fn observed(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        meta: bool,
+        caller: &Caller,
+    ) -> (Result<CallToolResult>, Outcome, Option<u16>) {
+        let id = RequestId::next();
+        let started = Instant::now();
+        let _in_flight = self.metrics.in_flight();
+        let mut obs = Observation::default();
+        // Boxed: the call's state (the upstream request, its body) is kilobytes, and every
+        // future that awaits this one would hold it too, and be copied whole as it is created
+        // and moved (7 % of a call's instructions went to those copies).
+        let result = Box::pin(async {
+            #[cfg(feature = "discovery")]
+            if meta && let Some(result) = discovery::call_meta(self, name, &args, caller, &mut obs).await {
+                return Ok(result);
+            }
+            #[cfg(not(feature = "discovery"))]
+            let _ = meta;
+            self.call_observing(name, args, caller, &mut obs).await
+        })
+        .instrument(tracing::info_span!("call", request_id = %id))
+        .await;
+        let outcome = match (&result, obs.outcome) {
+            (Err(Error::InsufficientScope(_)), _) => Outcome::Forbidden,
+            (Err(_), _) => Outcome::UnknownTool,
+            (Ok(r), Some(Outcome::Ok) | None) if r.is_error == Some(true) => {
+                if obs.tool.is_none() {
+                    Outcome::InvalidArguments
+                } else {
+                    Outcome::ToolError
+                }
+            }
+            (Ok(_), Some(outcome)) => outcome,
+            (Ok(_), None) => Outcome::Ok,
+        };
+        let counted = match obs.tool {
+            _ if outcome == Outcome::UnknownTool => {
+                self.metrics.unknown_tool();
+                None
+            }
+            Some(i) => {
+                let tool = &self.tools[i].mcp.name;
+                self.counters.count(&self.metrics, i, tool, outcome);
+                Some(&**tool)
+            }
+            None => {
+                // A discovery tool that did not reach an API tool (a search, or a call_tool
+                // without a usable name or arguments).
+                let k = crate::engine::exposure::META_TOOLS.iter().position(|m| *m == name);
+                if let Some(k) = k {
+                    self.counters.count(&self.metrics, self.tools.len() + k, name, outcome);
+                }
+                k.map(|k| crate::engine::exposure::META_TOOLS[k])
+            }
+        };
+        let duration_ms = started.elapsed().as_micros() as f64 / 1000.0;
+        let tool: std::borrow::Cow<'_, str> = match counted {
+            Some(tool) => tool.into(),
+            // A name the client made up: as it is when it looks like a name, else escaped.
+            None if name.len() <= 128 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-./".contains(&b)) => {
+                name.into()
+            }
+            None => name.escape_debug().to_string().into(),
+        };
+        macro_rules! call_line {
+            ($level:expr) => {
+                tracing::event!(
+                    $level,
+                    request_id = %id,
+                    tool = &*tool,
+                    outcome = outcome.as_str(),
+                    status = obs.status,
+                    duration_ms,
+                    "tools/call"
+                )
+            };
+        }
+        if self.log_calls {
+            call_line!(tracing::Level::INFO);
+        } else {
+            call_line!(tracing::Level::DEBUG);
+        }
+        (result, outcome, obs.status)
+    }
+
+    /// [`Engine::call_as`] without its count and log line: what the call did goes into `obs`.
+    pub async fn call_observing(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+        obs: &mut Observation,
+    ) -> Result<CallToolResult> {
+        let Some(&index) = self.index.get(name) else {
+            obs.outcome = Some(Outcome::UnknownTool);
+            return Err(Error::UnknownTool(name.to_string()));
+        };
+        obs.tool = Some(index);
+        let tool = &self.tools[index];
+        if !caller.may_use(&tool.scopes) {
+            obs.outcome = Some(Outcome::Forbidden);
+            return Err(Error::InsufficientScope(name.to_string()));
+        }
+        let mut args = args;
+        // `null` for an optional argument means "left out" (models send it; OpenAI's strict mode must).
+        crate::engine::args::drop_absent_nulls(&tool.input_schema, &mut args);
+        let args_value = Value::Object(args);
+        if let Some(problems) = validate(&tool.input_validator, &tool.input_schema, &args_value) {
+            obs.outcome = Some(Outcome::InvalidArguments);
+            return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));
+        }
+        let Value::Object(args) = args_value else {
+            obs.outcome = Some(Outcome::InvalidArguments);
+            return Ok(tool_error("arguments must be an object".into()));
+        };
+        let mut result = match &tool.http {
+            Some(http) => self.call_http(tool, http, &args, caller, obs).await,
+            None => self.call_handler(tool, args).await,
+        };
+        self.ext.hooks.after_response(name, &mut result);
+        Ok(result)
+    }
+
+    /// A tool without an HTTP binding is answered by its handler.
+    async fn call_handler(&self, tool: &ToolEntry, args: Map<String, Value>) -> CallToolResult {
+        let name = &tool.mcp.name;
+        let Some(call) = self.ext.handlers.call(name, args) else {
+            return tool_error(format!(
+                "`{name}` has no HTTP binding and no handler: serve it with --forward-url or --bindings"
+            ));
+        };
+        match call.await {
+            Ok(value) => {
+                let text = match &value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let result = response::json_result(value, text);
+                let check = tool.output_schema.as_ref().zip(result.structured_content.as_ref());
+                if let Some((schema, structured)) = check
+                    && let Some(problems) = validate(&tool.output_validator, schema, structured)
+                {
+                    return tool_error(format!("`{name}` answered a result that breaks its output schema: {problems}"));
+                }
+                result
+            }
+            Err(e) => tool_error(e.to_string()),
+        }
+    }
+
+    async fn call_http(
+        &self,
+        tool: &ToolEntry,
+        http: &HttpBinding,
+        args: &Map<String, Value>,
+        caller: &Caller,
+        obs: &mut Observation,
+    ) -> CallToolResult {
+        let target = tool.api.and_then(|i| self.apis.get(i)).unwrap_or(&self.default_target);
+        // The target's base URL was parsed when the engine was built; an operation's own is parsed here.
+        let prepared = match (&http.base_url, &target.base) {
+            (None, Some(parsed)) => request::prepare_on(parsed, http, args),
+            (own, _) => {
+                let base = own.as_deref().or(target.base_url.as_deref()).unwrap_or_default();
+                request::prepare(base, http, args)
+            }
+        };
+        let mut req = match prepared {
+            Ok(r) => r,
+            Err(e) => {
+                obs.outcome = Some(Outcome::InvalidArguments);
+                return tool_error(format!("Invalid arguments for `{}`: {e}", tool.mcp.name));
+            }
+        };
+        // JSON first: many APIs answer XML to `*/*` (Swagger 2.0 `produces` lists often start with it).
+        if !req.headers.contains_key(reqwest::header::ACCEPT) {
+            req.headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("application/json, */*;q=0.8"));
+        }
+        for (k, v) in &target.headers {
+            req.headers.insert(k, v.clone());
+        }
+        let passthrough = self.upstream_auth == UpstreamAuth::Passthrough && caller.is_restricted();
+        let oauth = if passthrough {
+            // The caller's identity instead of the server's: its token, and none of the server's
+            // credentials (an anonymous caller, which the HTTP layer never lets through, gets none).
+            if let Some(p) = caller.principal() {
+                match HeaderValue::from_str(&format!("Bearer {}", p.token())) {
+                    Ok(v) => {
+                        req.headers.insert(reqwest::header::AUTHORIZATION, v);
+                    }
+                    Err(_) => {
+                        obs.outcome = Some(Outcome::CredentialsError);
+                        return tool_error("the caller's access token is not valid header text".into());
+                    }
+                }
+            }
+            None
+        } else {
+            match self.authorize(&mut req, &http.security).await {
+                Ok(o) => o,
+                Err(e) => {
+                    obs.outcome = Some(Outcome::CredentialsError);
+                    return tool_error(e.to_string());
+                }
+            }
+        };
+        if let Err(e) = self.ext.hooks.before_request(&tool.mcp.name, args, &mut req).await {
+            obs.outcome = Some(Outcome::Refused);
+            return tool_error(e.to_string());
+        }
+        let mut outcome = self.upstream.send(&req).await;
+        // A refused OAuth2 token may have been revoked early: fetch a new one, once.
+        if let (Some(client), Ok(resp)) = (oauth, &outcome)
+            && resp.status == reqwest::StatusCode::UNAUTHORIZED
+        {
+            client.invalidate().await;
+            if let Ok(token) = client.token(self.upstream.http()).await
+                && let Ok(v) = HeaderValue::from_str(token.expose())
+            {
+                req.headers.insert(reqwest::header::AUTHORIZATION, v);
+                outcome = self.upstream.send(&req).await;
+            }
+        }
+        match outcome {
+            Ok(resp) => {
+                obs.status = Some(resp.status.as_u16());
+                obs.outcome = Some(Outcome::of_status(resp.status.as_u16()));
+                let output_check = |v: &Value| {
+                    tool.output_schema.as_ref().and_then(|schema| validate(&tool.output_validator, schema, v))
+                };
+                let ctx = CallContext {
+                    method: http.method,
+                    path: &http.path,
+                    tool: &tool.mcp.name,
+                    auth_hint: if passthrough {
+                        Some("the caller's access token (--upstream-auth passthrough) does not grant this".into())
+                    } else {
+                        self.credentials.hint(&http.security)
+                    },
+                    validate_output: tool.output_schema.is_some().then_some(&output_check as response::OutputCheck<'_>),
+                };
+                response::to_result(resp, &ctx)
+            }
+            Err(e) => {
+                obs.outcome = Some(Outcome::TransportError);
+                tool_error(e.to_string())
+            }
+        }
+    }
+
+    /// Adds the credentials of the first satisfiable security alternative.
+    async fn authorize(
+        &self,
+        req: &mut PreparedRequest,
+        security: &[Vec<String>],
+    ) -> Result<Option<&crate::upstream::credentials::OAuth2Client>> {
+        let Some(creds) = self.credentials.choose(security) else { return Ok(None) };
+        let mut oauth = None;
+        for c in creds {
+            match c {
+                Credential::Header { name, value } => {
+                    let n = HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|_| Error::Credentials(format!("invalid credential header name {name:?}")))?;
+                    let v = HeaderValue::from_str(value.expose()).map_err(|_| {
+                        Error::Credentials(format!("the credential for header {name} is not valid header text"))
+                    })?;
+                    req.headers.insert(n, v);
+                }
+                Credential::Query { name, value } => {
+                    req.url.query_pairs_mut().append_pair(name, value.expose());
+                }
+                Credential::Cookie { name, value } => {
+                    req.cookies.push(format!(
+                        "{}={}",
+                        crate::upstream::encode::encode(name),
+                        crate::upstream::encode::encode(value.expose())
+                    ));
+                }
+                Credential::OAuth2(client) => {
+                    let token = client.token(self.upstream.http()).await?;
+                    let v = HeaderValue::from_str(token.expose())
+                        .map_err(|_| Error::Credentials("the OAuth2 access token is not valid header text".into()))?;
+                    req.headers.insert(reqwest::header::AUTHORIZATION, v);
+                    oauth = Some(client);
+                }
+            }
+        }
+        Ok(oauth)
+    }
+}
+
+/// Validates against a lazily compiled schema; `Some(problems)` when invalid. A schema the
+/// validator cannot compile (an exotic regex, say) is not enforced: the upstream will judge.
+fn validate(
+    cell: &OnceLock<Option<jsonschema::Validator>>,
+    schema: &Map<String, Value>,
+    instance: &Value,
+) -> Option<String> {
+    let validator = cell.get_or_init(|| match jsonschema::validator_for(&Value::Object(schema.clone())) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            tracing::warn!("schema not enforced (it does not compile: {e})");
+            None
+        }
+    });
+    let validator = validator.as_ref()?;
+    // Most calls are valid: a yes or no first, the errors only when there are some.
+    if validator.is_valid(instance) {
+        return None;
+    }
+    let problems: Vec<String> = validator
+        .iter_errors(instance)
+        .take(5)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+        })
+        .collect();
+    (!problems.is_empty()).then(|| problems.join("; "))
+}

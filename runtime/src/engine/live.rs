@@ -1,0 +1,151 @@
+//! The engine being served, which a reload replaces whole, and the sessions to tell when the
+//! tools change.
+//!
+//! Each request takes the engine of the moment ([`LiveEngine::load`]) and keeps it to its end, so
+//! a call in flight during a reload finishes on the engine it started on, and the old engine is
+//! dropped with its last call. The lock is held only to clone or replace an `Arc`: readers never
+//! wait on a reload, which builds the new engine before taking it. (`arc-swap` would spare the
+//! lock's atomics too, but this module is copied into generated crates, whose dependencies would
+//! then grow for a feature they do not have.)
+
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use rmcp::service::SubscriptionSink;
+use rmcp::{Peer, RoleServer};
+
+use crate::engine::Engine;
+
+/// The engine now served and the open sessions that can be sent notifications. Cheap to clone:
+/// clones share both.
+#[derive(Clone)]
+pub struct LiveEngine(Arc<Shared>);
+
+struct Shared {
+    engine: RwLock<Arc<Engine>>,
+    /// Sessions with a stream to the client (stdio, legacy SSE); stateless HTTP has none.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// 2026-07-28 clients' `subscriptions/listen` streams that accepted tools-list changes.
+    subscriptions: Mutex<Vec<SubscriptionSink>>,
+}
+
+impl LiveEngine {
+    /// Serves `engine` until [`LiveEngine::swap`] replaces it.
+    pub fn new(engine: Arc<Engine>) -> LiveEngine {
+        LiveEngine(Arc::new(Shared {
+            engine: RwLock::new(engine),
+            peers: Mutex::new(Vec::new()),
+            subscriptions: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// The engine now; a request keeps what it took until it ends.
+    pub fn load(&self) -> Arc<Engine> {
+        // Only an `Arc` is cloned or replaced under the lock: a poisoned one still holds a whole value.
+        self.0.engine.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Serves `engine` from now on; returns the engine it replaces, which lives on while calls
+    /// in flight hold it.
+    pub fn swap(&self, engine: Arc<Engine>) -> Arc<Engine> {
+        std::mem::replace(&mut *self.0.engine.write().unwrap_or_else(PoisonError::into_inner), engine)
+    }
+
+    /// A session to tell when the tools change; closed sessions are forgotten here and when told.
+    pub fn add_peer(&self, peer: Peer<RoleServer>) {
+        let mut peers = self.peers();
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(peer);
+    }
+
+    /// A `subscriptions/listen` stream to tell when the tools change; forgotten once it ends.
+    pub fn add_subscription(&self, sink: SubscriptionSink) {
+        self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).push(sink);
+    }
+
+    /// Forgets the subscription of the `subscriptions/listen` request `id` (it ended).
+    pub fn remove_subscription(&self, id: &rmcp::model::RequestId) {
+        self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).retain(|s| s.id() != id);
+    }
+
+    /// Sends `notifications/tools/list_changed` to every open session and subscription; returns
+    /// how many got it.
+    pub async fn notify_tool_list_changed(&self) -> usize {
+        let subscriptions: Vec<SubscriptionSink> =
+            self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let mut told = 0;
+        for sink in subscriptions {
+            match sink.notify_tool_list_changed().await {
+                Ok(()) => told += 1,
+                Err(e) => tracing::debug!("tools/list_changed not sent on a subscription: {e}"),
+            }
+        }
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self.peers();
+            peers.retain(|p| !p.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            match peer.notify_tool_list_changed().await {
+                Ok(()) => told += 1,
+                // The session ended meanwhile: it will list the tools anew if it comes back.
+                Err(e) => tracing::debug!("tools/list_changed not sent: {e}"),
+            }
+        }
+        told
+    }
+
+    fn peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
+        self.0.peers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::EngineOptions;
+    use crate::config::RuntimeConfig;
+
+    /// An engine with a tool per `(name, scopes)`, in `mode`.
+    fn engine(tools: &[(&str, Value)], mode: &str) -> Arc<Engine> {
+        let annotations =
+            json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true});
+        let tools: Vec<Value> = tools
+            .iter()
+            .map(|(name, scopes)| {
+                json!({"name": name, "input_schema": {"type": "object"}, "annotations": annotations, "scopes": scopes})
+            })
+            .collect();
+        let config: RuntimeConfig = serde_json::from_value(json!({
+            "mcpgen_config": 1,
+            "server": {"name": "t", "version": "1"},
+            "upstream": {},
+            "context": {"tool_mode": mode},
+            "tools": tools,
+        }))
+        .unwrap();
+        Engine::new(config, EngineOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_request_keeps_the_engine_it_took() {
+        let (first, second) = (engine(&[("a", json!([]))], "all"), engine(&[("b", json!([]))], "all"));
+        let live = LiveEngine::new(first.clone());
+        let taken = live.clone().load();
+        let replaced = live.swap(second.clone());
+        assert!(Arc::ptr_eq(&taken, &first) && Arc::ptr_eq(&replaced, &first));
+        assert!(Arc::ptr_eq(&live.load(), &second), "clones share the swap");
+    }
+
+    #[test]
+    fn sessions_are_told_when_what_they_list_changes() {
+        let one = [("a", json!([]))];
+        assert!(engine(&one, "all").lists_as(&engine(&one, "all")));
+        assert!(!engine(&one, "all").lists_as(&engine(&[("a", json!([])), ("b", json!([]))], "all")));
+        // Who sees a tool is part of the list (OAuth callers see the tools their scopes allow).
+        assert!(!engine(&one, "all").lists_as(&engine(&[("a", json!([["read"]]))], "all")));
+        // Discovery lists its own three tools: a new operation is found by searching, not listed.
+        assert!(engine(&one, "discovery").lists_as(&engine(&[("a", json!([])), ("b", json!([]))], "discovery")));
+    }
+}

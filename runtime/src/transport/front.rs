@@ -1,0 +1,93 @@
+//! The HTTP listener's front door: a plain stateless `tools/call` to `/mcp` is answered on the fast
+//! path (fast_call.rs) before axum's router runs, and everything else goes to the router as it is.
+//!
+//! Through the router, a call first passed the `/mcp` nesting, the token and manners middleware
+//! (each cloning the services behind it), the body read twice and the JSON parsed twice: about a
+//! tenth of the call's CPU (docs/performance.md, "Fifth look"). Here it is read and parsed once.
+//! The door checks what the router's layers would have checked first (the bearer token, the body's
+//! size) and answers their failures as they do; with OAuth it stays shut, and the fast path runs
+//! behind the OAuth gate instead (transport.rs).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::body::to_bytes;
+use axum::extract::Request;
+use axum::http::Method;
+use axum::response::Response;
+use axum::routing::future::RouteFuture;
+use futures::future::{BoxFuture, Either};
+use tower_service::Service;
+
+use crate::transport::fast_call::FastCall;
+
+/// The router, with the fast path in front of it when it may be there.
+#[derive(Clone)]
+pub(crate) struct Front {
+    router: axum::Router,
+    door: Option<Arc<Door>>,
+}
+
+/// What the fast path needs to answer ahead of the router's layers.
+struct Door {
+    fast: FastCall,
+    /// `--auth-token`: checked as the router's token layer checks it.
+    token: Option<Arc<str>>,
+}
+
+impl Front {
+    /// `router` alone, or with `fast` in front of it (the bearer token `token`, if any, checked
+    /// first).
+    pub(crate) fn new(router: axum::Router, fast: Option<FastCall>, token: Option<Arc<str>>) -> Front {
+        Front { router, door: fast.map(|fast| Arc::new(Door { fast, token })) }
+    }
+}
+
+impl Service<Request> for Front {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<RouteFuture<Infallible>, BoxFuture<'static, Result<Response, Infallible>>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match &self.door {
+            Some(door) if door.may_take(&request) => {
+                let (door, router) = (door.clone(), self.router.clone());
+                Either::Right(Box::pin(async move { Ok(door.answer(request, router).await) }))
+            }
+            _ => Either::Left(self.router.call(request)),
+        }
+    }
+}
+
+impl Door {
+    /// A POST to `/mcp` itself that the token layer would let through; anything else (a refused
+    /// token too: the router says why) is the router's.
+    fn may_take(&self, request: &Request) -> bool {
+        request.method() == Method::POST
+            && request.uri().path() == "/mcp"
+            && crate::transport::token_matches(self.token.as_deref(), request.headers())
+    }
+
+    /// The fast path's answer, or the router's when the fast path declines the call.
+    async fn answer(&self, request: Request, mut router: axum::Router) -> Response {
+        let (parts, body) = request.into_parts();
+        // As the manners layer reads it, with its limit and its answer beyond it.
+        let bytes = match to_bytes(body, crate::transport::manners::MAX_BODY).await {
+            Ok(bytes) => bytes,
+            Err(_) => return crate::transport::manners::unreadable_body(),
+        };
+        let declined = match self.fast.answer_or_return(parts, bytes).await {
+            Ok(answer) => return answer,
+            Err(request) => request,
+        };
+        match router.call(declined).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    }
+}

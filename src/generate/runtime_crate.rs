@@ -1,0 +1,200 @@
+//! The runtime crate (mcpgen-runtime, `runtime/` in this repository) as a generated crate carries it:
+//! a copy in `mcpgen-runtime/` that the crate depends on by path (it builds from crates.io alone), or
+//! the published version (`--runtime registry`); and the features of it that the crate's config
+//! needs.
+
+/// The runtime crate's files, relative to its root: copied into `mcpgen-runtime/`.
+pub(super) const SOURCES: &[(&str, &str)] = &[
+    ("Cargo.toml", include_str!("../../runtime/Cargo.toml")),
+    ("src/auth/gate.rs", include_str!("../../runtime/src/auth/gate.rs")),
+    ("src/auth/jwks.rs", include_str!("../../runtime/src/auth/jwks.rs")),
+    ("src/auth/jwt_ring.rs", include_str!("../../runtime/src/auth/jwt_ring.rs")),
+    ("src/auth/mod.rs", include_str!("../../runtime/src/auth/mod.rs")),
+    ("src/cli.rs", include_str!("../../runtime/src/cli.rs")),
+    ("src/config/binding.rs", include_str!("../../runtime/src/config/binding.rs")),
+    ("src/config/keywords.rs", include_str!("../../runtime/src/config/keywords.rs")),
+    ("src/config/mod.rs", include_str!("../../runtime/src/config/mod.rs")),
+    ("src/config/security.rs", include_str!("../../runtime/src/config/security.rs")),
+    ("src/discovery/analyzer.rs", include_str!("../../runtime/src/discovery/analyzer.rs")),
+    ("src/discovery/compact.rs", include_str!("../../runtime/src/discovery/compact.rs")),
+    ("src/discovery/embed_cache.rs", include_str!("../../runtime/src/discovery/embed_cache.rs")),
+    ("src/discovery/lexicon.rs", include_str!("../../runtime/src/discovery/lexicon.rs")),
+    ("src/discovery/mod.rs", include_str!("../../runtime/src/discovery/mod.rs")),
+    ("src/discovery/query.rs", include_str!("../../runtime/src/discovery/query.rs")),
+    ("src/discovery/search.rs", include_str!("../../runtime/src/discovery/search.rs")),
+    ("src/discovery/semantic.rs", include_str!("../../runtime/src/discovery/semantic.rs")),
+    ("src/engine/args.rs", include_str!("../../runtime/src/engine/args.rs")),
+    ("src/engine/caching.rs", include_str!("../../runtime/src/engine/caching.rs")),
+    ("src/engine/call.rs", include_str!("../../runtime/src/engine/call.rs")),
+    ("src/engine/caller.rs", include_str!("../../runtime/src/engine/caller.rs")),
+    ("src/engine/confirm.rs", include_str!("../../runtime/src/engine/confirm.rs")),
+    ("src/engine/exposure.rs", include_str!("../../runtime/src/engine/exposure.rs")),
+    ("src/engine/hooks.rs", include_str!("../../runtime/src/engine/hooks.rs")),
+    ("src/engine/live.rs", include_str!("../../runtime/src/engine/live.rs")),
+    ("src/engine/mod.rs", include_str!("../../runtime/src/engine/mod.rs")),
+    ("src/engine/progress.rs", include_str!("../../runtime/src/engine/progress.rs")),
+    ("src/engine/reload.rs", include_str!("../../runtime/src/engine/reload.rs")),
+    ("src/engine/resources.rs", include_str!("../../runtime/src/engine/resources.rs")),
+    ("src/engine/routes.rs", include_str!("../../runtime/src/engine/routes.rs")),
+    ("src/error.rs", include_str!("../../runtime/src/error.rs")),
+    ("src/ext.rs", include_str!("../../runtime/src/ext.rs")),
+    ("src/lib.rs", include_str!("../../runtime/src/lib.rs")),
+    ("src/transport/fast_call.rs", include_str!("../../runtime/src/transport/fast_call.rs")),
+    ("src/transport/front.rs", include_str!("../../runtime/src/transport/front.rs")),
+    ("src/transport/legacy_sse.rs", include_str!("../../runtime/src/transport/legacy_sse.rs")),
+    ("src/transport/log_fields.rs", include_str!("../../runtime/src/transport/log_fields.rs")),
+    ("src/transport/manners.rs", include_str!("../../runtime/src/transport/manners.rs")),
+    ("src/transport/metrics/mod.rs", include_str!("../../runtime/src/transport/metrics/mod.rs")),
+    ("src/transport/metrics/off.rs", include_str!("../../runtime/src/transport/metrics/off.rs")),
+    ("src/transport/metrics/registry.rs", include_str!("../../runtime/src/transport/metrics/registry.rs")),
+    ("src/transport/mod.rs", include_str!("../../runtime/src/transport/mod.rs")),
+    ("src/transport/server.rs", include_str!("../../runtime/src/transport/server.rs")),
+    ("src/transport/workers.rs", include_str!("../../runtime/src/transport/workers.rs")),
+    ("src/upstream/conns.rs", include_str!("../../runtime/src/upstream/conns.rs")),
+    ("src/upstream/credentials.rs", include_str!("../../runtime/src/upstream/credentials.rs")),
+    ("src/upstream/direct.rs", include_str!("../../runtime/src/upstream/direct.rs")),
+    ("src/upstream/encode.rs", include_str!("../../runtime/src/upstream/encode.rs")),
+    ("src/upstream/mod.rs", include_str!("../../runtime/src/upstream/mod.rs")),
+    ("src/upstream/request.rs", include_str!("../../runtime/src/upstream/request.rs")),
+    ("src/upstream/response.rs", include_str!("../../runtime/src/upstream/response.rs")),
+    ("src/upstream/target.rs", include_str!("../../runtime/src/upstream/target.rs")),
+];
+
+use std::collections::BTreeSet;
+
+use crate::runtime::config::RuntimeConfig;
+
+/// Where a generated crate gets the runtime from (`--runtime`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RuntimeSource {
+    /// A copy of the runtime crate in `mcpgen-runtime/`, a path dependency: the crate builds from
+    /// crates.io alone.
+    #[default]
+    Vendored,
+    /// `mcpgen-runtime = "=X.Y.Z"` from the registry, for a crate that is published.
+    Registry,
+}
+
+/// A feature of mcpgen-runtime that a generated crate gets only when its config needs it or it is
+/// asked for (`--with`); the HTTP transport and the fast path are always there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Feature {
+    /// Discovery mode and compact schemas.
+    Discovery,
+    /// Search by meaning (candle).
+    Semantic,
+    /// Inbound OAuth (`--oauth-issuer`).
+    OAuth,
+    /// Prometheus metrics (`/metrics`, `--metrics-bind`).
+    Metrics,
+}
+
+impl Feature {
+    /// The cargo feature's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Discovery => "discovery",
+            Feature::Semantic => "semantic",
+            Feature::OAuth => "oauth",
+            Feature::Metrics => "metrics",
+        }
+    }
+}
+
+/// The features a crate serving `config` gets: discovery when its tool mode can choose discovery
+/// or compact schemas (as `auto` would with the default limits, or as the config says), search by
+/// meaning when the config names a model, and whatever was asked for.
+pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
+    let mut out: BTreeSet<Feature> = asked.iter().copied().collect();
+    let exposure = crate::runtime::engine::exposure::resolve(&config.context, &config.tools);
+    if exposure.discovery || exposure.compact {
+        out.insert(Feature::Discovery);
+    }
+    if config.context.search_model.is_some() {
+        out.insert(Feature::Semantic);
+    }
+    if out.contains(&Feature::Semantic) {
+        out.insert(Feature::Discovery);
+    }
+    out.into_iter().collect()
+}
+
+/// The `mcpgen-runtime` line of the crate's Cargo.toml.
+pub(super) fn dependency(source: RuntimeSource, features: &[Feature]) -> String {
+    let list = features.iter().map(|f| format!("\"{}\"", f.name())).collect::<Vec<_>>().join(", ");
+    match source {
+        RuntimeSource::Vendored => {
+            format!("mcpgen-runtime = {{ path = \"mcpgen-runtime\", default-features = false, features = [{list}] }}")
+        }
+        RuntimeSource::Registry => format!(
+            "mcpgen-runtime = {{ version = \"={}\", default-features = false, features = [{list}] }}",
+            crate::runtime::VERSION
+        ),
+    }
+}
+
+/// The runtime's manifest as the copy ships it: without its dev-dependencies (mcpgen's tests of
+/// the runtime do not ship).
+pub(super) fn vendored_manifest(header: &str, manifest: &str) -> String {
+    let mut out = format!("# {header}\n");
+    let mut skipping = false;
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            skipping = line == "[dev-dependencies]";
+        }
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file of the runtime crate is copied.
+    #[test]
+    fn sources_are_complete() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+        let mut on_disk = vec!["Cargo.toml".to_string()];
+        let mut stack = vec![root.join("src")];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    on_disk.push(p.strip_prefix(&root).unwrap().to_str().unwrap().replace('\\', "/"));
+                }
+            }
+        }
+        on_disk.sort();
+        let mut listed: Vec<String> = SOURCES.iter().map(|(n, _)| n.to_string()).collect();
+        listed.sort();
+        assert_eq!(listed, on_disk, "every file of runtime/ is in SOURCES");
+    }
+
+    #[test]
+    fn the_copy_has_no_dev_dependencies() {
+        let m = vendored_manifest(
+            "@generated",
+            "[package]\nname = \"x\"\n\n[dev-dependencies]\na = \"1\"\n\n[features]\nf = []\n",
+        );
+        assert_eq!(m, "# @generated\n[package]\nname = \"x\"\n\n[features]\nf = []\n");
+    }
+
+    #[test]
+    fn dependency_lines() {
+        let f = [Feature::Discovery, Feature::Metrics];
+        assert_eq!(
+            dependency(RuntimeSource::Vendored, &f),
+            r#"mcpgen-runtime = { path = "mcpgen-runtime", default-features = false, features = ["discovery", "metrics"] }"#
+        );
+        assert!(dependency(RuntimeSource::Registry, &[]).starts_with(r#"mcpgen-runtime = { version = "="#));
+    }
+}
