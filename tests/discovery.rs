@@ -47,6 +47,7 @@ async fn found(c: &Connected, query: &str) -> Vec<String> {
 /// With `--search-model`, a request that shares no word with its operation finds it (once the
 /// tools' vectors are made, in the background), over stdio and HTTP, and `call_tool` reaches the
 /// upstream; without the model the same request finds nothing and gets the map of the API.
+#[cfg(feature = "semantic")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn search_by_meaning_with_a_search_model() {
     let Some(model) = search_model_dir() else { return };
@@ -81,6 +82,7 @@ async fn search_by_meaning_with_a_search_model() {
 }
 
 /// A model directory that holds no model stops the server at start with what it needs.
+#[cfg(feature = "semantic")]
 #[test]
 fn a_missing_search_model_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -93,6 +95,22 @@ fn a_missing_search_model_is_a_clear_error() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("config.json") && err.contains("sentence-transformers"), "{err}");
+}
+
+/// Without search by meaning built in, `--search-model` says how to get it.
+#[cfg(not(feature = "semantic"))]
+#[test]
+fn search_model_needs_the_semantic_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["serve", "samples/petstore-oas30.json", "--tool-mode", "discovery", "--search-model"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--search-model needs the `semantic` feature"), "{err}");
 }
 
 fn github() -> Option<String> {

@@ -246,7 +246,7 @@ async fn metrics_text_is_valid_openmetrics() {
 async fn json_logs_have_a_request_id_per_call_and_no_secret() {
     let mock = start_mock().await;
     let spec = e2e_spec(&mock);
-    let cmd = serve(&mock, &spec).env("MCPGEN_LOG", "info,mcpgen=debug");
+    let cmd = serve(&mock, &spec).env("MCPGEN_LOG", "info,mcpgen=debug,mcpgen_runtime=debug");
     let (mut child, url, logs) = spawn_http_logged(&cmd, &["--timeout", "1", "--log-format", "json"]).await;
     let c = client(&url).await;
     known_sequence(&mock, &c).await;

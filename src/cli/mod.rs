@@ -267,7 +267,7 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => args.server.log_format,
         _ => crate::runtime::cli::LogFormat::Text,
     };
-    crate::runtime::cli::init_logging("warn,mcpgen=info", log_format);
+    crate::runtime::cli::init_logging("warn,mcpgen=info,mcpgen_runtime=info", log_format);
     let result = match cli.command {
         Command::Inspect(args) => inspect::run(&args),
         Command::Serve(args) => serve::run(&args),
