@@ -130,7 +130,7 @@ fn regeneration_keeps_the_handlers() {
     let out = dir.path().join("crate");
     generate("samples/openai-functions.json", &out, "functions-mcp", &["--include-op", "get_current_*"]);
     // Handlers written for an older engine, on its inside rather than runtime::ext.
-    let mine = "use crate::runtime::engine::hooks::not_implemented;\n\
+    let mine = "use crate::runtime::hooks::not_implemented;\n\
                 // my handlers (a comment naming fn send_email( is not a handler)\n\
                 pub async fn get_current_weather(args: GetCurrentWeatherArgs) -> Result<Value, String> {\n\
                 \x20   Err(not_implemented(\"get_current_weather\"))\n}\n";
@@ -140,7 +140,7 @@ fn regeneration_keeps_the_handlers() {
     assert_eq!(std::fs::read_to_string(out.join("src/handlers.rs")).unwrap(), mine);
     let note = String::from_utf8_lossy(&again.stderr);
     assert!(
-        note.contains("note: src/handlers.rs uses runtime::engine::hooks, the engine's inside, which changes between mcpgen versions: build on crate::runtime::ext instead"),
+        note.contains("note: src/handlers.rs uses runtime::hooks, the engine's inside, which changes between mcpgen versions: build on mcpgen_runtime::ext instead"),
         "{note}"
     );
     assert!(!note.contains("src/hooks.rs uses"), "the generated hooks build on runtime::ext: {note}");

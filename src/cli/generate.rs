@@ -179,7 +179,7 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
         if !inside.is_empty() {
             eprintln!(
                 "\nnote: {f} uses {}, the engine's inside, which changes between mcpgen versions: \
-                 build on crate::runtime::ext instead (see src/runtime/ext.rs)",
+                 build on mcpgen_runtime::ext instead (see mcpgen-runtime/src/ext.rs)",
                 inside.join(", ")
             );
         }

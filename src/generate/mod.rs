@@ -253,7 +253,7 @@ pub fn without_tests(source: &str) -> String {
 /// The files that are the user's from the first generation on and build on `runtime::ext`.
 pub const USER_CODE: [&str; 2] = ["src/hooks.rs", "src/handlers.rs"];
 
-/// The engine modules other than `runtime::ext` that the user's code names (`runtime::engine::hooks`,
+/// The engine modules other than `runtime::ext` that the user's code names (`runtime::hooks`,
 /// say): the engine's inside, which changes between mcpgen versions. Comments do not count.
 pub fn engine_paths_in(user_code: &str) -> Vec<String> {
     let mut found = std::collections::BTreeSet::new();
@@ -487,8 +487,8 @@ mod tests {
 
     #[test]
     fn user_code_on_the_engines_inside() {
-        let old = "//! Uses crate::runtime::engine::hooks.\nuse crate::runtime::engine::hooks::not_implemented;\nimpl crate::runtime::engine::hooks::Hooks for H {}\nuse crate::runtime::{ext, request::PreparedRequest};\n";
-        assert_eq!(engine_paths_in(old), ["runtime::engine::hooks"], "comments and `runtime::{{` lists aside");
+        let old = "//! Uses crate::runtime::hooks.\nuse crate::runtime::hooks::not_implemented;\nimpl crate::runtime::hooks::Hooks for H {}\nuse crate::runtime::{ext, request::PreparedRequest};\nuse mcpgen_runtime::ext::Error;\n";
+        assert_eq!(engine_paths_in(old), ["runtime::hooks"], "comments and `runtime::{{` lists aside");
         assert!(engine_paths_in(templates::HOOKS_RS).is_empty());
         let p = crate::pipeline::run("samples/openai-functions.json", &Default::default()).unwrap();
         assert!(engine_paths_in(&handlers::handlers_rs(&p.tools.config).unwrap()).is_empty());

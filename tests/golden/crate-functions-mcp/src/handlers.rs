@@ -4,20 +4,20 @@
 //! `Ok(value)` and the JSON value is the tool's result (an object becomes structured content;
 //! `json!` builds one); return `Err(Error::new(message))` and the model sees a tool error (`?`
 //! converts reqwest and serde_json errors too). The argument types are in `src/tools.rs`, which
-//! mcpgen regenerates with the catalogue. This file builds on `crate::runtime::ext` (see
-//! src/runtime/ext.rs), which regenerating keeps working, and on those types.
+//! mcpgen regenerates with the catalogue. This file builds on `mcpgen_runtime::ext` (see
+//! mcpgen-runtime/src/ext.rs), which mcpgen keeps working across versions, and on those types.
 //!
 //! Example:
 //!
 //! ```ignore
-//! use crate::runtime::ext::json;
+//! use mcpgen_runtime::ext::json;
 //!
 //! pub async fn get_current_weather(args: GetCurrentWeatherArgs) -> Result<Value, Error> {
 //!     Ok(json!({ "location": args.location, "temperature": 21, "unit": "celsius" }))
 //! }
 //! ```
 
-use crate::runtime::ext::{Error, Value};
+use mcpgen_runtime::ext::{Error, Value};
 use crate::tools::*;
 
 /// Get the current weather in a given location

@@ -5,17 +5,16 @@
 pub mod handlers;
 pub mod tools;
 pub mod hooks;
-pub mod runtime;
+
+/// mcpgen's engine (the `mcpgen-runtime` crate): your code builds on `runtime::ext`.
+pub use mcpgen_runtime as runtime;
 
 /// The API's tools, HTTP bindings and credential env var names (mcpgen's runtime config).
 pub const CATALOGUE: &str = include_str!("catalogue.json");
 
 /// The catalogue, parsed.
-pub fn catalogue() -> Result<runtime::model::RuntimeConfig, runtime::Error> {
-    serde_json::from_str(CATALOGUE)
-        .map_err(|e| runtime::Error::Config(
-            format!("the embedded catalogue is invalid: {e}"),
-        ))
+pub fn catalogue() -> Result<runtime::config::RuntimeConfig, runtime::Error> {
+    runtime::config::RuntimeConfig::from_json(CATALOGUE)
 }
 
 /// The names of the catalogue's tools, in order.
@@ -24,6 +23,19 @@ pub fn catalogue_tool_names() -> Result<Vec<String>, runtime::Error> {
 }
 
 /// The hooks and handlers this server runs with.
-pub fn extensions() -> runtime::hooks::Extensions {
-    runtime::hooks::Extensions::with_hooks(hooks::Hooks).with_handlers(tools::Handlers)
+pub fn extensions() -> runtime::ext::Extensions {
+    runtime::ext::Extensions::with_hooks(hooks::Hooks).with_handlers(tools::Handlers)
+}
+
+/// This server as the runtime's command line runs it.
+pub fn program() -> runtime::cli::Program {
+    runtime::cli::Program {
+        name: "functions-mcp",
+        version: env!("CARGO_PKG_VERSION"),
+        about: "MCP server for openai-functions (stdio or Streamable HTTP)",
+        after_help: "",
+        log_filter: "warn,mcpgen_runtime=info,functions_mcp=info",
+        catalogue: CATALOGUE,
+        extensions: extensions(),
+    }
 }

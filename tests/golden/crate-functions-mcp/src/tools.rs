@@ -3,8 +3,8 @@
 //! The argument types of the tools answered by `crate::handlers`, and the dispatch to them.
 
 use serde_json::{Map, Value};
-use crate::runtime::ext::Error;
-use crate::runtime::hooks::HandlerFuture;
+use mcpgen_runtime::ext::Error;
+use mcpgen_runtime::ext::HandlerFuture;
 
 /// The arguments of `get_current_weather`.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
@@ -83,7 +83,7 @@ pub struct ListRemindersArgs {}
 /// Routes each call to its function in `crate::handlers`.
 pub struct Handlers;
 
-impl crate::runtime::hooks::Handlers for Handlers {
+impl mcpgen_runtime::ext::Handlers for Handlers {
     fn call<'a>(
         &'a self,
         tool: &'a str,

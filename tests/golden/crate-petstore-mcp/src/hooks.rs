@@ -1,5 +1,5 @@
 //! Your customisations: mcpgen creates this file once and never overwrites it. It builds on
-//! `crate::runtime::ext` (see src/runtime/ext.rs), which regenerating keeps working.
+//! `mcpgen_runtime::ext` (see mcpgen-runtime/src/ext.rs), which mcpgen keeps working across versions.
 //!
 //! `before_request` runs before each upstream request, after credentials were added, and may
 //! await (fetch a token, sign the request): change the URL, headers or body, or return
@@ -25,7 +25,7 @@
 //! }
 //! ```
 
-use crate::runtime::ext::{self, CallToolResult, Error, Map, Request, Value};
+use mcpgen_runtime::ext::{self, CallToolResult, Error, Map, Request, Value};
 
 /// The hooks this server runs with.
 pub struct Hooks;
