@@ -38,6 +38,7 @@ async fn api_tools_keep_their_names_behind_call_tool() {
 }
 
 /// The names `search_tools` returns for `query`.
+#[cfg(feature = "semantic")]
 async fn found(c: &Connected, query: &str) -> Vec<String> {
     let r = c.call("search_tools", json!({ "query": query })).await;
     let tools = r.structured_content.map(|s| s["tools"].clone()).unwrap_or_default();
