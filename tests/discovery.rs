@@ -82,10 +82,8 @@ async fn search_by_meaning_with_a_search_model() {
     assert_eq!(cached, 1, "the same model and texts are one cache file");
 }
 
-/// A model directory that holds no model stops the server at start with what it needs.
-#[cfg(feature = "semantic")]
-#[test]
-fn a_missing_search_model_is_a_clear_error() {
+/// What `serve --search-model DIR` says on stderr when DIR holds no model; it must fail.
+fn serve_with_an_empty_model_dir() -> String {
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
         .args(["serve", "samples/petstore-oas30.json", "--tool-mode", "discovery", "--search-model"])
@@ -94,7 +92,14 @@ fn a_missing_search_model_is_a_clear_error() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A model directory that holds no model stops the server at start with what it needs.
+#[cfg(feature = "semantic")]
+#[test]
+fn a_missing_search_model_is_a_clear_error() {
+    let err = serve_with_an_empty_model_dir();
     assert!(err.contains("config.json") && err.contains("sentence-transformers"), "{err}");
 }
 
@@ -102,15 +107,7 @@ fn a_missing_search_model_is_a_clear_error() {
 #[cfg(not(feature = "semantic"))]
 #[test]
 fn search_model_needs_the_semantic_feature() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
-        .args(["serve", "samples/petstore-oas30.json", "--tool-mode", "discovery", "--search-model"])
-        .arg(dir.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = serve_with_an_empty_model_dir();
     assert!(err.contains("--search-model needs the `semantic` feature"), "{err}");
 }
 
