@@ -15,6 +15,8 @@ Examples:
   mcpgen openapi.yaml                                 the same as `mcpgen generate openapi.yaml`
   mcpgen generate openapi.yaml -o petstore-mcp --name petstore-mcp
   mcpgen generate openapi.yaml -o petstore-mcp --force   regenerate; src/hooks.rs is kept
+  mcpgen generate openapi.yaml --with oauth,metrics      more of the runtime than the API needs
+  mcpgen generate openapi.yaml --runtime registry        depend on the published mcpgen-runtime
 Then: cd petstore-mcp && cargo build --release";
 
 #[derive(Debug, Args)]
