@@ -29,7 +29,7 @@ async fn pair_with_token(token: Option<&str>) -> Pair {
     let spec = e2e_spec(&mock);
     let args = ["serve", spec.to_str().unwrap(), "--base-url", &mock.url()];
     // The fast path says when it answers (trace), so each case can tell which path served it.
-    let log = "info,mcpgen_runtime::transport::fast_call=trace";
+    let log = "info,mcpgen_runtime::transport::http::fast_call=trace";
     let command = || {
         let c = ServerCommand::mcpgen(&args).env("MCPGEN_LOG", log);
         match token {
@@ -310,7 +310,7 @@ async fn confirm_turns_the_fast_path_off() {
         "--confirm",
         "destructive",
     ])
-    .env("MCPGEN_LOG", "info,mcpgen_runtime::transport::fast_call=trace");
+    .env("MCPGEN_LOG", "info,mcpgen_runtime::transport::http::fast_call=trace");
     let (_child, url, logs) = spawn_http_logged(&cmd, &[]).await;
     let seen =
         send(&mock, &url, &[ACCEPT, JSON], &call(json!(1), json!({"name": "authNone", "arguments": {}})), None).await;

@@ -321,7 +321,7 @@ fn petstore_crate_carries_only_the_core() {
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join("petstore-mcp");
     generate_locked("samples/petstore-oas30.json", &krate, "petstore-mcp");
-    assert!(runtime_features(&krate).is_empty());
+    assert_eq!(runtime_features(&krate), ["http"]);
     let tree = cargo(&krate, &["tree", "--locked", "-e", "normal,build", "--prefix", "none", "--format", "{p}"]);
     assert!(tree.status.success(), "{}", String::from_utf8_lossy(&tree.stderr));
     let tree = String::from_utf8_lossy(&tree.stdout);
@@ -340,7 +340,7 @@ fn github_crate_builds() {
         Some(github) => {
             let (_dir, krate) = builds_clean(&github.display().to_string(), "github-mcp");
             // Discovery, chosen by `auto` for 1,000 tools, but no search by meaning.
-            assert_eq!(runtime_features(&krate), ["discovery"]);
+            assert_eq!(runtime_features(&krate), ["http", "discovery"]);
         }
         None => eprintln!("so GitHub's crate is not built"),
     }

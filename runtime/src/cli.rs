@@ -11,9 +11,11 @@ use super::{Engine, EngineOptions, McpServer, Metrics, Readiness, UpstreamAuth, 
 use crate::config::{Context, RuntimeConfig, SchemaDetail, ToolMode};
 use crate::engine::hooks::Extensions;
 use crate::engine::live::LiveEngine;
-use crate::engine::reload::{BuildFn, Reload};
+use crate::auth::OAuthOptions;
+use crate::engine::BuildFn;
+#[cfg(feature = "reload")]
+use crate::engine::reload::Reload;
 use crate::error::Error;
-use crate::transport::OAuthOptions;
 use crate::transport::log_fields::CallFields;
 
 /// `--transport`: how clients reach the server.
@@ -151,7 +153,7 @@ impl OAuthArgs {
             resource: self.oauth_resource.clone(),
             jwks_min_refresh: self
                 .oauth_jwks_min_refresh
-                .map_or(crate::transport::DEFAULT_MIN_REFRESH, Duration::from_secs),
+                .map_or(crate::auth::DEFAULT_MIN_REFRESH, Duration::from_secs),
         }))
     }
 }
@@ -407,6 +409,7 @@ pub fn run(config: RuntimeConfig, base_url: Option<String>, args: &ServerArgs, e
 
 /// Like [`run`], reloading the catalogue on each change `reload` reports and on SIGHUP (`mcpgen
 /// serve`): sessions are told when the tools change (`notifications/tools/list_changed`).
+#[cfg(feature = "reload")]
 pub fn run_reloading(
     config: RuntimeConfig,
     base_url: Option<String>,
@@ -495,6 +498,33 @@ fn engine_builder(args: &ServerArgs, base_url: Option<String>, metrics: Arc<Metr
     })
 }
 
+/// Without the `reload` feature nothing reloads: no value of this type exists.
+#[cfg(not(feature = "reload"))]
+type Reload = std::convert::Infallible;
+
+/// The reload watches its input (`--watch`), beyond SIGHUP.
+fn watches(reload: &Reload) -> bool {
+    #[cfg(feature = "reload")]
+    return reload.changes.is_some();
+    #[cfg(not(feature = "reload"))]
+    match *reload {}
+}
+
+/// Flags the features compiled in cannot honour, named with the feature that would.
+fn check_features(args: &ServerArgs) -> Result<(), Error> {
+    // The narrowest feature first: legacy-sse brings http with it.
+    if args.legacy_sse && !cfg!(feature = "legacy-sse") {
+        return Err(Error::missing_feature("legacy-sse", "--legacy-sse"));
+    }
+    if args.transport == Transport::Http && !cfg!(feature = "http") {
+        return Err(Error::missing_feature("http", "--transport http"));
+    }
+    if args.metrics_bind.is_some() && !cfg!(feature = "metrics") {
+        return Err(Error::missing_feature("metrics", "--metrics-bind"));
+    }
+    Ok(())
+}
+
 fn serve(
     config: RuntimeConfig,
     base_url: Option<String>,
@@ -502,15 +532,13 @@ fn serve(
     ext: Extensions,
     reload: Option<Reload>,
 ) -> Result<(), Error> {
+    check_features(args)?;
     let (oauth, auth_token) = access(args)?;
-    if args.metrics_bind.is_some() && !cfg!(feature = "metrics") {
-        return Err(Error::missing_feature("metrics", "--metrics-bind"));
-    }
     let metrics = Arc::new(Metrics::new());
     let readiness = Readiness::default();
     // A watched input can change at any moment, and HTTP clients are not told: lists stay fresh
     // for no time unless --list-ttl says otherwise (stdio sessions are told by list_changed).
-    let watching = reload.as_ref().is_some_and(|r| r.changes.is_some());
+    let watching = reload.as_ref().is_some_and(watches);
     let build = if watching && args.caching.list_ttl.is_none() {
         let mut args = args.clone();
         args.caching.list_ttl = Some(0);
@@ -524,8 +552,9 @@ fn serve(
         .map_err(|e| Error::Config(format!("async runtime: {e}")))?;
     runtime.block_on(async move {
         // Up before the engine, so that /ready tells a probe the server is still starting.
+        #[cfg(feature = "metrics")]
         if let Some(bind) = args.metrics_bind {
-            let addr = transport::serve_metrics(bind, metrics.clone(), readiness.clone()).await?;
+            let addr = transport::http::serve_metrics(bind, metrics.clone(), readiness.clone()).await?;
             tracing::info!("metrics at http://{addr}/metrics");
         }
         let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
@@ -534,25 +563,32 @@ fn serve(
         let count = engine.tool_count();
         let live = LiveEngine::new(engine);
         let confirmer = crate::engine::confirm::Confirmer::new(args.confirm.confirm)?;
-        let mut server = McpServer::live(live.clone()).with_confirm(confirmer);
-        if let Some(reload) = reload {
-            server = server.with_list_changed();
-            crate::engine::reload::start(live, reload, build, metrics.clone());
-        }
+        let server = McpServer::live(live.clone()).with_confirm(confirmer);
+        let server = match reload {
+            #[cfg(feature = "reload")]
+            Some(reload) => {
+                crate::engine::reload::start(live, reload, build, metrics.clone());
+                server.with_list_changed()
+            }
+            #[cfg(not(feature = "reload"))]
+            Some(never) => match never {},
+            None => server,
+        };
         readiness.set(true);
         match args.transport {
             Transport::Stdio => {
                 tracing::info!("serving {count} tools ({title}) over stdio");
                 transport::serve_stdio(server).await
             }
+            #[cfg(feature = "http")]
             Transport::Http => {
-                let http = transport::HttpOptions {
+                let http = transport::http::HttpOptions {
                     bind: args.bind,
                     auth_token,
                     allowed_origins: args.allow_origin.clone(),
                     allowed_hosts: args.allow_host.clone(),
                     legacy_sse: args.legacy_sse,
-                    workers: args.workers.map_or_else(crate::transport::workers::default_workers, usize::from),
+                    workers: args.workers.map_or_else(transport::http::workers::default_workers, usize::from),
                     oauth,
                     metrics: (cfg!(feature = "metrics") && args.metrics_bind.is_none()).then_some(metrics),
                     readiness,
@@ -563,11 +599,60 @@ fn serve(
                         args.bind
                     );
                 }
-                transport::serve_http(server, http, |addr| {
+                transport::http::serve_http(server, http, |addr| {
                     tracing::info!("serving {count} tools ({title}) at http://{addr}/mcp")
                 })
                 .await
             }
+            // check_features has refused it.
+            #[cfg(not(feature = "http"))]
+            Transport::Http => {
+                let _ = (auth_token, oauth, readiness);
+                Err(Error::missing_feature("http", "--transport http"))
+            }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn server_args(flags: &[&str]) -> ServerArgs {
+        ProgramCli::try_parse_from(std::iter::once("server").chain(flags.iter().copied())).unwrap().server
+    }
+
+    /// A flag whose feature is compiled out is refused, naming the feature; with it, it passes.
+    fn needs(flags: &[&str], feature: &str, compiled: bool) {
+        match check_features(&server_args(flags)) {
+            Ok(()) => assert!(compiled, "{flags:?} without {feature}"),
+            Err(Error::MissingFeature { feature: named, .. }) => {
+                assert!(!compiled, "{flags:?} refused with {feature}");
+                assert_eq!(named, feature);
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn http_needs_its_feature() {
+        needs(&["--transport", "http"], "http", cfg!(feature = "http"));
+    }
+
+    #[test]
+    fn legacy_sse_needs_its_feature() {
+        needs(&["--transport", "http", "--legacy-sse"], "legacy-sse", cfg!(feature = "legacy-sse"));
+    }
+
+    #[test]
+    fn metrics_bind_needs_its_feature() {
+        needs(&["--metrics-bind", "127.0.0.1:9090"], "metrics", cfg!(feature = "metrics"));
+    }
+
+    #[test]
+    fn stdio_needs_no_feature() {
+        needs(&[], "", true);
+    }
 }

@@ -9,10 +9,11 @@
 //! - `upstream`: requests to the API: building them, credentials, sending, mapping the response;
 //! - `discovery` (feature `discovery`): search over the tools, compact schemas, search by meaning
 //!   (feature `semantic`);
-//! - `auth` (feature `oauth`): the HTTP server as an OAuth 2.1 resource server;
-//! - `transport`: stdio, Streamable HTTP (feature `http`), the MCP handler, metrics.
+//! - `auth`: the HTTP server as an OAuth 2.1 resource server (feature `oauth`);
+//! - `transport`: the MCP handler, stdio, Streamable HTTP (feature `http`), the legacy HTTP+SSE
+//!   transport (feature `legacy-sse`);
+//! - `metrics`: the counters every part updates, Prometheus text with the `metrics` feature.
 
-#[cfg(feature = "oauth")]
 pub mod auth;
 pub mod cli;
 pub mod config;
@@ -21,6 +22,7 @@ pub mod discovery;
 pub mod engine;
 pub mod error;
 pub mod ext;
+pub mod metrics;
 pub mod transport;
 pub mod upstream;
 
@@ -29,6 +31,6 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub use engine::{Engine, EngineOptions, UpstreamAuth};
 pub use error::Error;
-pub use transport::metrics::{Metrics, Readiness};
+pub use metrics::{Metrics, Readiness};
 pub use transport::server::McpServer;
 pub use upstream::{UpstreamPolicy, install_crypto_provider};

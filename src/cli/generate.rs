@@ -39,8 +39,9 @@ pub(crate) struct GenerateArgs {
     pub context: crate::runtime::cli::ContextArgs,
 
     /// Build the crate with more of the runtime than its config needs (repeatable, or
-    /// comma-separated): discovery, semantic (search by meaning), oauth, metrics. Discovery comes
-    /// by itself when the tool mode can choose it, semantic with --search-model.
+    /// comma-separated): discovery, semantic (search by meaning), oauth, metrics, legacy-sse.
+    /// Discovery comes by itself when the tool mode can pick it, semantic with --search-model;
+    /// Streamable HTTP is always there.
     #[arg(long = "with", value_enum, value_delimiter = ',', value_name = "FEATURE")]
     pub with: Vec<FeatureArg>,
 
@@ -66,6 +67,8 @@ pub(crate) enum FeatureArg {
     Oauth,
     /// Prometheus metrics (/metrics, --metrics-bind).
     Metrics,
+    /// The 2024-11-05 HTTP+SSE transport (--legacy-sse).
+    LegacySse,
 }
 
 impl From<FeatureArg> for generate::Feature {
@@ -75,6 +78,7 @@ impl From<FeatureArg> for generate::Feature {
             FeatureArg::Semantic => generate::Feature::Semantic,
             FeatureArg::Oauth => generate::Feature::OAuth,
             FeatureArg::Metrics => generate::Feature::Metrics,
+            FeatureArg::LegacySse => generate::Feature::LegacySse,
         }
     }
 }

@@ -10,6 +10,7 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/auth/jwks.rs", include_str!("../../runtime/src/auth/jwks.rs")),
     ("src/auth/jwt_ring.rs", include_str!("../../runtime/src/auth/jwt_ring.rs")),
     ("src/auth/mod.rs", include_str!("../../runtime/src/auth/mod.rs")),
+    ("src/auth/resource.rs", include_str!("../../runtime/src/auth/resource.rs")),
     ("src/cli.rs", include_str!("../../runtime/src/cli.rs")),
     ("src/config/binding.rs", include_str!("../../runtime/src/config/binding.rs")),
     ("src/config/keywords.rs", include_str!("../../runtime/src/config/keywords.rs")),
@@ -39,17 +40,18 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/error.rs", include_str!("../../runtime/src/error.rs")),
     ("src/ext.rs", include_str!("../../runtime/src/ext.rs")),
     ("src/lib.rs", include_str!("../../runtime/src/lib.rs")),
-    ("src/transport/fast_call.rs", include_str!("../../runtime/src/transport/fast_call.rs")),
-    ("src/transport/front.rs", include_str!("../../runtime/src/transport/front.rs")),
-    ("src/transport/legacy_sse.rs", include_str!("../../runtime/src/transport/legacy_sse.rs")),
+    ("src/metrics/mod.rs", include_str!("../../runtime/src/metrics/mod.rs")),
+    ("src/metrics/off.rs", include_str!("../../runtime/src/metrics/off.rs")),
+    ("src/metrics/registry.rs", include_str!("../../runtime/src/metrics/registry.rs")),
+    ("src/transport/http/fast_call.rs", include_str!("../../runtime/src/transport/http/fast_call.rs")),
+    ("src/transport/http/front.rs", include_str!("../../runtime/src/transport/http/front.rs")),
+    ("src/transport/http/legacy_sse.rs", include_str!("../../runtime/src/transport/http/legacy_sse.rs")),
+    ("src/transport/http/manners.rs", include_str!("../../runtime/src/transport/http/manners.rs")),
+    ("src/transport/http/mod.rs", include_str!("../../runtime/src/transport/http/mod.rs")),
+    ("src/transport/http/workers.rs", include_str!("../../runtime/src/transport/http/workers.rs")),
     ("src/transport/log_fields.rs", include_str!("../../runtime/src/transport/log_fields.rs")),
-    ("src/transport/manners.rs", include_str!("../../runtime/src/transport/manners.rs")),
-    ("src/transport/metrics/mod.rs", include_str!("../../runtime/src/transport/metrics/mod.rs")),
-    ("src/transport/metrics/off.rs", include_str!("../../runtime/src/transport/metrics/off.rs")),
-    ("src/transport/metrics/registry.rs", include_str!("../../runtime/src/transport/metrics/registry.rs")),
     ("src/transport/mod.rs", include_str!("../../runtime/src/transport/mod.rs")),
     ("src/transport/server.rs", include_str!("../../runtime/src/transport/server.rs")),
-    ("src/transport/workers.rs", include_str!("../../runtime/src/transport/workers.rs")),
     ("src/upstream/conns.rs", include_str!("../../runtime/src/upstream/conns.rs")),
     ("src/upstream/credentials.rs", include_str!("../../runtime/src/upstream/credentials.rs")),
     ("src/upstream/direct.rs", include_str!("../../runtime/src/upstream/direct.rs")),
@@ -75,10 +77,15 @@ pub enum RuntimeSource {
     Registry,
 }
 
-/// A feature of mcpgen-runtime that a generated crate gets only when its config needs it or it is
-/// asked for (`--with`); the HTTP transport and the fast path are always there.
+/// A feature of mcpgen-runtime that a generated crate gets when its config needs it or it is asked
+/// for (`--with`); the HTTP transport always. Reload is never one: a generated crate embeds its
+/// catalogue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Feature {
+    /// Streamable HTTP and its fast path: every crate has it, so that every client can connect.
+    Http,
+    /// The 2024-11-05 HTTP+SSE transport (`--legacy-sse`).
+    LegacySse,
     /// Discovery mode and compact schemas.
     Discovery,
     /// Search by meaning (candle).
@@ -93,6 +100,8 @@ impl Feature {
     /// The cargo feature's name.
     pub fn name(self) -> &'static str {
         match self {
+            Feature::Http => "http",
+            Feature::LegacySse => "legacy-sse",
             Feature::Discovery => "discovery",
             Feature::Semantic => "semantic",
             Feature::OAuth => "oauth",
@@ -101,11 +110,12 @@ impl Feature {
     }
 }
 
-/// The features a crate serving `config` gets: discovery when its tool mode can choose discovery
-/// or compact schemas (as `auto` would with the default limits, or as the config says), search by
-/// meaning when the config names a model, and whatever was asked for.
+/// The features a crate serving `config` gets: HTTP always, discovery when its tool mode can
+/// choose discovery or compact schemas (as `auto` would with the default limits, or as the config
+/// says), search by meaning when the config names a model, and whatever was asked for.
 pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
     let mut out: BTreeSet<Feature> = asked.iter().copied().collect();
+    out.insert(Feature::Http);
     let exposure = crate::runtime::engine::exposure::resolve(&config.context, &config.tools);
     if exposure.discovery || exposure.compact {
         out.insert(Feature::Discovery);

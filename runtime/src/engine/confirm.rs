@@ -163,7 +163,7 @@ impl Confirmer {
             return self.stateless(request, &target, &question, can_elicit, caller);
         }
         // Stateless HTTP keeps no session: a request to the client mid-call has no way back.
-        if context.extensions.get::<axum::http::request::Parts>().is_some() {
+        if context.extensions.get::<http::request::Parts>().is_some() {
             return Ok(refused(
                 &target,
                 "this client's protocol (before 2026-07-28) cannot be asked in the middle of a call over stateless \

@@ -9,6 +9,7 @@ pub mod exposure;
 pub mod hooks;
 pub mod live;
 pub mod progress;
+#[cfg(feature = "reload")]
 pub mod reload;
 pub mod resources;
 pub mod routes;
@@ -34,12 +35,15 @@ use crate::engine::caller::Caller;
 use crate::engine::hooks::Extensions;
 use crate::engine::routes::Routes;
 use crate::error::{Error, Result};
-use crate::transport::metrics::{Metrics, Outcome, RequestId, ToolCounters};
+use crate::metrics::{Metrics, Outcome, RequestId, ToolCounters};
 use crate::upstream::credentials::{Credential, Credentials};
 use crate::upstream::request::{self, PreparedRequest};
 use crate::upstream::response::{self, CallContext};
 use crate::upstream::target::Target;
 use crate::upstream::{Upstream, UpstreamPolicy};
+
+/// Builds an engine for a config with the server's options: the first one, and each reload's.
+pub(crate) type BuildFn = dyn Fn(RuntimeConfig) -> Result<Arc<Engine>> + Send + Sync;
 
 /// What the operator chooses at start-up (command-line flags of `serve` and of generated crates).
 #[derive(Debug, Clone, Default)]

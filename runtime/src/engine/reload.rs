@@ -10,16 +10,12 @@ use std::time::Instant;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::config::RuntimeConfig;
-use crate::engine::Engine;
+use crate::engine::BuildFn;
 use crate::engine::live::LiveEngine;
-use crate::error::Error;
-use crate::transport::metrics::Metrics;
+use crate::metrics::Metrics;
 
 /// Reads the input again: the new config, or the message the command line would print.
 pub type LoadFn = dyn Fn() -> Result<RuntimeConfig, String> + Send + Sync;
-
-/// Builds an engine for a config with the server's options.
-pub(crate) type BuildFn = dyn Fn(RuntimeConfig) -> Result<Arc<Engine>, Error> + Send + Sync;
 
 /// How a server reloads its catalogue (`mcpgen serve`; see [`crate::cli::run_reloading`]).
 pub struct Reload {

@@ -22,7 +22,7 @@ use crate::engine::Engine;
 use crate::engine::caching::CacheHints;
 use crate::engine::caller::Caller;
 use crate::engine::routes::Route;
-use crate::transport::metrics::Outcome;
+use crate::metrics::Outcome;
 
 /// The API description's URI (the `mcpgen://` scheme of mcpgen's own resources, like a binary
 /// result's `mcpgen://response/{tool}`).

@@ -11,7 +11,7 @@ use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FormatFields, FormattedFields};
 
 /// Writes span and event fields as `inner` does, and a lone `request_id` (16 hex digits, as
-/// [`crate::transport::metrics::RequestId`] shows itself) directly, exactly as `inner` would write it.
+/// [`crate::metrics::RequestId`] shows itself) directly, exactly as `inner` would write it.
 pub(crate) struct CallFields<N> {
     inner: N,
     json: bool,
@@ -135,7 +135,7 @@ mod tests {
     use tracing_subscriber::fmt::format::{DefaultFields, JsonFields};
 
     use super::*;
-    use crate::transport::metrics::RequestId;
+    use crate::metrics::RequestId;
 
     /// What a subscriber writes, for comparing formatters.
     #[derive(Clone, Default)]

@@ -78,11 +78,13 @@ impl McpServer {
     }
 
     /// Whether callers are limited to what their access tokens allow.
+    #[cfg(feature = "http")]
     pub(crate) fn checks_tokens(&self) -> bool {
         self.oauth
     }
 
     /// Whether some calls ask the user first (`--confirm`).
+    #[cfg(feature = "http")]
     pub(crate) fn confirms(&self) -> bool {
         self.confirm.is_some()
     }
@@ -95,7 +97,7 @@ impl McpServer {
 
 /// A `tools/call` on `engine` for `caller`, answered as the MCP result or error: the one call
 /// path of rmcp's handler ([`McpServer::call_tool`]) and of the HTTP fast path
-/// ([`crate::transport::fast_call`]).
+/// (`transport::http::fast_call`).
 pub(crate) async fn call(
     engine: &Engine,
     name: &str,

@@ -208,7 +208,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::transport::metrics::Metrics;
+    use crate::metrics::Metrics;
     use crate::upstream::{Upstream, UpstreamPolicy, UpstreamResponse};
 
     /// What the server saw, as JSON: method, path, body and the headers reqwest and hyper set.

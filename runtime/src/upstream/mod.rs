@@ -17,7 +17,7 @@ use reqwest::header::HeaderValue;
 use tokio::sync::{Mutex, Semaphore};
 
 use crate::error::{Error, Result, UpstreamFault};
-use crate::transport::metrics::Metrics;
+use crate::metrics::Metrics;
 use crate::upstream::direct::{Direct, DirectResponse};
 use crate::upstream::request::PreparedRequest;
 

@@ -20,7 +20,7 @@ use axum::routing::future::RouteFuture;
 use futures::future::{BoxFuture, Either};
 use tower_service::Service;
 
-use crate::transport::fast_call::FastCall;
+use crate::transport::http::fast_call::FastCall;
 
 /// The router, with the fast path in front of it when it may be there.
 #[derive(Clone)]
@@ -70,16 +70,16 @@ impl Door {
     fn may_take(&self, request: &Request) -> bool {
         request.method() == Method::POST
             && request.uri().path() == "/mcp"
-            && crate::transport::token_matches(self.token.as_deref(), request.headers())
+            && crate::transport::http::token_matches(self.token.as_deref(), request.headers())
     }
 
     /// The fast path's answer, or the router's when the fast path declines the call.
     async fn answer(&self, request: Request, mut router: axum::Router) -> Response {
         let (parts, body) = request.into_parts();
         // As the manners layer reads it, with its limit and its answer beyond it.
-        let bytes = match to_bytes(body, crate::transport::manners::MAX_BODY).await {
+        let bytes = match to_bytes(body, crate::transport::http::manners::MAX_BODY).await {
             Ok(bytes) => bytes,
-            Err(_) => return crate::transport::manners::unreadable_body(),
+            Err(_) => return crate::transport::http::manners::unreadable_body(),
         };
         let declined = match self.fast.answer_or_return(parts, bytes).await {
             Ok(answer) => return answer,
