@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::runtime::discovery::search::Finder;
+use mcpgen::runtime::discovery::finder::Finder;
 use mcpgen::runtime::discovery::search::SearchIndex;
 #[cfg(feature = "semantic")]
 use mcpgen::runtime::discovery::semantic::{SemanticIndex, SentenceModel};

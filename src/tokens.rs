@@ -8,7 +8,7 @@ use rmcp::model::Tool as McpTool;
 use serde::Serialize;
 
 use crate::runtime::config::{ListTokens, RuntimeConfig, Tool, tools_list_bytes};
-use crate::runtime::discovery;
+use crate::runtime::engine::meta;
 use crate::runtime::engine::ToolEntry;
 
 /// Named in reports, so that readers know what was counted.
@@ -97,8 +97,8 @@ pub(crate) fn discovery_cost(
     pins: &[String],
     compact: bool,
 ) -> Result<Cost, crate::runtime::Error> {
-    let pinned = discovery::pinned(pins, entries)?;
-    Ok(list_cost(discovery::meta_tools().into_iter().chain(pinned.iter().map(|&i| entries[i].advertised(compact)))))
+    let pinned = meta::pinned(pins, entries)?;
+    Ok(list_cost(meta::meta_tools().into_iter().chain(pinned.iter().map(|&i| entries[i].advertised(compact)))))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use common::{corpus_file, search_model_dir};
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::runtime::discovery::search::Finder;
+use mcpgen::runtime::discovery::finder::Finder;
 use mcpgen::runtime::discovery::search::SearchIndex;
 #[cfg(feature = "semantic")]
 use mcpgen::runtime::discovery::semantic::{SemanticIndex, SentenceModel};

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::pipeline::{self, Pipeline};
 use crate::runtime::cli::ContextArgs;
 use crate::runtime::config::{Annotations, ListTokens, Method, Tool};
-use crate::runtime::discovery::group_digits;
+use crate::runtime::engine::exposure::group_digits;
 use crate::tokens::{self, Cost, ModeCosts};
 
 pub(super) const EXAMPLES: &str = "\

@@ -8,8 +8,9 @@ use clap::Args;
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Result};
 use crate::pipeline;
-use crate::runtime::discovery::search::{Finder, SearchIndex};
-use crate::runtime::discovery::{self, MAX_LIMIT};
+use crate::runtime::discovery::finder::Finder;
+use crate::runtime::discovery::search::SearchIndex;
+use crate::runtime::engine::meta::{self, MAX_LIMIT};
 #[cfg(feature = "semantic")]
 use crate::runtime::discovery::{embed_cache, semantic::SemanticIndex, semantic::SentenceModel};
 use crate::tokens;
@@ -35,7 +36,7 @@ pub(crate) struct SearchArgs {
     pub query: String,
 
     /// How many tools to show (1 to 50).
-    #[arg(long, value_name = "N", default_value_t = discovery::DEFAULT_LIMIT, value_parser = clap::value_parser!(u64).range(1..=MAX_LIMIT))]
+    #[arg(long, value_name = "N", default_value_t = meta::DEFAULT_LIMIT, value_parser = clap::value_parser!(u64).range(1..=MAX_LIMIT))]
     pub limit: u64,
 
     /// Print what `search_tools` returns as structured content (JSON) instead of text.
@@ -84,7 +85,7 @@ pub(super) fn run(args: &SearchArgs) -> Result<()> {
         Some(_) => return Err(Error::Usage { message: NO_SEMANTIC.into() }),
         None => Finder::words(&index),
     };
-    let result = discovery::search_result(&entries, &finder, &args.query, args.limit as usize);
+    let result = meta::search_result(&entries, &finder, &args.query, args.limit as usize);
     if args.json {
         let structured = result.structured_content.unwrap_or_default();
         let text =

@@ -5,8 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::discovery::semantic::SemanticIndex;
-
 const MAGIC: &[u8; 8] = b"MCPGENV1";
 
 /// The cache directory: `$MCPGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/mcpgen`, else
@@ -34,8 +32,8 @@ fn file(dir: &Path, key: &str) -> PathBuf {
     dir.join("embeddings").join(format!("{key}.bin"))
 }
 
-/// The cached vectors, when there is a whole file of `count` vectors of `dim`.
-pub fn read(dir: &Path, key: &str, dim: usize, count: usize) -> Option<SemanticIndex> {
+/// The cached vectors, one after another, when there is a whole file of `count` vectors of `dim`.
+pub fn read(dir: &Path, key: &str, dim: usize, count: usize) -> Option<Vec<f32>> {
     let bytes = std::fs::read(file(dir, key)).ok()?;
     let body = bytes.strip_prefix(MAGIC)?;
     let (header, data) = body.split_at_checked(8)?;
@@ -43,22 +41,23 @@ pub fn read(dir: &Path, key: &str, dim: usize, count: usize) -> Option<SemanticI
     if word(0)? as usize != dim || word(4)? as usize != count || data.len() != dim * count * 4 {
         return None;
     }
-    let vectors = data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    SemanticIndex::from_vectors(dim, vectors)
+    Some(data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
 }
 
-/// Stores the vectors (written aside, then renamed: a reader never sees half a file). A cache
-/// that cannot be written is only a slower next start: said at debug level.
-pub fn write(dir: &Path, key: &str, index: &SemanticIndex) {
+/// Stores `count` vectors of `dim`, one after another (written aside, then renamed: a reader never
+/// sees half a file). A cache that cannot be written is only a slower next start: said at debug
+/// level.
+pub fn write(dir: &Path, key: &str, dim: usize, vectors: &[f32]) {
+    let count = vectors.len().checked_div(dim).unwrap_or(0);
     let path = file(dir, key);
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let result = (|| {
         std::fs::create_dir_all(path.parent().unwrap_or(dir))?;
-        let mut bytes = Vec::with_capacity(16 + index.vectors().len() * 4);
+        let mut bytes = Vec::with_capacity(16 + vectors.len() * 4);
         bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&(index.dim() as u32).to_le_bytes());
-        bytes.extend_from_slice(&(index.len() as u32).to_le_bytes());
-        index.vectors().iter().for_each(|v| bytes.extend_from_slice(&v.to_le_bytes()));
+        bytes.extend_from_slice(&(dim as u32).to_le_bytes());
+        bytes.extend_from_slice(&(count as u32).to_le_bytes());
+        vectors.iter().for_each(|v| bytes.extend_from_slice(&v.to_le_bytes()));
         std::fs::write(&tmp, bytes)?;
         std::fs::rename(&tmp, &path)
     })();
@@ -75,11 +74,11 @@ mod tests {
     #[test]
     fn vectors_read_back_as_written() {
         let dir = tempfile::tempdir().unwrap();
-        let index = SemanticIndex::from_vectors(2, vec![1.0, 0.0, 0.6, -0.8]).unwrap();
+        let vectors = vec![1.0, 0.0, 0.6, -0.8];
         let k = key(&[7; 32], &["a".into(), "b".into()]);
         assert!(read(dir.path(), &k, 2, 2).is_none());
-        write(dir.path(), &k, &index);
-        assert_eq!(read(dir.path(), &k, 2, 2), Some(index));
+        write(dir.path(), &k, 2, &vectors);
+        assert_eq!(read(dir.path(), &k, 2, 2), Some(vectors));
         // Another shape is another cache.
         assert!(read(dir.path(), &k, 2, 3).is_none());
         assert!(read(dir.path(), &k, 4, 1).is_none());
@@ -89,7 +88,7 @@ mod tests {
     fn a_cut_file_is_ignored() {
         let dir = tempfile::tempdir().unwrap();
         let k = key(&[0; 32], &[]);
-        write(dir.path(), &k, &SemanticIndex::from_vectors(2, vec![1.0, 0.0]).unwrap());
+        write(dir.path(), &k, 2, &[1.0, 0.0]);
         let path = file(dir.path(), &k);
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();

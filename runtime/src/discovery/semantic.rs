@@ -228,14 +228,15 @@ impl SemanticIndex {
     ) -> Result<Self, ModelError> {
         let texts: Vec<String> = docs.into_iter().map(|d| doc_text(&d)).collect();
         let key = embed_cache::key(model.fingerprint(), &texts);
-        if let Some(index) = cache.and_then(|dir| embed_cache::read(dir, &key, model.dim(), texts.len())) {
+        let cached = cache.and_then(|dir| embed_cache::read(dir, &key, model.dim(), texts.len()));
+        if let Some(index) = cached.and_then(|vectors| SemanticIndex::from_vectors(model.dim(), vectors)) {
             return Ok(index);
         }
         made(texts.len());
         let vectors = model.encode(&texts.iter().map(String::as_str).collect::<Vec<_>>())?;
         let index = SemanticIndex { dim: model.dim(), vectors };
         if let Some(dir) = cache {
-            embed_cache::write(dir, &key, &index);
+            embed_cache::write(dir, &key, index.dim, &index.vectors);
         }
         Ok(index)
     }

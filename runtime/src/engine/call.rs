@@ -50,7 +50,7 @@ impl Engine {
         // and moved (7 % of a call's instructions went to those copies).
         let result = Box::pin(async {
             #[cfg(feature = "discovery")]
-            if meta && let Some(result) = discovery::call_meta(self, name, &args, caller, &mut obs).await {
+            if meta && let Some(result) = super::meta::call_meta(self, name, &args, caller, &mut obs).await {
                 return Ok(result);
             }
             #[cfg(not(feature = "discovery"))]

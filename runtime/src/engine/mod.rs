@@ -8,6 +8,8 @@ pub mod confirm;
 pub mod exposure;
 pub mod hooks;
 pub mod live;
+#[cfg(feature = "discovery")]
+pub mod meta;
 pub mod progress;
 #[cfg(feature = "reload")]
 pub mod reload;
@@ -26,9 +28,9 @@ use tracing::Instrument;
 use self::exposure::Exposure;
 use crate::config::{HttpBinding, RuntimeConfig, Tool};
 #[cfg(feature = "discovery")]
-use crate::discovery;
+use crate::discovery::finder::Finder;
 #[cfg(feature = "discovery")]
-use crate::discovery::search::{Finder, SearchDoc, SearchIndex};
+use crate::discovery::search::{SearchDoc, SearchIndex};
 #[cfg(feature = "semantic")]
 use crate::discovery::semantic::{SemanticIndex, SentenceModel};
 use crate::engine::caller::Caller;
@@ -299,7 +301,7 @@ impl Engine {
             .collect();
         let routes = Routes::build(&tools, &config.resources, crate::engine::resources::DESCRIPTION_URI);
         #[cfg(feature = "discovery")]
-        let listed = discovery::listed(&exposure, &config.context.pin_tools, &tools)?;
+        let listed = meta::listed(&exposure, &config.context.pin_tools, &tools)?;
         #[cfg(not(feature = "discovery"))]
         let listed: Vec<McpTool> = tools.iter().map(|t| t.advertised(false)).collect();
         let metas = if exposure.discovery { exposure::META_TOOLS.len() } else { 0 };
@@ -312,7 +314,7 @@ impl Engine {
         let mut info = config.server;
         #[cfg(feature = "discovery")]
         if exposure.discovery {
-            info.instructions = Some(discovery::instructions(info.instructions.as_deref(), &tools, &config.apis));
+            info.instructions = Some(meta::instructions(info.instructions.as_deref(), &tools, &config.apis));
         }
         opts.metrics.set_tools(tools.len());
         let counters = ToolCounters::new(tools.len() + exposure::META_TOOLS.len());
@@ -505,14 +507,14 @@ mod call;
 /// Where tools go: the target of tools of no listed API, one per API of [`RuntimeConfig::apis`]
 /// in its order, and each tool's API by index (`None`: the tools of no listed API).
 fn targets(config: &RuntimeConfig, opts: &EngineOptions) -> Result<(Target, Vec<Target>, Vec<Option<usize>>)> {
-    let default_target = Target::new(&config.upstream, None, &config.tools, opts)?;
+    let default_target = Target::new(&config.upstream, None, &config.tools, (opts.base_url.as_deref(), &opts.headers))?;
     let mut api_index = HashMap::with_capacity(config.apis.len());
     let mut apis = Vec::with_capacity(config.apis.len());
     for (i, api) in config.apis.iter().enumerate() {
         if api_index.insert(api.name.clone(), i).is_some() {
             return Err(Error::Config(format!("the API `{}` is listed twice in `apis`", api.name)));
         }
-        apis.push(Target::new(&config.upstream, Some(api), &config.tools, opts)?);
+        apis.push(Target::new(&config.upstream, Some(api), &config.tools, (opts.base_url.as_deref(), &opts.headers))?);
     }
     let tool_api = |t: &Tool| -> Result<Option<usize>> {
         t.api

@@ -4,7 +4,6 @@
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::config::{Api, Tool, Upstream};
-use crate::engine::EngineOptions;
 use crate::error::{Error, Result};
 use crate::upstream::request::BaseUrl;
 
@@ -22,9 +21,14 @@ impl Target {
     /// The target of `api`'s tools (of the tools of no API for `None`), checked: a base URL that
     /// is absolute when a tool needs one. `--base-url` overrides every API's; the config's
     /// top-level headers, then the API's, then `--header`s are sent.
-    pub(crate) fn new(top: &Upstream, api: Option<&Api>, tools: &[Tool], opts: &EngineOptions) -> Result<Target> {
+    pub(crate) fn new(
+        top: &Upstream,
+        api: Option<&Api>,
+        tools: &[Tool],
+        (base_url_flag, header_flags): (Option<&str>, &[(String, String)]),
+    ) -> Result<Target> {
         let own = api.map_or(&top.base_url, |a| &a.upstream.base_url);
-        let base_url = opts.base_url.clone().or(own.clone()).map(|u| u.trim_end_matches('/').to_string());
+        let base_url = base_url_flag.map(str::to_string).or(own.clone()).map(|u| u.trim_end_matches('/').to_string());
         let name = api.map(|a| a.name.as_str());
         let needs_base =
             tools.iter().any(|t| t.api.as_deref() == name && t.http.as_ref().is_some_and(|h| h.base_url.is_none()));
@@ -45,7 +49,7 @@ impl Target {
         }
         let mut headers = HeaderMap::new();
         let api_headers = api.map(|a| &a.upstream.headers).into_iter().flatten();
-        let cli = opts.headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        let cli = header_flags.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         for (name, value) in top.headers.iter().chain(api_headers).map(|(k, v)| (k.as_str(), v.as_str())).chain(cli) {
             let n = HeaderName::from_bytes(name.trim().as_bytes())
                 .map_err(|_| Error::Config(format!("{of_api}invalid header name {name:?}")))?;
