@@ -352,11 +352,92 @@ fn a_runtime_config_is_recognised_on_stdin() {
     assert_eq!(tools.as_array().map(Vec::len), Some(20));
 }
 
+/// `convert` writes the IR as OpenAPI, which a runtime config does not keep: it says so.
 #[test]
-fn commands_that_need_the_api_description_say_so_for_a_config() {
+fn convert_needs_the_api_description_and_says_so_for_a_config() {
     let (_dir, path) = edited_config(|_| {});
-    let out = mcpgen(&["inspect", &path]);
+    let out = mcpgen(&["convert", &path]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("is an mcpgen runtime config") || err.contains("this is an mcpgen runtime config"), "{err}");
+    assert!(err.contains("this is an mcpgen runtime config"), "{err}");
+    assert!(err.contains("`mcpgen convert` needs the API description it was made from"), "{err}");
+}
+
+/// The description `edited_config_reads_as_serve_runs_it` writes into `getPetById`.
+const EDITED: &str = "Fetches one zebra-striped pet, by the number on its collar.";
+
+/// Petstore's config with `getPetById`'s description edited.
+fn config_with_an_edit() -> (tempfile::TempDir, String) {
+    edited_config(|c| {
+        let tools = c["tools"].as_array_mut().unwrap();
+        let tool = tools.iter_mut().find(|t| t["name"] == "getPetById").unwrap();
+        tool["description"] = EDITED.into();
+    })
+}
+
+/// `inspect`, `search`, `export` and `config` read an edited runtime config as `serve` runs it,
+/// the edit included; filters, `--auth` and `--base-url` apply to its tools.
+#[test]
+fn an_edited_config_is_read_by_every_command() {
+    let (dir, path) = config_with_an_edit();
+    let out = mcpgen(&["inspect", &path]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with(&format!("Swagger Petstore 1.0.0 (mcpgen runtime config, {path})")), "{text}");
+    assert!(text.contains("\n20 tools\n"), "{text}");
+    let out = mcpgen(&["inspect", &path, "--include-tag", "store", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["getInventory", "placeOrder", "getOrderById", "deleteOrder"]);
+    assert_eq!(report["tools"][0]["source"], "getInventory", "the operationId the config records");
+
+    let out = mcpgen(&["search", &path, "zebra striped pet collar", "--limit", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let found = String::from_utf8_lossy(&out.stdout);
+    assert!(found.starts_with("getPetById ") && found.contains("zebra-striped"), "{found}");
+
+    let out = mcpgen(&["export", &path, "--format", "openai", "--base-url", "https://pets.example.com"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tools: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tool = tools.as_array().unwrap().iter().find(|t| t["function"]["name"] == "getPetById").unwrap();
+    assert_eq!(tool["function"]["description"], EDITED);
+
+    // `config` writes it again (as YAML here) with its own limits, filtered, with credentials.
+    let yaml = dir.path().join("pets.mcp.yaml");
+    let yaml = yaml.to_str().unwrap();
+    let out = mcpgen(&["config", &path, "--method", "GET", "--auth", "bearer:PETS_TOKEN", "-o", yaml]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = mcpgen(&["export", yaml, "--format", "mcp"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list["tools"].as_array().unwrap().len(), 8, "the GET tools: {list}");
+    let written = std::fs::read_to_string(yaml).unwrap();
+    assert!(written.contains("PETS_TOKEN") && written.contains(EDITED), "{written}");
+}
+
+/// A flag that cannot apply to a runtime config's tools is an error naming it, for every
+/// command; `convert` aside, no command refuses the config itself.
+#[test]
+fn flags_a_config_cannot_take_are_named() {
+    let (_dir, path) = config_with_an_edit();
+    let cases: &[(&[&str], &str)] = &[
+        (&["inspect", "--output-schema", "full"], "--output-schema cannot apply to"),
+        (&["generate", "--env-prefix", "PETS"], "--env-prefix cannot apply to"),
+        (&["export", "--forward-url", "http://127.0.0.1:9/tools"], "--forward-url cannot apply to"),
+        (&["search", "pets", "--max-description-len", "100"], "--max-description-len cannot apply to"),
+        (&["config", "--max-name-len", "20"], "--max-name-len cannot apply to"),
+        (&["serve", "--output-schema", "full"], "--output-schema cannot apply to"),
+    ];
+    for (args, needle) in cases {
+        let mut all = vec![args[0], &path];
+        all.extend_from_slice(&args[1..]);
+        let out = mcpgen(&all);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.starts_with(&format!("error: {needle} {path}, a runtime config")), "{args:?}: {err}");
+        assert!(err.contains("or give the API description it was made from"), "{args:?}: {err}");
+    }
+    let out = mcpgen(&["inspect", &path, "--include-op", "nothing*"]);
+    assert!(stderr(&out).contains("the filters exclude all 20 tools"), "{}", stderr(&out));
 }

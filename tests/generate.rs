@@ -615,3 +615,144 @@ async fn reads_dot_env_and_lists_credentials(bin: &Path, mock: &Mock) {
     assert_eq!(mock.last().header("x-api-key"), Some("from-dot-env"));
     client.cancel().await.unwrap();
 }
+
+/// Generates the crate of `spec` (any input `serve` takes) and builds its binary: enough to run
+/// it against `serve` (the crates above check the generated code itself builds clean).
+fn builds_binary(spec: &str, dir: &Path, package: &str) -> PathBuf {
+    let krate = dir.join(package);
+    generate_locked(spec, &krate, package);
+    cargo_ok(&krate, &["build", "--locked"]);
+    binary(package)
+}
+
+/// Every tool a server lists, as JSON.
+async fn tools_of(c: &Connected) -> serde_json::Value {
+    serde_json::to_value(c.client.list_all_tools().await.unwrap()).unwrap()
+}
+
+/// `a` and `b` answer alike: the same `tools/list` and, for each call, the same result and the
+/// same request at its upstream (`mocks[i]`, with nothing at the others). Returns the tools.
+async fn answer_alike(
+    a: &ServerCommand,
+    b: &ServerCommand,
+    mocks: &[&Mock],
+    calls: &[(&str, serde_json::Value, usize)],
+) -> serde_json::Value {
+    let (a, b) = (connect(a, Transport::Stdio).await, connect(b, Transport::Stdio).await);
+    let tools = tools_of(&a).await;
+    assert_eq!(tools, tools_of(&b).await, "tools/list");
+    for (name, args, upstream) in calls {
+        let mut seen = Vec::new();
+        for c in [&a, &b] {
+            mocks.iter().for_each(|m| m.clear());
+            let r = c.call(name, args.clone()).await;
+            assert_eq!(r.is_error, Some(false), "{name}: {}", text(&r));
+            for (i, m) in mocks.iter().enumerate() {
+                assert_eq!(m.requests().len(), usize::from(i == *upstream), "{name}: requests at upstream {i}");
+            }
+            let req = mocks[*upstream].last();
+            let mut headers: Vec<(String, String)> = req
+                .headers
+                .iter()
+                .filter(|(k, _)| *k != "user-agent")
+                .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
+                .collect();
+            headers.sort();
+            seen.push((text(&r), r.structured_content, req.method, req.path, req.query, req.body, headers));
+        }
+        assert_eq!(seen[0], seen[1], "{name}: serve, then the crate");
+    }
+    a.client.cancel().await.unwrap();
+    b.client.cancel().await.unwrap();
+    tools
+}
+
+/// A runtime config made by `mcpgen config`, then edited by hand, is a crate's catalogue: the
+/// crate answers as `mcpgen serve` does on the same config, the edit included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_configs_crate_answers_like_serve() {
+    const EDITED: &str = "One pet by its id (edited by hand in the config).";
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("petstore.mcp.json");
+    let config = config.to_str().unwrap();
+    let out = mcpgen(&["config", "samples/petstore-oas30.json", "-o", config]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut value: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(config).unwrap()).unwrap();
+    let tool = value["tools"].as_array_mut().unwrap().iter_mut().find(|t| t["name"] == "getPetById").unwrap();
+    tool["description"] = EDITED.into();
+    std::fs::write(config, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+
+    let bin = builds_binary(config, dir.path(), "petstore-config-mcp");
+    let mock = start_mock().await;
+    let base = format!("{}/v2", mock.url());
+    let env = [("SWAGGER_PETSTORE_API_KEY", "pet-key"), ("SWAGGER_PETSTORE_PETSTORE_AUTH_TOKEN", "pet-token")];
+    let mut serve = ServerCommand::mcpgen(&["serve", config, "--base-url", &base]);
+    let mut krate = ServerCommand {
+        program: bin.display().to_string(),
+        args: vec!["--base-url".into(), base.clone()],
+        env: Default::default(),
+    };
+    for (k, v) in env {
+        serve = serve.env(k, v);
+        krate = krate.env(k, v);
+    }
+    let calls = [
+        ("getPetById", serde_json::json!({"petId": 7}), 0),
+        ("findPetsByStatus", serde_json::json!({"status": "sold"}), 0),
+        ("addPet", serde_json::json!({"name": "Rex", "photoUrls": ["a.png"]}), 0),
+        ("getInventory", serde_json::json!({}), 0),
+        ("deleteUser", serde_json::json!({"username": "ann"}), 0),
+    ];
+    let tools = answer_alike(&serve, &krate, &[&mock], &calls).await;
+    let tool = tools.as_array().unwrap().iter().find(|t| t["name"] == "getPetById").unwrap();
+    assert_eq!(tool["description"], EDITED);
+}
+
+/// A multi-API file's crate: its catalogue is the merged config, and it answers as `mcpgen
+/// serve` does on the file, each API at its own upstream with its own credentials and headers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_api_files_crate_answers_like_serve() {
+    let (pets, weather) = (start_mock().await, start_mock().await);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, mock) in [("pets.yaml", &pets), ("weather.yaml", &weather)] {
+        let text = std::fs::read_to_string(format!("tests/fixtures/multi/{name}")).unwrap();
+        std::fs::write(dir.path().join(name), text.replace("MOCK_URL", &mock.url())).unwrap();
+    }
+    let apis = dir.path().join("apis.yaml");
+    std::fs::write(
+        &apis,
+        "mcpgen_apis:\n- {spec: pets.yaml, prefix: shop, headers: {X-Tenant: acme}}\n- {spec: weather.yaml}\n",
+    )
+    .unwrap();
+    let apis = apis.to_str().unwrap();
+
+    let bin = builds_binary(apis, dir.path(), "two-apis-mcp");
+    let env = [("PETSTORE_API_API_KEY", "pets-key"), ("WEATHER_SERVICE_BEARER_AUTH_TOKEN", "weather-token")];
+    let mut serve = ServerCommand::mcpgen(&["serve", apis]);
+    let mut krate = ServerCommand { program: bin.display().to_string(), args: Vec::new(), env: Default::default() };
+    for (k, v) in env {
+        serve = serve.env(k, v);
+        krate = krate.env(k, v);
+    }
+    let calls = [
+        ("shop_listPets", serde_json::json!({"limit": 3}), 0),
+        ("shop_createPet", serde_json::json!({"name": "Rex"}), 0),
+        ("weather_getForecast", serde_json::json!({"city": "Oslo"}), 1),
+        ("weather_listAlerts", serde_json::json!({}), 1),
+    ];
+    let tools = answer_alike(&serve, &krate, &[&pets, &weather], &calls).await;
+    let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["shop_listPets", "shop_createPet", "shop_getInventory", "weather_listAlerts", "weather_getForecast"]
+    );
+    // The calls above ended at the weather service: its token, and nothing of the shop's.
+    let req = weather.last();
+    assert_eq!(
+        (req.header("authorization"), req.header("x-api-key"), req.header("x-tenant")),
+        (Some("Bearer weather-token"), None, None)
+    );
+    let help = Command::new(&krate.program).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("PETSTORE_API_API_KEY") && help.contains("WEATHER_SERVICE_BEARER_AUTH_TOKEN"), "{help}");
+}

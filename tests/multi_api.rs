@@ -302,3 +302,79 @@ async fn prefixed_names_stay_within_the_limit() {
     assert!(name.starts_with("long_") && name.len() <= 64, "{name}");
     assert_eq!(name, "long_lis_Eve_Ver_Lon_Res_Nam_Of_The_Acc_Wit_Its_His_And_Rel");
 }
+
+/// `inspect`, `search`, `export` and `generate` take a multi-API file as `serve` does: every API's
+/// tools, prefixed; the crate's catalogue is the config `mcpgen config` makes of the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_command_reads_a_multi_api_file() {
+    let two = Two::start().await;
+    two.write("apis.yaml", "mcpgen_apis:\n- {spec: pets.yaml, prefix: shop}\n- {spec: weather.yaml}\n");
+    let out = mcpgen(&["inspect", "apis.yaml"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.starts_with("Petstore API + Weather Service"), "{report}");
+    assert!(report.contains("(several APIs in one config, apis.yaml)"), "{report}");
+    let pets = format!("  Petstore API 1.0.0 (tools shop_*): {}/api\n", two.pets.url());
+    assert!(report.contains(&pets), "{report}");
+    assert!(report.contains("weather/bearerAuth   WEATHER_SERVICE_BEARER_AUTH_TOKEN"), "{report}");
+    let out = mcpgen(&["inspect", "apis.yaml", "--json"], two.dir.path());
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["shop_listPets", "shop_createPet", "shop_getInventory", "weather_listAlerts", "weather_getForecast"]
+    );
+    assert_eq!(report["tools"][4]["source"], "weather", "a merged tool's API");
+
+    let out = mcpgen(&["search", "apis.yaml", "weather forecast for a city", "--limit", "1"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("weather_getForecast "), "{}", stderr(&out));
+
+    let out = mcpgen(&["export", "apis.yaml", "--format", "anthropic"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tools: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(tools.as_array().unwrap().len(), 5);
+    assert_eq!(tools[1]["name"], "shop_createPet");
+    // Two inputs on the command line, as `serve a b`.
+    let out = mcpgen(&["export", "pets.yaml", "weather.yaml", "--format", "mcp"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list["tools"][3]["name"], "weather_listAlerts");
+
+    let out = mcpgen(&["config", "apis.yaml", "-o", "apis.mcp.json"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = mcpgen(&["generate", "apis.yaml", "-o", "apis-mcp", "--name", "apis-mcp"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let read =
+        |name: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(two.path(name)).unwrap()).unwrap() };
+    let mut config = read("apis.mcp.json");
+    config.as_object_mut().unwrap().remove("$schema"); // for editors; the catalogue is for the engine
+    assert_eq!(read("apis-mcp/src/catalogue.json"), config);
+    let readme = std::fs::read_to_string(two.path("apis-mcp/README.md")).unwrap();
+    assert!(readme.contains(&format!("Petstore API (`shop_*`) at `{}/api`", two.pets.url())), "{readme}");
+    assert!(
+        readme.contains("Regenerate with: `mcpgen generate ../apis.yaml -o . --name apis-mcp --force`"),
+        "{readme}"
+    );
+}
+
+/// An entry of a multi-API file that is a runtime config cannot take what a config cannot: the
+/// error names the entry's key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_entry_refuses_what_a_config_cannot_take() {
+    let two = Two::start().await;
+    let out = mcpgen(&["config", "pets.yaml", "-o", "pets.mcp.json"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    two.write("apis.yaml", "mcpgen_apis:\n- {spec: weather.yaml}\n- {spec: pets.mcp.json, env_prefix: SHOP}\n");
+    let out = mcpgen(&["inspect", "apis.yaml"], two.dir.path());
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.starts_with("error: apis.yaml at #/mcpgen_apis/1/env_prefix: its credentials' env var names"), "{e}");
+    // Its filters apply to its tools, as they do to an API description's.
+    two.write("apis.yaml", "mcpgen_apis:\n- {spec: weather.yaml}\n- {spec: pets.mcp.json, method: GET}\n");
+    let out = mcpgen(&["export", "apis.yaml", "--format", "mcp"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = list["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["weather_listAlerts", "weather_getForecast", "petstore_listPets", "petstore_getInventory"]);
+}

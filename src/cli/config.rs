@@ -14,7 +14,8 @@ Examples:
   mcpgen config https://example.com/openapi.json --include-tag pets > pets.json
   mcpgen config github.json --tool-mode discovery --pin-tool 'repos_get' -o github.mcp.json
   mcpgen config github.json stripe.yaml -o both.mcp.json   two APIs in one config
-  mcpgen config apis.yaml -o both.mcp.json              a multi-API file, per-API options";
+  mcpgen config apis.yaml -o both.mcp.json              a multi-API file, per-API options
+  mcpgen config petstore.mcp.json --include-tag pets -o pets.mcp.yaml   a config, filtered";
 
 #[derive(Debug, Args)]
 pub(crate) struct ConfigArgs {
@@ -33,13 +34,13 @@ pub(crate) struct ConfigArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Upstream request timeout to record in the config, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
-    pub timeout: f64,
+    /// Upstream request timeout to record in the config, in seconds [default: 30, or the config's].
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
 
-    /// Response size cap to record in the config.
-    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
-    pub max_response_bytes: u64,
+    /// Response size cap to record in the config [default: 1048576, or the config's].
+    #[arg(long, value_name = "BYTES")]
+    pub max_response_bytes: Option<u64>,
 
     #[command(flatten)]
     pub context: crate::runtime::cli::ContextArgs,
@@ -49,23 +50,20 @@ pub(crate) struct ConfigArgs {
 }
 
 pub(super) fn run(args: &ConfigArgs) -> Result<()> {
-    let specs = args.input.specs(&args.more);
-    let opts = args.input.pipeline_options(args.warnings.strict)?;
-    let mut config = match crate::merge::load(&specs, &opts, &super::report_warnings)?.0 {
-        crate::merge::Loaded::Built { config, warnings } => {
-            super::report_merge_warnings(&warnings);
-            *config
-        }
-        crate::merge::Loaded::Config(_) => return Err(crate::load::runtime_config_here(&args.input.spec)),
-    };
+    let inputs = super::open(&args.input, &args.more, args.warnings.strict)?;
+    let given =
+        matches!(inputs.source, crate::pipeline::Source::Config { kind: crate::pipeline::ConfigKind::Given, .. });
+    let mut config = inputs.source.into_config();
     let unbound = config.unbound_tools().count();
     if unbound > 0 {
         eprintln!(
             "note: {unbound} tools have no HTTP binding: `mcpgen serve` cannot call them; pass --forward-url URL or --bindings FILE"
         );
     }
-    config.limits.timeout_secs = args.timeout;
-    config.limits.max_response_bytes = args.max_response_bytes;
+    // A runtime config keeps its own limits but for the flags given.
+    config.limits.timeout_secs = args.timeout.unwrap_or(if given { config.limits.timeout_secs } else { 30.0 });
+    config.limits.max_response_bytes =
+        args.max_response_bytes.unwrap_or(if given { config.limits.max_response_bytes } else { 1024 * 1024 });
     args.context.apply(&mut config.context);
     args.resources.apply(&mut config.resources);
     crate::tokens::measure(&mut config);

@@ -8,7 +8,6 @@ use super::values::{FormatArg, name_of};
 use super::{InputArgs, output};
 use crate::error::Result;
 use crate::export;
-use crate::pipeline;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -16,12 +15,18 @@ Examples:
   mcpgen export openapi.yaml --format openai --strict          schemas that OpenAI's strict mode accepts
   mcpgen export functions.json --format anthropic              an OpenAI function list for Claude
   mcpgen export anthropic-tools.json --format gemini -o gemini-tools.json
-  mcpgen export openapi.yaml --format mcp --include-tag pets   a tools/list result";
+  mcpgen export openapi.yaml --format mcp --include-tag pets   a tools/list result
+  mcpgen export petstore.mcp.json --format anthropic          a runtime config (`mcpgen config`) too";
 
 #[derive(Debug, Args)]
 pub(crate) struct ExportArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// More APIs for the same list, each one's tools prefixed (`github_`, `stripe_`): API
+    /// descriptions, runtime configs, or multi-API files (`mcpgen_apis:`, per-API options).
+    #[arg(value_name = "SPEC")]
+    pub more: Vec<String>,
 
     /// The tool list's format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = FormatArg::Openai)]
@@ -39,13 +44,7 @@ pub(crate) struct ExportArgs {
 
 pub(super) fn run(args: &ExportArgs) -> Result<()> {
     let spec = &args.input.spec;
-    let config = match pipeline::source(spec, &args.input.pipeline_options(false)?)? {
-        pipeline::Source::Config(c) => *c,
-        pipeline::Source::Api(p) => {
-            super::report_warnings(&p);
-            p.tools.config
-        }
-    };
+    let config = super::open(&args.input, &args.more, false)?.source.into_config();
     let out = export::export(&config, args.format.into(), args.strict)?;
     report_strict(&out);
     // Tool lists are JSON whatever the file is called.

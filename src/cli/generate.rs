@@ -8,7 +8,6 @@ use clap::Args;
 use super::{InputArgs, StrictArg};
 use crate::error::Result;
 use crate::generate::{self, CrateSpec};
-use crate::pipeline;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -17,12 +16,19 @@ Examples:
   mcpgen generate openapi.yaml -o petstore-mcp --force   regenerate; src/hooks.rs is kept
   mcpgen generate openapi.yaml --with oauth,metrics      more of the runtime than the API needs
   mcpgen generate openapi.yaml --runtime registry        depend on the published mcpgen-runtime
+  mcpgen generate petstore.mcp.json -o petstore-mcp      from a runtime config (edited, say)
+  mcpgen generate apis.yaml -o apis-mcp                  several APIs (a multi-API file)
 Then: cd petstore-mcp && cargo build --release";
 
 #[derive(Debug, Args)]
 pub(crate) struct GenerateArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// More APIs for the same crate, each one's tools prefixed (`github_`, `stripe_`): API
+    /// descriptions, runtime configs, or multi-API files (`mcpgen_apis:`, per-API options).
+    #[arg(value_name = "SPEC")]
+    pub more: Vec<String>,
 
     #[command(flatten)]
     pub warnings: StrictArg,
@@ -113,17 +119,17 @@ fn remove_old_engine(dir: &std::path::Path) -> usize {
 pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     let started = Instant::now();
     let spec = &args.input.spec;
-    let p = pipeline::run(spec, &args.input.pipeline_options(args.warnings.strict)?)?;
-    super::report_warnings(&p);
-    let mut config = p.tools.config;
-    crate::mem::drop_in_background(p.ir);
+    // Whatever `serve` takes: its catalogue is the config `serve` would run.
+    let inputs = super::open(&args.input, &args.more, args.warnings.strict)?;
+    let specs = args.input.specs(&args.more);
+    let mut config = inputs.source.into_config();
     args.context.apply(&mut config.context);
     crate::tokens::measure(&mut config);
     let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
     let package = args.name.clone().unwrap_or_else(|| generate::default_crate_name(&title, spec));
     generate::check_package_name(&package)?;
     let dir = args.output.clone().unwrap_or_else(|| PathBuf::from(&package));
-    let spec_from_crate = spec_from(&dir, spec);
+    let spec_from_crate = specs.iter().map(|s| spec_from(&dir, s)).collect::<Vec<_>>().join(" ");
     let asked: Vec<generate::Feature> = args.with.iter().map(|&f| f.into()).collect();
     let features = generate::features_for(&config, &asked);
     let runtime = match args.runtime {
@@ -132,7 +138,7 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     };
     let files = generate::crate_files(&CrateSpec {
         package: package.clone(),
-        spec,
+        spec: &inputs.origin,
         spec_from_crate,
         config: &config,
         runtime,

@@ -9,9 +9,9 @@ use serde_json::Value;
 use super::{InputArgs, StrictArg};
 use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
-use crate::pipeline::{self, Pipeline};
+use crate::pipeline::{ConfigKind, Pipeline, Source};
 use crate::runtime::cli::ContextArgs;
-use crate::runtime::config::{Annotations, ListTokens, Method, Tool};
+use crate::runtime::config::{Annotations, ListTokens, Method, RuntimeConfig, Tool};
 use crate::runtime::engine::exposure::group_digits;
 use crate::tokens::{self, Cost, ModeCosts};
 
@@ -20,12 +20,19 @@ Examples:
   mcpgen inspect samples/petstore-oas30.json
   mcpgen inspect api.yaml --include-tag pets --method GET
   mcpgen inspect api.yaml --json | jq '.totals'
-  mcpgen inspect github.json --tool-mode all --schema-detail compact   the cost of a mode";
+  mcpgen inspect github.json --tool-mode all --schema-detail compact   the cost of a mode
+  mcpgen inspect petstore.mcp.json                 a runtime config, as `serve` runs it
+  mcpgen inspect apis.yaml                         a multi-API file: every API's tools, prefixed";
 
 #[derive(Debug, Args)]
 pub(crate) struct InspectArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// More APIs, each one's tools prefixed (`github_`, `stripe_`) as `serve` would serve them:
+    /// API descriptions, runtime configs, or multi-API files (`mcpgen_apis:`, per-API options).
+    #[arg(value_name = "SPEC")]
+    pub more: Vec<String>,
 
     #[command(flatten)]
     pub warnings: StrictArg,
@@ -43,10 +50,16 @@ pub(crate) struct InspectArgs {
 }
 
 pub(super) fn run(args: &InspectArgs) -> Result<()> {
-    let mut p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
-    args.context.apply(&mut p.tools.config.context);
+    let opts = args.input.pipeline_options(args.warnings.strict)?;
+    // A pipeline's warnings are in the report; those of APIs merged with others go to stderr.
+    let mut inputs = crate::pipeline::open(&args.input.specs(&args.more), &opts, &super::report_warnings)?;
+    if let Source::Config { kind: ConfigKind::Merged { warnings }, .. } = &inputs.source {
+        super::report_merge_warnings(warnings);
+    }
+    args.context.apply(&mut inputs.source.config_mut().context);
     let progress = crate::progress::Progress::start(true, "counting tokens");
-    let report = Report::new(&p).map_err(|source| Error::Runtime { spec: p.origin.clone(), source })?;
+    let report = Report::of(&inputs.source, &inputs.origin)
+        .map_err(|source| Error::Runtime { spec: inputs.origin.clone(), source })?;
     drop(progress);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
@@ -76,9 +89,37 @@ pub struct Report {
 pub struct ApiSummary {
     pub title: String,
     pub version: String,
+    /// The input's kind: an API description's dialect, or a runtime config.
     pub dialect: &'static str,
     pub source: String,
     pub base_url: Option<String>,
+    /// For a config of several APIs: each API (its tools' names start with its prefix).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub apis: Vec<ApiPart>,
+}
+
+/// One API of a config of several.
+#[derive(Debug, Serialize)]
+pub struct ApiPart {
+    /// Its key: what its tools' `api` and its security schemes' namespace say.
+    pub name: String,
+    pub title: String,
+    pub version: Option<String>,
+    pub prefix: String,
+    pub base_url: Option<String>,
+}
+
+/// What a report's input is when it is a runtime config given as it is.
+const CONFIG_DIALECT: &str = "mcpgen runtime config";
+/// ... and when it is several APIs merged into one config.
+const MERGED_DIALECT: &str = "several APIs in one config";
+
+/// What a report says about its input beside its tools.
+struct About {
+    api: ApiSummary,
+    operations: usize,
+    skipped: usize,
+    diagnostics: Vec<Diagnostic>,
 }
 
 #[derive(Debug, Serialize)]
@@ -130,9 +171,76 @@ pub struct Credential {
 }
 
 impl Report {
-    /// The report; `Err` for a context policy that cannot apply (a bad pin glob).
+    /// The report of an API description's pipeline; `Err` for a context policy that cannot apply
+    /// (a bad pin glob).
     pub fn new(p: &Pipeline) -> std::result::Result<Self, crate::runtime::Error> {
-        let config = &p.tools.config;
+        let skipped = p.diagnostics().filter(|d| d.kind == crate::diag::DiagKind::OperationSkipped).count();
+        let about = About {
+            api: ApiSummary {
+                title: p.ir.info.title.clone(),
+                version: p.ir.info.version.clone(),
+                dialect: p.ir.dialect.label(),
+                source: p.origin.clone(),
+                base_url: p.tools.config.upstream.base_url.clone(),
+                apis: Vec::new(),
+            },
+            operations: p.tools.operations + skipped,
+            skipped,
+            diagnostics: p.diagnostics().cloned().collect(),
+        };
+        Report::build(&p.tools.config, about, |t| p.tools.source(&t.name).map(|s| s.pointer.clone()))
+    }
+
+    /// The report of what a command's inputs came to: a pipeline's ([`Report::new`]), or a
+    /// runtime config's, which knows its tools but not the operations they were made from: each
+    /// tool's source is the operationId (or function name) it was made from, as the config records
+    /// it (a config given as it is), or its API (several APIs merged); operations are its tools,
+    /// and none was skipped.
+    pub fn of(source: &Source, origin: &str) -> std::result::Result<Self, crate::runtime::Error> {
+        let (config, kind) = match source {
+            Source::Api(p) => return Report::new(p),
+            Source::Config { config, kind } => (config.as_ref(), kind),
+        };
+        let server = &config.server;
+        let about = About {
+            api: ApiSummary {
+                title: server.title.clone().unwrap_or_else(|| server.name.clone()),
+                version: server.version.clone(),
+                dialect: match kind {
+                    ConfigKind::Given => CONFIG_DIALECT,
+                    ConfigKind::Merged { .. } => MERGED_DIALECT,
+                },
+                source: origin.to_string(),
+                base_url: config.upstream.base_url.clone(),
+                apis: config
+                    .apis
+                    .iter()
+                    .map(|a| ApiPart {
+                        name: a.name.clone(),
+                        title: a.title.clone().unwrap_or_else(|| a.name.clone()),
+                        version: a.version.clone(),
+                        prefix: a.prefix.clone(),
+                        base_url: a.upstream.base_url.clone(),
+                    })
+                    .collect(),
+            },
+            operations: config.tools.len(),
+            skipped: 0,
+            diagnostics: Vec::new(),
+        };
+        let given = *kind == ConfigKind::Given;
+        Report::build(config, about, |t| match given {
+            true => Some(t.operation_id.clone().unwrap_or_else(|| t.name.clone())),
+            false => t.api.clone(),
+        })
+    }
+
+    /// The report of `config`'s tools; `source` names where a tool comes from.
+    fn build(
+        config: &RuntimeConfig,
+        about: About,
+        source: impl Fn(&Tool) -> Option<String>,
+    ) -> std::result::Result<Self, crate::runtime::Error> {
         let full = tokens::entries(&config.tools);
         let tools: Vec<ToolRow> = config
             .tools
@@ -146,10 +254,9 @@ impl Report {
                 schema_bytes: serde_json::to_vec(&t.input_schema).map(|v| v.len()).unwrap_or(0),
                 tokens: tokens::count(&serde_json::to_string(&entry.mcp).unwrap_or_default()),
                 annotations: t.annotations.clone(),
-                source: p.tools.source(&t.name).map(|s| s.pointer.clone()).unwrap_or_default(),
+                source: source(t).unwrap_or_default(),
             })
             .collect();
-        let skipped = p.diagnostics().filter(|d| d.kind == crate::diag::DiagKind::OperationSkipped).count();
         let mut context = config.context.clone();
         let (all_full, all_compact) = tokens::all_tools_costs(&full);
         context.tools_list_tokens = Some(ListTokens { full: all_full.tokens, compact: all_compact.tokens });
@@ -166,16 +273,10 @@ impl Report {
             })
             .collect();
         Ok(Report {
-            api: ApiSummary {
-                title: p.ir.info.title.clone(),
-                version: p.ir.info.version.clone(),
-                dialect: p.ir.dialect.label(),
-                source: p.origin.clone(),
-                base_url: config.upstream.base_url.clone(),
-            },
+            api: about.api,
             totals: Totals {
-                operations: p.tools.operations + skipped,
-                skipped,
+                operations: about.operations,
+                skipped: about.skipped,
                 tools: tools.len(),
                 tools_list_bytes: modes.all_full.bytes,
                 tools_list_tokens: modes.all_full.tokens,
@@ -185,8 +286,13 @@ impl Report {
             },
             tools,
             credentials,
-            diagnostics: p.diagnostics().cloned().collect(),
+            diagnostics: about.diagnostics,
         })
+    }
+
+    /// Whether the input is a runtime config (given, or merged from several APIs).
+    fn is_config(&self) -> bool {
+        [CONFIG_DIALECT, MERGED_DIALECT].contains(&self.api.dialect)
     }
 
     /// The table, totals, credentials, warnings and notes (renames summed up).
@@ -206,6 +312,11 @@ impl Report {
                 " (relative: `serve` needs --base-url with the absolute URL)"
             };
             let _ = writeln!(out, "base URL: {url}{note}");
+        }
+        for api in &a.apis {
+            let version = api.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default();
+            let url = api.base_url.as_deref().unwrap_or("no base URL: `serve` needs --base-url");
+            let _ = writeln!(out, "  {}{version} (tools {}*): {url}", api.title, api.prefix);
         }
         out.push('\n');
         self.render_table(&mut out);
@@ -276,7 +387,11 @@ impl Report {
     fn render_totals(&self, out: &mut String) {
         let t = &self.totals;
         let skipped = if t.skipped > 0 { format!(", {} skipped", t.skipped) } else { String::new() };
-        let _ = writeln!(out, "\n{} operations -> {} tools{skipped}", t.operations, t.tools);
+        if self.is_config() {
+            let _ = writeln!(out, "\n{} tools", t.tools);
+        } else {
+            let _ = writeln!(out, "\n{} operations -> {} tools{skipped}", t.operations, t.tools);
+        }
         let _ = writeln!(out, "tools/list by mode (tokens: {}):", t.tokenizer);
         let mode = |out: &mut String, label: &str, c: &Cost| {
             let _ =
@@ -288,10 +403,14 @@ impl Report {
         let _ = writeln!(out, "serve would use {}", t.chosen.reason);
         let unbound = self.tools.iter().filter(|t| t.method.is_none()).count();
         if unbound > 0 {
+            let binding = if self.is_config() {
+                "an `http` binding in the config"
+            } else {
+                "--forward-url URL or --bindings FILE"
+            };
             let _ = writeln!(
                 out,
-                "{unbound} tools have no HTTP binding: `serve` needs --forward-url URL or --bindings FILE; \
-                 `generate` gives them Rust handler stubs"
+                "{unbound} tools have no HTTP binding: `serve` needs {binding}; `generate` gives them Rust handler stubs"
             );
         }
     }

@@ -71,7 +71,9 @@ pub(crate) enum Command {
 /// The input and how it becomes tools: shared by every command.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct InputArgs {
-    /// OpenAPI document (2.0, 3.0, 3.1; JSON or YAML) or function-calling tool list: a file path, an http(s) URL, or `-` for stdin.
+    /// OpenAPI document (2.0, 3.0, 3.1; JSON or YAML) or function-calling tool list; or, for every command but
+    /// `convert`, a runtime config (`mcpgen config`) or a multi-API file (`mcpgen_apis:`): a file path, an http(s)
+    /// URL, or `-` for stdin.
     #[arg(value_name = "SPEC")]
     pub spec: String,
 
@@ -218,6 +220,27 @@ pub(crate) fn report_merge_warnings(warnings: &[String]) {
     for w in warnings {
         eprintln!("warning: {w}");
     }
+}
+
+/// The warnings of what the inputs came to, on stderr: a pipeline's (briefly), or what merging
+/// renamed (a merged API's pipeline warnings are reported as it is built).
+pub(crate) fn report_source(source: &crate::pipeline::Source) {
+    match source {
+        crate::pipeline::Source::Api(p) => report_warnings(p),
+        crate::pipeline::Source::Config { kind: crate::pipeline::ConfigKind::Merged { warnings }, .. } => {
+            report_merge_warnings(warnings)
+        }
+        crate::pipeline::Source::Config { .. } => {}
+    }
+}
+
+/// The inputs and the pipeline's options of a command: read by `crate::pipeline::open`, its
+/// warnings reported on stderr.
+pub(crate) fn open(input: &InputArgs, more: &[String], strict: bool) -> crate::error::Result<crate::pipeline::Inputs> {
+    let opts = input.pipeline_options(strict)?;
+    let inputs = crate::pipeline::open(&input.specs(more), &opts, &report_warnings)?;
+    report_source(&inputs.source);
+    Ok(inputs)
 }
 
 const COMMANDS: [&str; 8] = ["inspect", "serve", "generate", "config", "export", "convert", "search", "help"];

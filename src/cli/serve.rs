@@ -8,6 +8,7 @@ use clap::Args;
 use super::watch::Watch;
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Location, Result};
+use crate::pipeline::{ConfigKind, Source};
 use crate::runtime::cli::{ServerArgs, Transport};
 use crate::runtime::config::RuntimeConfig;
 use crate::runtime::engine::hooks::Extensions;
@@ -89,18 +90,19 @@ pub(super) fn run(args: &ServeArgs) -> Result<()> {
         .map_err(|source| Error::Runtime { spec: specs.join(", "), source })
 }
 
-/// The inputs made one runtime config: a runtime config as it is, an API description through
-/// the pipeline, several APIs (or a multi-API file) merged (see `crate::merge`); with the local
-/// files they were read from (`--watch` watches them).
+/// The inputs made one runtime config (`crate::pipeline::open`): a runtime config as it is, an
+/// API description through the pipeline, several APIs (or a multi-API file) merged; with the
+/// local files they were read from (`--watch` watches them).
 pub(crate) fn build_config(args: &ServeArgs) -> Result<(RuntimeConfig, Vec<PathBuf>)> {
     let specs = args.input.specs(&args.more);
     let opts = args.input.pipeline_options(args.warnings.strict)?;
-    let (loaded, mut files) = crate::merge::load(&specs, &opts, &super::report_warnings)?;
-    let config = match loaded {
-        crate::merge::Loaded::Config(c) => *c,
-        crate::merge::Loaded::Built { config, warnings } => {
-            super::report_merge_warnings(&warnings);
-            let mut config = *config;
+    let inputs = crate::pipeline::open(&specs, &opts, &super::report_warnings)?;
+    let mut files = inputs.files;
+    let config = match inputs.source {
+        Source::Config { config, kind: ConfigKind::Given } => *config,
+        source => {
+            super::report_source(&source);
+            let mut config = source.into_config();
             args.server.context.apply(&mut config.context);
             crate::tokens::measure_if_in_doubt(&mut config);
             config
@@ -109,7 +111,7 @@ pub(crate) fn build_config(args: &ServeArgs) -> Result<(RuntimeConfig, Vec<PathB
     if let Some(bindings) = args.input.bindings.as_deref() {
         files.push(std::path::absolute(bindings).unwrap_or_else(|_| PathBuf::from(bindings)));
     }
-    check_bound(&specs.join(", "), &config)?;
+    check_bound(&inputs.origin, &config)?;
     Ok((config, files))
 }
 

@@ -124,6 +124,8 @@ struct TemplateContext<'a> {
     api_version: &'a str,
     /// `None` when the API description names no server (`--base-url` gives it).
     base_url: Option<&'a str>,
+    /// For a config of several APIs: each API, with its own base URL (`base_url` is `None`).
+    apis: Vec<ApiContext<'a>>,
     tool_count: usize,
     /// Tools answered by `src/handlers.rs`, and the others.
     handler_count: usize,
@@ -139,6 +141,14 @@ struct TemplateContext<'a> {
     semantic: bool,
 }
 
+/// One API of a config of several, for the README.
+#[derive(Serialize)]
+struct ApiContext<'a> {
+    title: &'a str,
+    prefix: &'a str,
+    base_url: Option<&'a str>,
+}
+
 /// Every file of the crate, in memory.
 pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     check_package_name(&c.package)?;
@@ -152,6 +162,15 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         title,
         api_version: &config.server.version,
         base_url: config.upstream.base_url.as_deref(),
+        apis: config
+            .apis
+            .iter()
+            .map(|a| ApiContext {
+                title: a.title.as_deref().unwrap_or(&a.name),
+                prefix: &a.prefix,
+                base_url: a.upstream.base_url.as_deref().or(config.upstream.base_url.as_deref()),
+            })
+            .collect(),
         tool_count: config.tools.len(),
         handler_count: config.unbound_tools().count(),
         http_tool_count: config.tools.len() - config.unbound_tools().count(),

@@ -135,22 +135,14 @@ impl DocumentSet {
     }
 }
 
-/// What `serve` and `export` read: an API description, or a runtime config `mcpgen config` wrote.
+/// One input: an API description, or a runtime config `mcpgen config` wrote.
 pub(crate) enum Input {
     Api(Box<Document>),
     Config(Box<RuntimeConfig>),
 }
 
-/// Loads `spec` (a file path, an http(s) URL, or `-` for stdin) as an API description or a
-/// runtime config, whichever it is.
-pub(crate) fn load_input(spec: &str, opts: &LoadOptions) -> Result<Input> {
-    match load_any(spec, opts)? {
-        AnyInput::One(input) => Ok(input),
-        AnyInput::Apis(_) => Err(apis_file_here(spec)),
-    }
-}
-
-/// What `serve` and `config` read: one input, or a multi-API file (`mcpgen_apis`).
+/// What every command but `convert` reads (`crate::pipeline::open`): one input, or a multi-API
+/// file (`mcpgen_apis`).
 pub(crate) enum AnyInput {
     One(Input),
     Apis(Box<ApisFile>),
@@ -165,7 +157,8 @@ pub(crate) struct ApisFile {
     pub value: Value,
 }
 
-/// Loads `spec` as [`load_input`] does, or as a multi-API file when it is one.
+/// Loads `spec` (a file path, an http(s) URL, or `-` for stdin) as an API description, a
+/// runtime config or a multi-API file, whichever it is.
 pub(crate) fn load_any(spec: &str, opts: &LoadOptions) -> Result<AnyInput> {
     let (root_id, root_url, value) = read_value(spec)?;
     if is_runtime_config(&value) {
@@ -177,21 +170,23 @@ pub(crate) fn load_any(spec: &str, opts: &LoadOptions) -> Result<AnyInput> {
     Ok(AnyInput::One(Input::Api(Box::new(finish(spec, root_id, root_url, value, opts)?))))
 }
 
-/// A runtime config given to a command that needs an API description.
-pub(crate) fn runtime_config_here(spec: &str) -> Error {
+/// A runtime config given where an API description is needed (`convert`, [`load`]).
+fn runtime_config_here(spec: &str) -> Error {
     Error::Invalid {
         location: Location::doc(spec),
-        message: "this is an mcpgen runtime config (written by `mcpgen config`): `mcpgen serve` and `mcpgen \
-                  export` read it; this command needs the API description it was made from"
+        message: "this is an mcpgen runtime config (written by `mcpgen config`), not an API description: \
+                  `mcpgen convert` needs the API description it was made from (the other commands read the \
+                  config)"
             .into(),
     }
 }
 
+/// A multi-API file given where one API description is needed (`convert`, [`load`]).
 fn apis_file_here(spec: &str) -> Error {
     Error::Invalid {
         location: Location::doc(spec),
-        message: "this is an mcpgen multi-API file (`mcpgen_apis`): `mcpgen serve` and `mcpgen config` read it; \
-                  this command needs one API description"
+        message: "this is an mcpgen multi-API file (`mcpgen_apis`), not an API description: `mcpgen convert` \
+                  needs one API description (the other commands read the file)"
             .into(),
     }
 }

@@ -1,7 +1,9 @@
-//! Several APIs in one server: the inputs of `serve` and `config` (API descriptions, runtime
-//! configs, multi-API files) to one runtime config. One input stays as it always was; two or more
-//! are built with tool name prefixes (`github_`, `stripe_`) and merged into one catalogue
-//! ([`combine`]), which the one engine serves: one `tools/list`, one search index.
+//! Every command's inputs (API descriptions, runtime configs, multi-API files) to one API's
+//! pipeline or one runtime config: `crate::pipeline::open`, the one door into the pipeline. One
+//! API description goes through the pipeline as always, one runtime config is read as it is;
+//! two or more inputs (or a multi-API file) are built with tool name prefixes (`github_`,
+//! `stripe_`) and merged into one catalogue ([`combine`]), which the one engine serves: one
+//! `tools/list`, one search index.
 
 mod combine;
 mod file;
@@ -11,50 +13,45 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 use crate::ir::ApiIr;
 use crate::load::{self, AnyInput, Input};
-use crate::pipeline::{self, Pipeline, PipelineOptions};
+use crate::normalize::Routing;
+use crate::pipeline::{self, ConfigKind, Inputs, Pipeline, PipelineOptions, Source};
 use crate::runtime::config::RuntimeConfig;
 use combine::Part;
 use file::Wanted;
 
-/// What the inputs came to.
-pub(crate) enum Loaded {
-    /// One runtime config, as it is (served as it is; `config` refuses it).
-    Config(Box<RuntimeConfig>),
-    /// A config built here: from one API description, or merged from several APIs.
-    Built {
-        /// The config.
-        config: Box<RuntimeConfig>,
-        /// What was renamed to keep the APIs' names apart.
-        warnings: Vec<String>,
-    },
-}
-
-/// Reads `specs` (paths, URLs, `-`, multi-API files) and makes one config of them. `report` is
-/// called with each API description's pipeline (for its warnings). Also returns the local files
-/// read (inputs, multi-API files, files reached by `$ref`), which `serve --watch` watches.
-pub(crate) fn load(
-    specs: &[String],
-    opts: &PipelineOptions,
-    report: &dyn Fn(&Pipeline),
-) -> Result<(Loaded, Vec<PathBuf>)> {
+/// Reads `specs` (paths, URLs, `-`, multi-API files) and makes one pipeline or one config of
+/// them (see `crate::pipeline::open`). `report` is called with the pipeline of each API merged
+/// with others (for its warnings).
+pub(crate) fn load(specs: &[String], opts: &PipelineOptions, report: &dyn Fn(&Pipeline)) -> Result<Inputs> {
     let (inputs, files) = read_inputs(specs, opts)?;
-    Ok((load_inputs(inputs, opts, report)?, files))
+    let source = load_inputs(inputs, opts, report)?;
+    Ok(Inputs { origin: specs.join(", "), source, files })
 }
 
-fn load_inputs(inputs: Vec<Asked<Input>>, opts: &PipelineOptions, report: &dyn Fn(&Pipeline)) -> Result<Loaded> {
-    let from_file = inputs.iter().any(|(w, _)| w.entry.is_some());
+fn load_inputs(inputs: Vec<Asked<Input>>, opts: &PipelineOptions, report: &dyn Fn(&Pipeline)) -> Result<Source> {
     let several = inputs.len() > 1;
-    if !several && !from_file {
-        // One input named on the command line: exactly as before there were several.
+    if !several {
+        // One input (named on the command line, or the one API of a multi-API file): an API
+        // description's pipeline, or a runtime config, as they were before there were several.
         let Some((w, input)) = inputs.into_iter().next() else {
             return Err(Error::Usage { message: "no input: name an API description or a runtime config".into() });
         };
         return match input {
-            Input::Config(c) => Ok(Loaded::Config(c)),
+            Input::Config(c) => {
+                refuse_unusable(&w, opts, w.prefix.as_deref().is_some_and(|p| !p.is_empty()))?;
+                let mut config = adjust(*c, &w, w.prefix.as_deref().unwrap_or(""))?;
+                config.upstream.headers.extend(w.headers);
+                Ok(Source::Config { config: Box::new(config), kind: ConfigKind::Given })
+            }
             Input::Api(doc) => {
                 let _progress = crate::progress::Progress::start(opts.progress, &format!("converting {}", w.spec));
-                let p = pipeline::run_loaded(&w.spec, *doc, &w.opts)?;
-                Ok(Loaded::Built { config: Box::new(built(p, report)), warnings: Vec::new() })
+                let mut wanted = w.opts.clone();
+                if let Some(prefix) = &w.prefix {
+                    wanted.tools.name_prefix = prefix.clone();
+                }
+                let mut p = pipeline::run_loaded(&w.spec, *doc, &wanted)?;
+                p.tools.config.upstream.headers.extend(w.headers);
+                Ok(Source::Api(Box::new(p)))
             }
         };
     }
@@ -64,7 +61,11 @@ fn load_inputs(inputs: Vec<Asked<Input>>, opts: &PipelineOptions, report: &dyn F
         .map(|(w, input)| {
             let p = match input {
                 Input::Api(doc) => Prepared::Api(Box::new(pipeline::prepare(*doc, &w.opts)?)),
-                Input::Config(c) => Prepared::Config(c),
+                Input::Config(c) => {
+                    // Every config gets a prefix, but one whose entry asks for none.
+                    refuse_unusable(&w, opts, w.prefix.as_deref() != Some(""))?;
+                    Prepared::Config(c)
+                }
             };
             Ok((w, p))
         })
@@ -83,17 +84,9 @@ fn load_inputs(inputs: Vec<Asked<Input>>, opts: &PipelineOptions, report: &dyn F
         parts.push(Part { origin: w.spec, prefix, headers: w.headers, config });
     }
     drop(progress);
-    if !several {
-        // A multi-API file of one API: that API's config, with the entry's headers.
-        let Some(mut part) = parts.pop() else {
-            return Err(Error::internal("merging the APIs", "the one API of a multi-API file went missing"));
-        };
-        part.config.upstream.headers.extend(part.headers);
-        return Ok(Loaded::Built { config: Box::new(part.config), warnings });
-    }
     let merged = combine::merge(parts, opts.tools.max_name_len, opts.tools.max_description_len)?;
     warnings.extend(merged.warnings);
-    Ok(Loaded::Built { config: Box::new(merged.config), warnings })
+    Ok(Source::Config { config: Box::new(merged.config), kind: ConfigKind::Merged { warnings } })
 }
 
 /// An input loaded, an API description normalised (its title known) but not yet made tools.
@@ -212,19 +205,25 @@ fn prefixes(inputs: &[(Wanted, Prepared)], several: bool) -> Result<(Vec<String>
     Ok((out, warnings))
 }
 
-/// A runtime config served beside other APIs, with its entry's options: filters, credentials
-/// for tools that declare none, base URL, and its prefix on every tool name (shortened to stay
+/// A runtime config with its entry's (or the command line's) options: filters, credentials for
+/// tools that declare none, base URL, and its prefix on every tool name (shortened to stay
 /// within the limit).
 fn adjust(mut config: RuntimeConfig, w: &Wanted, prefix: &str) -> Result<RuntimeConfig> {
     let opts = &w.opts.tools;
-    let before = config.tools.len();
-    config.tools.retain(|t| opts.filter.keeps_tool(t));
-    if config.tools.is_empty() {
-        return Err(Error::NoTools {
-            origin: w.spec.clone(),
-            reason: format!("the filters exclude all {before} tools"),
-            diagnostics: Vec::new(),
-        });
+    if !opts.filter.is_empty() {
+        let before = config.tools.len();
+        config.tools.retain(|t| opts.filter.keeps_tool(t));
+        if config.tools.is_empty() {
+            return Err(Error::NoTools {
+                origin: w.spec.clone(),
+                reason: format!("the filters exclude all {before} tools"),
+                diagnostics: Vec::new(),
+            });
+        }
+        if config.tools.len() < before {
+            // What listing every tool costs was counted for the tools it had.
+            config.context.tools_list_tokens = None;
+        }
     }
     let default_security = crate::tools::security::add_cli_schemes(&mut config.security_schemes, &opts.auth);
     if !default_security.is_empty() {
@@ -233,7 +232,11 @@ fn adjust(mut config: RuntimeConfig, w: &Wanted, prefix: &str) -> Result<Runtime
         }
     }
     if let Some(url) = &opts.base_url {
+        // As `--base-url` does when the config is served: every API's URL.
         config.upstream.base_url = Some(url.clone());
+        for api in &mut config.apis {
+            api.upstream.base_url = Some(url.clone());
+        }
     }
     if !prefix.is_empty() {
         let room = opts.max_name_len.clamp(8, 128).saturating_sub(prefix.len()).max(8);
@@ -243,4 +246,64 @@ fn adjust(mut config: RuntimeConfig, w: &Wanted, prefix: &str) -> Result<Runtime
         }
     }
     Ok(config)
+}
+
+/// The options that cannot apply to a runtime config's tools, which are made already (filters,
+/// `--auth` and `--base-url` can, see [`adjust`]): an error naming the first one set, on the
+/// command line (`cli`) or in the input's entry of a multi-API file. `prefixed`: its tool names
+/// get a prefix, and are shortened to `--max-name-len` with it.
+fn refuse_unusable(w: &Wanted, cli: &PipelineOptions, prefixed: bool) -> Result<()> {
+    let defaults = crate::tools::ToolOptions::default();
+    let (ours, theirs) = (&w.opts.tools, &cli.tools);
+    if ours.env_prefix.is_some() {
+        let why = "its credentials' env var names are in its `security_schemes`: edit them there";
+        return Err(match &w.entry {
+            Some(_) if ours.env_prefix != theirs.env_prefix => {
+                w.invalid("env_prefix", format!("{why}, and leave `env_prefix` out"))
+            }
+            _ => unusable(&w.spec, "--env-prefix", why),
+        });
+    }
+    let set = [
+        (
+            ours.output_schema != defaults.output_schema,
+            "--output-schema",
+            "output schemas are made from an API description's responses, which a config does not keep: set \
+             `output_schema` on its tools",
+        ),
+        (
+            ours.max_name_len != defaults.max_name_len && !prefixed,
+            "--max-name-len",
+            "its tool names are as written in it: edit them there",
+        ),
+        (
+            ours.max_description_len != defaults.max_description_len,
+            "--max-description-len",
+            "its descriptions are as written in it: edit them there",
+        ),
+        (
+            matches!(w.opts.routing, Routing::Forward(_)),
+            "--forward-url",
+            "its tools have their HTTP bindings already (`http`): edit them there",
+        ),
+        (
+            matches!(w.opts.routing, Routing::Bindings(_)),
+            "--bindings",
+            "its tools have their HTTP bindings already (`http`): edit them there",
+        ),
+    ];
+    match set.into_iter().find(|(on, _, _)| *on) {
+        Some((_, flag, why)) => Err(unusable(&w.spec, flag, why)),
+        None => Ok(()),
+    }
+}
+
+/// A flag that a runtime config cannot take.
+fn unusable(spec: &str, flag: &str, why: &str) -> Error {
+    Error::Usage {
+        message: format!(
+            "{flag} cannot apply to {spec}, a runtime config whose tools are made already: {why}, or give the API \
+             description it was made from instead of the config"
+        ),
+    }
 }
