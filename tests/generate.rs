@@ -698,7 +698,7 @@ async fn an_edited_configs_crate_answers_like_serve() {
     }
     let calls = [
         ("getPetById", serde_json::json!({"petId": 7}), 0),
-        ("findPetsByStatus", serde_json::json!({"status": "sold"}), 0),
+        ("findPetsByStatus", serde_json::json!({"status": ["sold", "pending"]}), 0),
         ("addPet", serde_json::json!({"name": "Rex", "photoUrls": ["a.png"]}), 0),
         ("getInventory", serde_json::json!({}), 0),
         ("deleteUser", serde_json::json!({"username": "ann"}), 0),
