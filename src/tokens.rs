@@ -8,8 +8,8 @@ use rmcp::model::Tool as McpTool;
 use serde::Serialize;
 
 use crate::runtime::config::{ListTokens, RuntimeConfig, Tool, tools_list_bytes};
-use crate::runtime::engine::meta;
 use crate::runtime::engine::ToolEntry;
+use crate::runtime::engine::meta;
 
 /// Named in reports, so that readers know what was counted.
 pub(crate) const TOKENIZER: &str = "o200k_base (tiktoken-rs)";

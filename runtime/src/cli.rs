@@ -8,11 +8,11 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::{Engine, EngineOptions, McpServer, Metrics, Readiness, UpstreamAuth, UpstreamPolicy, transport};
+use crate::auth::OAuthOptions;
 use crate::config::{Context, RuntimeConfig, SchemaDetail, ToolMode};
+use crate::engine::BuildFn;
 use crate::engine::hooks::Extensions;
 use crate::engine::live::LiveEngine;
-use crate::auth::OAuthOptions;
-use crate::engine::BuildFn;
 #[cfg(feature = "reload")]
 use crate::engine::reload::Reload;
 use crate::error::Error;
@@ -151,9 +151,7 @@ impl OAuthArgs {
             audiences: self.oauth_audience.clone(),
             jwks_url: self.oauth_jwks.clone(),
             resource: self.oauth_resource.clone(),
-            jwks_min_refresh: self
-                .oauth_jwks_min_refresh
-                .map_or(crate::auth::DEFAULT_MIN_REFRESH, Duration::from_secs),
+            jwks_min_refresh: self.oauth_jwks_min_refresh.map_or(crate::auth::DEFAULT_MIN_REFRESH, Duration::from_secs),
         }))
     }
 }
@@ -213,8 +211,8 @@ impl ContextArgs {
     }
 }
 
-fn parse_glob(s: &str) -> Result<String, String> {
-    glob::Pattern::new(s).map(|_| s.to_string()).map_err(|e| format!("invalid glob {s:?}: {e}"))
+fn parse_glob(s: &str) -> Result<String, Error> {
+    glob::Pattern::new(s).map(|_| s.to_string()).map_err(|e| Error::Config(format!("invalid glob {s:?}: {e}")))
 }
 
 /// Flags of a running server.
@@ -314,11 +312,11 @@ pub struct ServerArgs {
 }
 
 /// Parses `--header 'Name: value'` into the trimmed name and value; the name must be an HTTP token.
-pub fn parse_header(s: &str) -> Result<(String, String), String> {
-    let (name, value) = s.split_once(':').ok_or_else(|| format!("expected 'Name: value', got {s:?}"))?;
+pub fn parse_header(s: &str) -> Result<(String, String), Error> {
+    let (name, value) = s.split_once(':').ok_or_else(|| Error::Config(format!("expected 'Name: value', got {s:?}")))?;
     let name = name.trim();
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
-        return Err(format!("invalid header name {name:?}"));
+        return Err(Error::Config(format!("invalid header name {name:?}")));
     }
     Ok((name.to_string(), value.trim().to_string()))
 }

@@ -182,11 +182,43 @@ impl KeyCache {
     }
 }
 
+/// Why the issuer's keys could not be found or fetched (logged: tokens wait for the next try).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum KeysError {
+    /// The issuer is not a URL.
+    #[error("invalid issuer {issuer:?}: {cause}")]
+    InvalidIssuer { issuer: String, cause: url::ParseError },
+    /// A metadata document names another issuer (RFC 8414 section 3.3).
+    #[error("the metadata at {url} is for the issuer {named:?}, not {issuer:?}")]
+    OtherIssuer { url: String, named: String, issuer: String },
+    /// A metadata document without `jwks_uri`.
+    #[error("the metadata at {url} names no jwks_uri")]
+    NoJwksUri { url: String },
+    /// The `jwks_uri` is not a URL the server fetches.
+    #[error("{0}")]
+    BadJwksUri(crate::error::Error),
+    /// None of the metadata locations answered with a document.
+    #[error("no authorization server metadata for {issuer} ({})", tried.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    NoMetadata { issuer: String, tried: Vec<KeysError> },
+    /// The request failed or its body broke off.
+    #[error("{url}: {cause}")]
+    Fetch { url: String, cause: reqwest::Error },
+    /// The answer was not a success.
+    #[error("{url}: HTTP {status}")]
+    Status { url: String, status: reqwest::StatusCode },
+    /// The answer was longer than [`MAX_DOCUMENT`].
+    #[error("{url}: larger than {MAX_DOCUMENT} bytes")]
+    TooLarge { url: String },
+    /// The answer was not JSON.
+    #[error("{url}: not JSON: {cause}")]
+    NotJson { url: String, cause: serde_json::Error },
+}
+
 /// The `jwks_uri` of the issuer's metadata: RFC 8414 (well-known inserted before the issuer's
 /// path), then OpenID Connect discovery (inserted, then appended). The metadata must name the
 /// same issuer (RFC 8414 section 3.3).
-async fn discover_jwks_uri(http: &reqwest::Client, issuer: &str) -> std::result::Result<String, String> {
-    let u = url::Url::parse(issuer).map_err(|e| format!("invalid issuer {issuer:?}: {e}"))?;
+async fn discover_jwks_uri(http: &reqwest::Client, issuer: &str) -> std::result::Result<String, KeysError> {
+    let u = url::Url::parse(issuer).map_err(|cause| KeysError::InvalidIssuer { issuer: issuer.to_string(), cause })?;
     let origin = u.origin().ascii_serialization();
     let path = u.path().trim_end_matches('/');
     let candidates = [
@@ -200,38 +232,38 @@ async fn discover_jwks_uri(http: &reqwest::Client, issuer: &str) -> std::result:
             Ok(doc) => {
                 let named = doc.get("issuer").and_then(Value::as_str).unwrap_or("");
                 if named != issuer {
-                    return Err(format!("the metadata at {url} is for the issuer {named:?}, not {issuer:?}"));
+                    return Err(KeysError::OtherIssuer {
+                        url: url.clone(),
+                        named: named.to_string(),
+                        issuer: issuer.to_string(),
+                    });
                 }
                 let jwks = doc
                     .get("jwks_uri")
                     .and_then(Value::as_str)
-                    .ok_or_else(|| format!("the metadata at {url} names no jwks_uri"))?;
-                checked_url("the issuer's jwks_uri", jwks).map_err(|e| e.to_string())?;
+                    .ok_or_else(|| KeysError::NoJwksUri { url: url.clone() })?;
+                checked_url("the issuer's jwks_uri", jwks).map_err(KeysError::BadJwksUri)?;
                 return Ok(jwks.to_string());
             }
             Err(e) => tried.push(e),
         }
     }
-    Err(format!("no authorization server metadata for {issuer} ({})", tried.join("; ")))
+    Err(KeysError::NoMetadata { issuer: issuer.to_string(), tried })
 }
 
 /// A JSON document of the authorization server, up to [`MAX_DOCUMENT`] bytes.
-async fn fetch_json(http: &reqwest::Client, url: &str) -> std::result::Result<Value, String> {
-    let mut resp = http
-        .get(url)
-        .header(reqwest::header::ACCEPT, "application/json")
-        .send()
-        .await
-        .map_err(|e| format!("{url}: {e}"))?;
+async fn fetch_json(http: &reqwest::Client, url: &str) -> std::result::Result<Value, KeysError> {
+    let fetch = |cause| KeysError::Fetch { url: url.to_string(), cause };
+    let mut resp = http.get(url).header(reqwest::header::ACCEPT, "application/json").send().await.map_err(fetch)?;
     if !resp.status().is_success() {
-        return Err(format!("{url}: HTTP {}", resp.status()));
+        return Err(KeysError::Status { url: url.to_string(), status: resp.status() });
     }
     let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| format!("{url}: {e}"))? {
+    while let Some(chunk) = resp.chunk().await.map_err(fetch)? {
         if body.len() + chunk.len() > MAX_DOCUMENT {
-            return Err(format!("{url}: larger than {MAX_DOCUMENT} bytes"));
+            return Err(KeysError::TooLarge { url: url.to_string() });
         }
         body.extend_from_slice(&chunk);
     }
-    serde_json::from_slice(&body).map_err(|e| format!("{url}: not JSON: {e}"))
+    serde_json::from_slice(&body).map_err(|cause| KeysError::NotJson { url: url.to_string(), cause })
 }

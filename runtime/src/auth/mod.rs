@@ -54,4 +54,3 @@ pub struct OAuthOptions {
     /// The shortest time between two JWKS fetches.
     pub jwks_min_refresh: Duration,
 }
-

@@ -1,9 +1,9 @@
 //! The search discovery mode runs: words (BM25, [`crate::discovery::search`]) and, with a model,
 //! meaning ([`crate::discovery::semantic`]), blended by the word index.
 
+use crate::discovery::search::SearchIndex;
 #[cfg(feature = "semantic")]
 use crate::discovery::semantic::{SemanticIndex, SentenceModel};
-use crate::discovery::search::SearchIndex;
 
 /// The search discovery mode runs: BM25 over the tools' words, and, with a model and the tools'
 /// vectors, what the request means.

@@ -14,8 +14,12 @@ use crate::engine::BuildFn;
 use crate::engine::live::LiveEngine;
 use crate::metrics::Metrics;
 
-/// Reads the input again: the new config, or the message the command line would print.
-pub type LoadFn = dyn Fn() -> Result<RuntimeConfig, String> + Send + Sync;
+/// Why the input could not be read again: the caller's own error (mcpgen's, for `mcpgen serve`),
+/// logged as the command line would print it.
+pub type LoadError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Reads the input again: the new config, or why not.
+pub type LoadFn = dyn Fn() -> Result<RuntimeConfig, LoadError> + Send + Sync;
 
 /// How a server reloads its catalogue (`mcpgen serve`; see [`crate::cli::run_reloading`]).
 pub struct Reload {
@@ -60,9 +64,12 @@ async fn reload_once(
     let started = Instant::now();
     let (load, build, name) = (load.clone(), build.clone(), origin.to_string());
     // Parsing and building take a while for a large API (Microsoft Graph: seconds): off the workers.
-    let built = tokio::task::spawn_blocking(move || build(load()?).map_err(|e| format!("{name}: {e}")))
-        .await
-        .unwrap_or_else(|e| Err(format!("the reload stopped: {e}")));
+    let built = tokio::task::spawn_blocking(move || {
+        let config = load().map_err(|e| e.to_string())?;
+        build(config).map_err(|e| format!("{name}: {e}"))
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("the reload stopped: {e}")));
     let took = started.elapsed().as_millis();
     match built {
         Ok(engine) => {

@@ -22,6 +22,7 @@ use crate::engine::Engine;
 use crate::engine::caching::CacheHints;
 use crate::engine::caller::Caller;
 use crate::engine::routes::Route;
+use crate::error::Error;
 use crate::metrics::Outcome;
 
 /// The API description's URI (the `mcpgen://` scheme of mcpgen's own resources, like a binary
@@ -56,11 +57,15 @@ impl ResourceArgs {
 }
 
 /// An RFC 3986 scheme: a letter, then letters, digits, `+`, `-`, `.`.
-fn parse_scheme(s: &str) -> Result<String, String> {
+fn parse_scheme(s: &str) -> Result<String, Error> {
     let mut bytes = s.bytes();
     let ok = bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
         && bytes.all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
-    if ok { Ok(s.to_ascii_lowercase()) } else { Err(format!("{s:?} is not a URI scheme (e.g. api, petstore)")) }
+    if ok {
+        Ok(s.to_ascii_lowercase())
+    } else {
+        Err(Error::Config(format!("{s:?} is not a URI scheme (e.g. api, petstore)")))
+    }
 }
 
 /// The resources `caller` may read: the description, then the route maps' resources of the

@@ -50,4 +50,3 @@ pub(crate) async fn signal() {
         _ = term => {}
     }
 }
-
