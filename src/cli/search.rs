@@ -7,7 +7,6 @@ use clap::Args;
 
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Result};
-use crate::pipeline;
 use crate::runtime::discovery::finder::Finder;
 use crate::runtime::discovery::search::SearchIndex;
 #[cfg(feature = "semantic")]
@@ -54,9 +53,10 @@ pub(crate) struct SearchArgs {
 pub(crate) const NO_SEMANTIC: &str = "--search-model needs search by meaning, which this mcpgen was built without: build it with `--features semantic` (cargo install --path . --features semantic)";
 
 pub(super) fn run(args: &SearchArgs) -> Result<()> {
-    let p = pipeline::run(&args.input.spec, &args.input.pipeline_options(args.warnings.strict)?)?;
-    let entries = tokens::entries(&p.tools.config.tools);
-    crate::mem::drop_in_background(p);
+    // One SPEC (the query follows it); several APIs come in a multi-API file.
+    let source = super::open(&args.input, &[], args.warnings.strict)?.source;
+    let entries = tokens::entries(&source.config().tools);
+    crate::mem::drop_in_background(source);
     let index = SearchIndex::build(entries.iter().map(|e| e.search_doc()));
     #[cfg(feature = "semantic")]
     let model = args

@@ -12,7 +12,7 @@ use crate::pipeline::{ConfigKind, Source};
 use crate::runtime::cli::{ServerArgs, Transport};
 use crate::runtime::config::RuntimeConfig;
 use crate::runtime::engine::hooks::Extensions;
-use crate::runtime::engine::reload::Reload;
+use crate::runtime::engine::reload::{LoadError, Reload};
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -127,11 +127,11 @@ fn reloader(args: &ServeArgs, files: Vec<PathBuf>) -> Result<Reload> {
     let specs = args.input.specs(&args.more);
     let from_stdin = specs.iter().any(|s| s == "-");
     let args = args.clone();
-    let load = move || {
+    let load = move || -> std::result::Result<RuntimeConfig, LoadError> {
         if from_stdin {
-            return Err("the API was read from stdin, which cannot be read again: restart the server".to_string());
+            return Err("the API was read from stdin, which cannot be read again: restart the server".into());
         }
-        let (config, files) = build_config(&args).map_err(|e| e.to_string())?;
+        let (config, files) = build_config(&args)?;
         if let Some(w) = &watching {
             w.set_files(&files);
         }
