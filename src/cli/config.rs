@@ -1,11 +1,13 @@
-//! `mcpgen config`: writes the runtime config that `mcpgen serve` runs.
+//! `mcpgen config`: writes the runtime config that `mcpgen serve` runs, `$schema` first.
 
 use std::path::PathBuf;
 
 use clap::Args;
+use serde::Serialize;
 
 use super::{InputArgs, StrictArg, output};
 use crate::error::Result;
+use crate::runtime::config::{RuntimeConfig, SCHEMA_ID};
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -68,11 +70,82 @@ pub(super) fn run(args: &ConfigArgs) -> Result<()> {
     args.resources.apply(&mut config.resources);
     crate::tokens::measure(&mut config);
     let path = args.output.as_deref();
-    let text = output::render(&config, path.is_some_and(output::is_yaml), &args.input.spec)?;
+    let text = render(&config, path.is_some_and(output::is_yaml), &args.input.spec)?;
     output::write(path, &text)?;
     if let Some(path) = path {
         let p = path.display();
         eprintln!("wrote {p} ({} tools); serve it with: mcpgen serve {p}", config.tools.len());
     }
     Ok(())
+}
+
+/// The config as JSON or YAML with `"$schema"` first: the `$id` of the format's JSON Schema
+/// (`runtime/schema/mcpgen-config.schema.json`), for editors to check hand edits. Loading skips
+/// the key.
+fn render(config: &RuntimeConfig, yaml: bool, origin: &str) -> Result<String> {
+    #[derive(Serialize)]
+    struct WithSchema<'a> {
+        #[serde(rename = "$schema")]
+        schema: &'static str,
+        #[serde(flatten)]
+        config: &'a RuntimeConfig,
+    }
+    output::render(&WithSchema { schema: SCHEMA_ID, config }, yaml, origin)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+    use crate::pipeline::{self, PipelineOptions};
+
+    /// Petstore, and a larger config with every kind of security scheme, in discovery mode, with
+    /// resources and token counts: written with `$schema` first, valid against the committed
+    /// schema, and loaded back (skipping `$schema`) as the same config, from JSON and from YAML.
+    #[test]
+    fn configs_name_their_schema_first_and_validate_against_it() {
+        let text = std::fs::read_to_string("runtime/schema/mcpgen-config.schema.json").unwrap();
+        let schema: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(schema["$id"], SCHEMA_ID);
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        for spec in ["samples/petstore-oas30.json", "samples/security.json", "samples/security-schemes.yaml"] {
+            let mut config = pipeline::run(spec, &PipelineOptions::default()).unwrap().tools.config;
+            if spec != "samples/petstore-oas30.json" {
+                config.context.tool_mode = crate::runtime::config::ToolMode::Discovery;
+                config.context.pin_tools = vec!["get_*".into()];
+                config.resources.route_maps = true;
+            }
+            crate::tokens::measure(&mut config);
+            for yaml in [false, true] {
+                let text = render(&config, yaml, spec).unwrap();
+                let first = if yaml {
+                    format!("$schema: {SCHEMA_ID}\n")
+                } else {
+                    format!("{{\n  \"$schema\": \"{SCHEMA_ID}\",\n")
+                };
+                assert!(text.starts_with(&first), "{spec}:\n{}", &text[..200]);
+                let value = crate::load::parse_document(text.as_bytes(), "written").unwrap();
+                let errors: Vec<String> =
+                    validator.iter_errors(&value).map(|e| format!("{}: {e}", e.instance_path())).collect();
+                assert!(errors.is_empty(), "{spec} (yaml: {yaml}): {errors:#?}");
+                assert_eq!(crate::load::read_config(&value, "written").unwrap(), config, "{spec} (yaml: {yaml})");
+            }
+        }
+    }
+
+    /// Errors about `$schema` and unknown keys keep their JSON pointer.
+    #[test]
+    fn bad_keys_are_named_where_they_are() {
+        let config = pipeline::run("samples/petstore-oas30.json", &PipelineOptions::default()).unwrap().tools.config;
+        let text = render(&config, false, "c.json").unwrap();
+        let mut value: Value = serde_json::from_str(&text).unwrap();
+        value["$schema"] = Value::from(1);
+        let e = crate::load::read_config(&value, "c.json").unwrap_err().to_string();
+        assert!(e.starts_with("c.json at #/$schema: not a valid mcpgen runtime config: invalid type: integer"), "{e}");
+        value["$schema"] = Value::from(SCHEMA_ID);
+        value["tols"] = Value::from(Vec::<Value>::new());
+        let e = crate::load::read_config(&value, "c.json").unwrap_err().to_string();
+        assert!(e.starts_with("c.json at #/tols: not a valid mcpgen runtime config: unknown field `tols`"), "{e}");
+    }
 }

@@ -5,13 +5,14 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::SecurityRequirements;
 
 /// An HTTP method. Written upper-case in the runtime config; a config with any other value fails
 /// to load, naming the tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Method {
     /// `GET`.
@@ -100,7 +101,7 @@ impl std::fmt::Display for Method {
 }
 
 /// How a tool's call becomes an HTTP request (`http` in a tool).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HttpBinding {
     /// The request's method.
@@ -136,7 +137,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// Where one argument goes and how it is serialised.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ParamBinding {
     /// Property name in the tool's input schema.
@@ -161,7 +162,7 @@ pub struct ParamBinding {
 }
 
 /// Where a parameter goes (OpenAPI's `in`, lower-case).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ParamLocation {
     /// `path`: replaces `{name}` in the path template.
@@ -176,7 +177,7 @@ pub enum ParamLocation {
 
 /// How a parameter's value is serialised (OpenAPI's `style`, camelCase); examples for the array
 /// `[a, b]`, unexploded / exploded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ParamStyle {
     /// `simple`: `a,b` (path and header default).
@@ -232,7 +233,7 @@ impl ParamStyle {
 }
 
 /// The request body and which arguments make it up.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BodyBinding {
     /// The body's media type, sent as `Content-Type` (`*/*` sends JSON as `application/json`). It
@@ -248,7 +249,7 @@ pub struct BodyBinding {
 }
 
 /// Which arguments make up a request body (`kind` in the config, snake_case).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum BodyContent {
     /// The whole body is one argument (arrays, scalars, raw and binary bodies, unions).
@@ -274,7 +275,7 @@ pub enum BodyContent {
 }
 
 /// One property of an object body and the argument that holds it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BodyField {
     /// Property name in the tool's input schema.

@@ -1,8 +1,13 @@
 //! The runtime configuration: everything the engine needs to serve an API as MCP tools.
 //!
 //! This is the output of the `tools` stage, the file `mcpgen config` writes and the catalogue a
-//! generated crate embeds. It depends on nothing but serde, so the runtime module can be copied
-//! verbatim into a generated crate.
+//! generated crate embeds. It depends on nothing but serde (and schemars, for [`schema`]), so the
+//! runtime module can be copied verbatim into a generated crate.
+//!
+//! The format is a contract: [`schema`] is its JSON Schema, derived from these types (it describes
+//! what they deserialise); `runtime/schema/mcpgen-config.schema.json` in mcpgen's repository is
+//! that schema, checked against the types by a test, and `mcpgen config` names it ([`SCHEMA_ID`])
+//! in the `$schema` key of the configs it writes.
 
 pub mod binding;
 pub mod keywords;
@@ -10,7 +15,9 @@ pub mod security;
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de::{DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 pub use crate::config::binding::{
@@ -24,13 +31,85 @@ pub type JsonObject = Map<String, Value>;
 /// The version of the runtime config format; bumped on incompatible changes.
 pub const CONFIG_FORMAT_VERSION: u32 = 1;
 
+/// The `$id` of the JSON Schema of this format version ([`schema`]), and the `$schema` that
+/// `mcpgen config` writes first in a config. It names the format version, and sits under the
+/// repository address of the crate's manifest (a placeholder for now: nothing is served there; the
+/// schema is the file `runtime/schema/mcpgen-config.schema.json` of mcpgen's repository).
+pub const SCHEMA_ID: &str = "https://example.invalid/mcpgen/schema/mcpgen-config-1.schema.json";
+
+/// The key of a config that names its JSON Schema (`"$schema": SCHEMA_ID`): read and checked to
+/// be a string, then dropped; never written by [`RuntimeConfig`]'s own `Serialize`.
+pub const SCHEMA_KEY: &str = "$schema";
+
+/// The JSON Schema (2020-12) of the runtime config format, generated from these types: what their
+/// `Deserialize` accepts, with [`SCHEMA_ID`] as `$id` and a title naming the format version. The
+/// descriptions are the types' doc comments, as plain text. Deterministic (object keys sorted);
+/// `runtime/schema/mcpgen-config.schema.json` is this value.
+pub fn schema() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().for_deserialize().into_generator();
+    let mut schema = generator.into_root_schema_for::<RuntimeConfig>();
+    schema.insert("$id".into(), Value::from(SCHEMA_ID));
+    schema.insert("title".into(), Value::from(format!("mcpgen runtime config, format {CONFIG_FORMAT_VERSION}")));
+    let mut schema = schema.to_value();
+    plain_descriptions(&mut schema);
+    schema
+}
+
+/// Every `description` of a schema through [`plain_description`].
+fn plain_descriptions(schema: &mut Value) {
+    match schema {
+        Value::Object(o) => {
+            for (key, value) in o.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" => *text = plain_description(text),
+                    _ => plain_descriptions(value),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(plain_descriptions),
+        _ => {}
+    }
+}
+
+/// A doc comment as plain text: rustdoc links as the code they show ([`Tool::api`] and
+/// [`upstream`](Self::upstream) as `` `Tool::api` `` and `` `upstream` ``), the lines of a
+/// paragraph joined.
+fn plain_description(doc: &str) -> String {
+    let mut out = String::with_capacity(doc.len());
+    let mut rest = doc;
+    while let Some(start) = rest.find("[`") {
+        let Some(len) = rest[start + 2..].find("`]") else { break };
+        out.push_str(&rest[..start]);
+        out.push_str(&rest[start + 1..start + len + 3]);
+        rest = &rest[start + len + 4..];
+        if rest.starts_with('(')
+            && let Some(close) = rest.find(')')
+        {
+            rest = &rest[close + 1..];
+        }
+    }
+    out.push_str(rest);
+    out.split("\n\n").map(|paragraph| paragraph.replace('\n', " ")).collect::<Vec<_>>().join("\n\n")
+}
+
 /// The runtime config: everything the engine serves, as `mcpgen config` writes it and a generated
-/// crate embeds it (`catalogue.json`). The format is described in `docs/config.md`; unknown keys
-/// fail to load.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// crate embeds it (`catalogue.json`). The format is described in `docs/config.md` and by
+/// [`schema`]; unknown keys fail to load, but for `$schema` ([`SCHEMA_KEY`]), which editors read.
+///
+/// Its `Serialize` and `Deserialize` are serde's derived ones (`remote = "Self"` makes them the
+/// inherent `RuntimeConfig::serialize` and `RuntimeConfig::deserialize`), the latter behind a map
+/// that skips `$schema`: `deny_unknown_fields` stays for every other key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(
+    transform = with_schema_key,
+    description = "The runtime config of an MCP server made by mcpgen: `mcpgen config` writes it, `mcpgen serve` \
+                   runs it, a generated crate embeds it (`src/catalogue.json`). Described in mcpgen's \
+                   docs/config.md. Unknown keys fail to load."
+)]
 pub struct RuntimeConfig {
     /// Always [`CONFIG_FORMAT_VERSION`] when written by this version of mcpgen.
+    #[schemars(schema_with = "format_version", description = "The format version: 1 (mcpgen refuses any other).")]
     pub mcpgen_config: u32,
     /// What `initialize` reports about the server.
     pub server: ServerInfo,
@@ -58,8 +137,102 @@ pub struct RuntimeConfig {
     pub tools: Vec<Tool>,
 }
 
+impl Serialize for RuntimeConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // The derived (inherent) one: `$schema` is the writer's to add.
+        RuntimeConfig::serialize(self, serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for RuntimeConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Config;
+        impl<'de> Visitor<'de> for Config {
+            type Value = RuntimeConfig;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an mcpgen runtime config (an object)")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RuntimeConfig, A::Error> {
+                // The derived (inherent) one, over the keys but `$schema`.
+                RuntimeConfig::deserialize(serde::de::value::MapAccessDeserializer::new(WithoutSchemaKey(map)))
+            }
+        }
+        deserializer.deserialize_map(Config)
+    }
+}
+
+/// A config's keys without `$schema` (its value checked to be a string and dropped).
+struct WithoutSchemaKey<A>(A);
+
+/// One key of a config: `$schema`, or another for the derived `Deserialize`'s own key seed.
+enum Key<T> {
+    Schema,
+    Other(T),
+}
+
+/// Reads a key; gives it to the derived seed unless it is `$schema`. The key is read inside the
+/// map's own `next_key_seed`, so errors about it (`unknown field`) keep their place in the document
+/// (`serde_path_to_error`, mcpgen's pointers).
+struct KeySeed<'a, K>(&'a mut Option<K>);
+
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
+    type Value = Key<K::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let key = String::deserialize(deserializer)?;
+        if key == SCHEMA_KEY {
+            return Ok(Key::Schema);
+        }
+        let seed = self.0.take().ok_or_else(|| serde::de::Error::custom("a config key read twice"))?;
+        seed.deserialize(key.into_deserializer()).map(Key::Other)
+    }
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutSchemaKey<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        let mut seed = Some(seed);
+        loop {
+            match self.0.next_key_seed(KeySeed(&mut seed))? {
+                None => return Ok(None),
+                Some(Key::Other(key)) => return Ok(Some(key)),
+                Some(Key::Schema) => {
+                    self.0.next_value::<String>()?;
+                }
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.0.next_value_seed(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+/// `mcpgen_config` in the schema: the one version this schema describes.
+fn format_version(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "integer", "const": CONFIG_FORMAT_VERSION})
+}
+
+/// `$schema` in the schema: the one key of a config outside [`RuntimeConfig`]'s fields.
+fn with_schema_key(schema: &mut Schema) {
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        let key = serde_json::json!({
+            "description": "The JSON Schema of the config, for editors (mcpgen writes its `$id`); ignored when loading.",
+            "type": "string",
+        });
+        properties.insert(SCHEMA_KEY.into(), key);
+    }
+}
+
 /// One API of a config that serves several: where its tools' requests go.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Api {
     /// The API's key, unique in the config: its tools' [`Tool::api`], and the namespace of its
@@ -81,7 +254,7 @@ pub struct Api {
 }
 
 /// What the MCP server says about itself in `initialize`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerInfo {
     /// The server's name (`serverInfo.name`); mcpgen writes the API title sanitised to lower-case
@@ -101,7 +274,7 @@ pub struct ServerInfo {
 }
 
 /// Where requests go.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Upstream {
     /// Base URL that tool paths are appended to. May be relative when the document's own URL was
@@ -115,7 +288,7 @@ pub struct Upstream {
 
 /// Limits on upstream requests. `serve`'s `--timeout` and `--max-response-bytes` (and a generated
 /// crate's) override them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
     /// Per-request timeout toward the upstream, in seconds.
@@ -133,7 +306,7 @@ impl Default for Limits {
 /// How the tools are shown to clients. Every tool definition costs the model context on every
 /// turn, so a large API is better served through three discovery tools (search, describe, call).
 /// Only what is advertised changes: calls are validated against the full schemas in every mode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Context {
     /// Which tools `tools/list` shows; `auto` when absent (`--tool-mode` overrides).
@@ -193,7 +366,7 @@ impl Default for Context {
 
 /// Route maps (`--resources`): GET operations read as MCP resources, besides the API description
 /// resource, which is always served (see `docs/resources.md`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Resources {
     /// GET operations without required arguments become resources, and those whose only
@@ -220,7 +393,7 @@ impl Default for Resources {
 }
 
 /// Which tools `tools/list` shows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolMode {
     /// Every tool when the API is small (see `auto_max_tools`, `auto_max_tokens`), discovery otherwise.
@@ -233,7 +406,7 @@ pub enum ToolMode {
 }
 
 /// How much of each tool's schema is advertised.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SchemaDetail {
     /// Compact when listing every tool in full would cost more than `auto_max_tokens`.
@@ -247,7 +420,7 @@ pub enum SchemaDetail {
 }
 
 /// Tokens of the all-tools `tools/list`, with full and with compact schemas.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListTokens {
     /// Tokens with every tool's full definition: what `auto` compares with `auto_max_tokens`.
@@ -328,7 +501,7 @@ pub struct McpToolView<'a> {
 }
 
 /// One MCP tool and how a call becomes an HTTP request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tool {
     /// The name clients call the tool by; unique in the config. mcpgen writes names that match
@@ -366,6 +539,7 @@ pub struct Tool {
     /// checks tokens (`--oauth-issuer`): any one of the sets, each needed whole. Empty: no scope
     /// needed. Read as a list of sets or, for one set, as a list of scopes (`[read, write]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "scope_sets")]
+    #[schemars(schema_with = "scope_sets_schema")]
     pub scopes: ScopeSets,
     /// In a config of several APIs: the [`Api::name`] whose base URL and headers this tool's
     /// requests use. `None`: the top-level `upstream`.
@@ -379,6 +553,16 @@ pub type ScopeSets = Vec<Vec<String>>;
 /// Whether a caller holding the scopes `has` says yes to satisfies `sets`.
 pub fn scopes_allow(sets: &[Vec<String>], has: impl Fn(&str) -> bool) -> bool {
     sets.is_empty() || sets.iter().any(|set| set.iter().all(|s| has(s)))
+}
+
+/// What [`scope_sets`] reads: a list of scopes, or a list of lists of scopes.
+fn scope_sets_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "anyOf": [
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}
+        ]
+    })
 }
 
 /// `scopes` as a list of sets, or a flat list of scopes for one set; an empty set among them
@@ -412,7 +596,7 @@ fn scope_sets<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ScopeSets, D::Er
 }
 
 /// MCP tool annotations; always written out explicitly.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Annotations {
     /// The annotations' own `title` (from `x-mcp`); `None`: left out.
@@ -435,6 +619,19 @@ pub struct Annotations {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn doc_comments_become_plain_descriptions() {
+        assert_eq!(
+            plain_description("Its tools ([`Tool::api`]) use [`upstream`](Self::upstream)'s;\n[`Limits::default`]."),
+            "Its tools (`Tool::api`) use `upstream`'s; `Limits::default`."
+        );
+        assert_eq!(plain_description("One\nparagraph.\n\nTwo."), "One paragraph.\n\nTwo.");
+        assert_eq!(
+            plain_description("`[Deprecated] ` and `[]` and [`unclosed"),
+            "`[Deprecated] ` and `[]` and [`unclosed"
+        );
+    }
 
     #[test]
     fn scopes_are_sets_or_one_flat_set() {

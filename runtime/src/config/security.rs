@@ -3,11 +3,12 @@
 //! requirements that combine them. Part of the runtime config's model (`model.rs` re-exports it);
 //! depends on nothing but serde.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How a credential reaches the upstream. Secrets are never stored: only the names of the
 /// environment variables that hold them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SecurityScheme {
     /// `api_key`: a key sent in a header, a query parameter or a cookie.
@@ -129,7 +130,7 @@ impl SecurityScheme {
 }
 
 /// Where an API key goes (`location` in the config, lower-case).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ApiKeyLocation {
     /// `header`: a request header.
