@@ -122,6 +122,7 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     // Whatever `serve` takes: its catalogue is the config `serve` would run.
     let inputs = super::open(&args.input, &args.more, args.warnings.strict)?;
     let specs = args.input.specs(&args.more);
+    let from_config = matches!(inputs.source, crate::pipeline::Source::Config { .. });
     let mut config = inputs.source.into_config();
     args.context.apply(&mut config.context);
     crate::tokens::measure(&mut config);
@@ -198,9 +199,13 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     }
     let handlers = config.unbound_tools().count();
     if handlers > 0 && !handlers_kept {
+        let or = if from_config {
+            "or give them an `http` binding in the config and regenerate"
+        } else {
+            "or regenerate with --forward-url URL or --bindings FILE"
+        };
         eprintln!(
-            "\n{handlers} tools have no HTTP binding: write them in src/handlers.rs (each answers \"not implemented yet\" until then), \
-             or regenerate with --forward-url URL or --bindings FILE"
+            "\n{handlers} tools have no HTTP binding: write them in src/handlers.rs (each answers \"not implemented yet\" until then), {or}"
         );
     }
     let d = dir.display();
