@@ -44,6 +44,11 @@ pub(crate) struct ConvertArgs {
 pub(super) fn run(args: &ConvertArgs) -> Result<()> {
     let spec = &args.input.spec;
     let mut opts = args.input.pipeline_options(args.warnings.strict)?;
+    // Not `pipeline::open`, the other commands' door: `convert` writes the IR of one API
+    // description as OpenAPI, and a runtime config (or several APIs merged into one) keeps no IR,
+    // only tools. `load` says so for a config or a multi-API file. It also needs the document's
+    // dialect before the pipeline runs (a function list without bindings gets the forward-URL
+    // convention below).
     let doc = crate::load::load(spec, &opts.load)?;
     // A function list without a binding follows the forward-URL convention; no server is named.
     if !doc.dialect.is_openapi() && matches!(opts.routing, Routing::Unbound) {
