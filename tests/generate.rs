@@ -756,3 +756,48 @@ async fn a_multi_api_files_crate_answers_like_serve() {
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("PETSTORE_API_API_KEY") && help.contains("WEATHER_SERVICE_BEARER_AUTH_TOKEN"), "{help}");
 }
+
+/// A crate generated with search by meaning (`--search-model`) gets the `semantic` feature, builds
+/// with candle, and finds a tool by what a request means, as `serve --search-model` does
+/// (tests/discovery.rs). Run with mcpgen's `semantic` feature, where the model is required.
+#[cfg(feature = "semantic")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crate_with_search_by_meaning_finds_tools_by_meaning() {
+    let Some(model) = search_model_dir() else { return };
+    let mock = start_mock().await;
+    let spec = fixture_spec("semantic.yaml", &mock);
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join("semantic-mcp");
+    let flags = ["--tool-mode", "discovery", "--search-model", model.to_str().unwrap()];
+    generate_locked_with(spec.to_str().unwrap(), &krate, "semantic-mcp", &flags);
+    assert_eq!(runtime_features(&krate), ["http", "discovery", "semantic"]);
+    cargo_ok(&krate, &["build", "--locked"]);
+    let cache = tempfile::tempdir().unwrap();
+    let cmd = ServerCommand {
+        program: binary("semantic-mcp").display().to_string(),
+        args: Vec::new(),
+        env: [("MCPGEN_CACHE_DIR".to_string(), cache.path().display().to_string())].into(),
+    };
+    let c = connect(&cmd, Transport::Stdio).await;
+    // The tools' vectors are made in the background: words answer until they are there.
+    let request = "how many API calls do I have left this hour";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut names = found(&c, request).await;
+    while names.is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        names = found(&c, request).await;
+    }
+    assert_eq!(names.first().map(String::as_str), Some("getRateLimit"), "{names:?}");
+    let r = c.call("call_tool", serde_json::json!({"name": "getRateLimit", "arguments": {}})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!((mock.last().method.as_str(), mock.last().path.as_str()), ("GET", "/rate_limit"));
+    c.client.cancel().await.unwrap();
+}
+
+/// The names `search_tools` returns for `query`.
+#[cfg(feature = "semantic")]
+async fn found(c: &Connected, query: &str) -> Vec<String> {
+    let r = c.call("search_tools", serde_json::json!({ "query": query })).await;
+    let tools = r.structured_content.map(|s| s["tools"].clone()).unwrap_or_default();
+    tools.as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(String::from)).collect()
+}

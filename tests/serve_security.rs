@@ -146,7 +146,14 @@ async fn config_can_be_edited_and_served() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // A user renames a tool and changes a description.
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.starts_with("mcpgen_config: 1"), "{}", &text[..100]);
+    // The schema it follows first, for editors; then the format's version.
+    let first_two: Vec<&str> = text.lines().take(2).collect();
+    assert_eq!(
+        first_two,
+        [format!("$schema: {}", mcpgen::runtime::config::SCHEMA_ID).as_str(), "mcpgen_config: 1"],
+        "{}",
+        &text[..100]
+    );
     assert!(!text.contains("\"hk\"") && text.contains("E2E_TEST_API_HEADER_KEY"), "env var names, never secrets");
     let edited = text
         .replace("name: authNone", "name: public_ping")

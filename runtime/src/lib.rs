@@ -14,7 +14,11 @@
 //!   transport (feature `legacy-sse`);
 //! - `metrics`: the counters every part updates, Prometheus text with the `metrics` feature.
 
-pub mod auth;
+#![deny(missing_docs)]
+
+// Public: the config types, the engine (and its search), `ext` for a generated crate's own code,
+// the server's flags and entry point (`cli`), errors. The rest is the crate's own.
+pub(crate) mod auth;
 pub mod cli;
 pub mod config;
 #[cfg(feature = "discovery")]
@@ -22,15 +26,19 @@ pub mod discovery;
 pub mod engine;
 pub mod error;
 pub mod ext;
-pub mod metrics;
-pub mod transport;
+pub(crate) mod metrics;
+pub(crate) mod transport;
 pub mod upstream;
 
 /// This crate's version: what a generated crate pins with `--runtime registry`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+pub use auth::OAuthOptions;
 pub use engine::{Engine, EngineOptions, UpstreamAuth};
 pub use error::Error;
 pub use metrics::{Metrics, Readiness};
+#[cfg(feature = "http")]
+pub use transport::http::{HttpOptions, serve_http};
+pub use transport::serve_stdio;
 pub use transport::server::McpServer;
 pub use upstream::{UpstreamPolicy, install_crypto_provider};

@@ -14,7 +14,7 @@ use super::OAuthOptions;
 use super::jwks::{JwksSource, KeyCache};
 use crate::error::{Error, Result};
 
-pub use crate::engine::caller::{Caller, Principal};
+pub use crate::engine::caller::Principal;
 
 /// The signature algorithms accepted: asymmetric only (no `none`, no HMAC).
 pub const ALGORITHMS: [Algorithm; 9] = [
@@ -150,16 +150,6 @@ impl ResourceServer {
             metadata,
             keys: KeyCache::new(jwks, http, opts.jwks_min_refresh),
         })
-    }
-
-    /// The resource identifier (what the metadata's `resource` says).
-    pub fn resource(&self) -> &str {
-        &self.resource
-    }
-
-    /// The URL of the Protected Resource Metadata, as challenges name it.
-    pub fn metadata_url(&self) -> &str {
-        &self.metadata_url
     }
 
     /// The Protected Resource Metadata document, with `scopes_supported` when tools need any
@@ -332,6 +322,7 @@ fn principal(claims: Map<String, Value>, token: &str) -> Principal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::caller::Caller;
     use std::sync::Arc;
 
     #[test]

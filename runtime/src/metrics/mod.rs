@@ -21,14 +21,15 @@ use std::sync::{Arc, OnceLock};
 #[cfg(feature = "metrics")]
 mod registry;
 #[cfg(feature = "metrics")]
-pub use registry::{InFlight, Metrics, ToolCounters};
+pub use registry::{Metrics, ToolCounters};
 
 #[cfg(not(feature = "metrics"))]
 mod off;
 #[cfg(not(feature = "metrics"))]
-pub use off::{InFlight, Metrics, ToolCounters};
+pub use off::{Metrics, ToolCounters};
 
 /// The content type of [`Metrics::encode`]'s text.
+#[cfg(feature = "http")]
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// How a tool call ended: the `outcome` label of `mcpgen_tool_calls_total`.

@@ -2,13 +2,13 @@
 //! exponential backoff and jitter for idempotent calls, a cap on concurrent requests and an
 //! optional requests-per-second limit, and response bodies read up to a size cap.
 
-pub mod conns;
-pub mod credentials;
-pub mod direct;
+pub(crate) mod conns;
+pub(crate) mod credentials;
+pub(crate) mod direct;
 pub mod encode;
 pub mod request;
-pub mod response;
-pub mod target;
+pub(crate) mod response;
+pub(crate) mod target;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

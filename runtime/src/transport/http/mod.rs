@@ -28,7 +28,7 @@ pub use crate::auth::OAuthOptions;
 use crate::error::{Error, Result};
 use crate::metrics::{Metrics, Readiness};
 use crate::transport::server::McpServer;
-use crate::transport::{shutdown_signal, signal};
+use crate::transport::shutdown_signal;
 
 /// How the Streamable HTTP endpoint listens and whom it lets in.
 #[derive(Debug, Clone)]
@@ -230,6 +230,7 @@ async fn listen(bind: SocketAddr, flag: &str) -> Result<tokio::net::TcpListener>
 
 /// Serves `/metrics`, `/health` and `/ready` on their own listener (`--metrics-bind`), without
 /// the bearer token, in the background until a shutdown signal; returns the bound address.
+#[cfg(feature = "metrics")]
 pub async fn serve_metrics(bind: SocketAddr, metrics: Arc<Metrics>, readiness: Readiness) -> Result<SocketAddr> {
     let router = axum::Router::new()
         .route("/metrics", get(scrape).with_state(metrics))
@@ -238,7 +239,7 @@ pub async fn serve_metrics(bind: SocketAddr, metrics: Arc<Metrics>, readiness: R
     let listener = listen(bind, "--metrics-bind").await?;
     let addr = listener.local_addr().map_err(|e| Error::Transport(e.to_string()))?;
     tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, router).with_graceful_shutdown(signal()).await {
+        if let Err(e) = axum::serve(listener, router).with_graceful_shutdown(crate::transport::signal()).await {
             tracing::error!("metrics server: {e}");
         }
     });
