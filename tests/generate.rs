@@ -281,13 +281,40 @@ fn builds_clean_with(spec: &str, package: &str, extra: &[&str]) -> (tempfile::Te
     (dir, krate)
 }
 
+/// Generates the crate of `spec` with `--runtime registry` (the published mcpgen-runtime) and a
+/// `[patch.crates-io]` pointing at this workspace's runtime/, as a crate would be tested before a
+/// release. The crates built so compile the runtime once per feature set between them (a vendored
+/// copy is a package of its own in every crate).
+fn generate_registry(spec: &str, dir: &Path, package: &str) {
+    generate(spec, dir, package, &["--runtime", "registry"]);
+    let manifest = dir.join("Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    let pinned = format!("mcpgen-runtime = {{ version = \"={}\"", mcpgen::runtime::VERSION);
+    assert!(text.contains(&pinned), "{text}");
+    assert!(!dir.join("mcpgen-runtime").exists(), "no copy with --runtime registry");
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+    text.push_str(&format!("\n[patch.crates-io]\nmcpgen-runtime = {{ path = {:?} }}\n", runtime.display().to_string()));
+    std::fs::write(&manifest, text).unwrap();
+}
+
+/// [`builds_clean`] for a crate of [`generate_registry`]: its Cargo.lock (the vendored crate's) is
+/// trimmed by Cargo to what the patched runtime's features use, versions kept.
+fn builds_clean_registry(spec: &str, package: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join(package);
+    generate_registry(spec, &krate, package);
+    cargo_ok(&krate, &["build", "--all-targets"]);
+    cargo_ok(&krate, &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    cargo_ok(&krate, &["test"]);
+}
+
 macro_rules! builds {
     ($($name:ident => ($sample:literal, $package:literal)),* $(,)?) => {
         mod builds {
             $(
                 #[test]
                 fn $name() {
-                    super::builds_clean($sample, $package);
+                    super::builds_clean_registry($sample, $package);
                 }
             )*
         }
