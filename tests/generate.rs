@@ -299,13 +299,14 @@ fn generate_registry(spec: &str, dir: &Path, package: &str) {
 
 /// [`builds_clean`] for a crate of [`generate_registry`]: its Cargo.lock (the vendored crate's) is
 /// trimmed by Cargo to what the patched runtime's features use, versions kept.
-fn builds_clean_registry(spec: &str, package: &str) {
+fn builds_clean_registry(spec: &str, package: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join(package);
     generate_registry(spec, &krate, package);
     cargo_ok(&krate, &["build", "--all-targets"]);
     cargo_ok(&krate, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo_ok(&krate, &["test"]);
+    (dir, krate)
 }
 
 macro_rules! builds {
@@ -314,7 +315,7 @@ macro_rules! builds {
             $(
                 #[test]
                 fn $name() {
-                    super::builds_clean_registry($sample, $package);
+                    let _crate = super::builds_clean_registry($sample, $package);
                 }
             )*
         }
@@ -390,7 +391,7 @@ async fn e2e_crate_behaves_like_serve() {
 /// user writes one, which then answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn functions_crate_answers_with_handlers() {
-    let (_dir, krate) = builds_clean("samples/openai-functions.json", "functions-mcp");
+    let (_dir, krate) = builds_clean_registry("samples/openai-functions.json", "functions-mcp");
     let server = ServerCommand {
         program: binary("functions-mcp").display().to_string(),
         args: Vec::new(),
@@ -647,8 +648,8 @@ async fn reads_dot_env_and_lists_credentials(bin: &Path, mock: &Mock) {
 /// it against `serve` (the crates above check the generated code itself builds clean).
 fn builds_binary(spec: &str, dir: &Path, package: &str) -> PathBuf {
     let krate = dir.join(package);
-    generate_locked(spec, &krate, package);
-    cargo_ok(&krate, &["build", "--locked"]);
+    generate_registry(spec, &krate, package);
+    cargo_ok(&krate, &["build"]);
     binary(package)
 }
 
