@@ -1,4 +1,4 @@
-//! The fast path of plain `tools/call`s over Streamable HTTP (src/runtime/fast_call.rs) answers
+//! The fast path of plain `tools/call`s over Streamable HTTP (runtime/src/transport/http/fast_call.rs) answers
 //! exactly as rmcp does: each request is sent, byte for byte, to a server with the fast path and
 //! to one without it (`MCPGEN_NO_FAST_CALL=1`), both in front of the same recording upstream; the
 //! status, content type and JSON body must be equal, and so must what the upstream received.
@@ -257,7 +257,7 @@ async fn batch_and_other_methods_fall_back() {
     same(&[ACCEPT, JSON], r#"{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{}}"#, None, false).await;
 }
 
-// The fast path answers ahead of axum's router (src/runtime/front.rs): what the router's layers
+// The fast path answers ahead of axum's router (runtime/src/transport/http/front.rs): what the router's layers
 // check first, it checks first too, and answers as they do.
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

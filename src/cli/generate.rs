@@ -167,7 +167,7 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     let names: Vec<&str> = features.iter().map(|f| f.name()).collect();
     eprintln!(
         "  runtime features: {}",
-        if names.is_empty() { "none beyond the core (stdio, Streamable HTTP)".to_string() } else { names.join(", ") }
+        if names.is_empty() { "none beyond the core (stdio)".to_string() } else { names.join(", ") }
     );
     if moved > 0 {
         eprintln!(
