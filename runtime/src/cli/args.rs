@@ -1,0 +1,314 @@
+//! The server's flags, which `mcpgen serve` and generated crates share.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use crate::UpstreamAuth;
+use crate::auth::OAuthOptions;
+use crate::config::{Context, SchemaDetail, ToolMode};
+use crate::error::Error;
+
+/// `--transport`: how clients reach the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    // A doc comment on a `ValueEnum` variant would become `--help` text (clap), which lists these
+    // bare; the flag's own help says what they are.
+    #[allow(missing_docs)]
+    Stdio,
+    #[allow(missing_docs)]
+    Http,
+}
+
+/// `--log-format`: how log lines on stderr look.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// For people.
+    #[default]
+    Text,
+    /// One JSON object per line, for log collectors, with a line per tool call (request_id, tool,
+    /// outcome, status, duration_ms; at debug in text).
+    Json,
+}
+
+/// `--tool-mode`: which tools `tools/list` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolModeArg {
+    /// All tools for a small API (see --auto-max-tools, --auto-max-tokens), discovery otherwise.
+    Auto,
+    /// Every tool.
+    All,
+    /// Three tools: search_tools, describe_tools, call_tool (and pinned tools).
+    Discovery,
+}
+
+impl From<ToolModeArg> for ToolMode {
+    fn from(a: ToolModeArg) -> Self {
+        match a {
+            ToolModeArg::Auto => ToolMode::Auto,
+            ToolModeArg::All => ToolMode::All,
+            ToolModeArg::Discovery => ToolMode::Discovery,
+        }
+    }
+}
+
+/// `--schema-detail`: how much of each schema clients are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaDetailArg {
+    /// Compact when listing every tool in full would cost more than --auto-max-tokens.
+    Auto,
+    // No doc comment: it would become `--help` text (clap), which lists `full` bare.
+    #[allow(missing_docs)]
+    Full,
+    /// Nested descriptions cut to a sentence; examples, externalDocs, x-* and redundant titles dropped.
+    Compact,
+}
+
+impl From<SchemaDetailArg> for SchemaDetail {
+    fn from(a: SchemaDetailArg) -> Self {
+        match a {
+            SchemaDetailArg::Auto => SchemaDetail::Auto,
+            SchemaDetailArg::Full => SchemaDetail::Full,
+            SchemaDetailArg::Compact => SchemaDetail::Compact,
+        }
+    }
+}
+
+/// `--upstream-auth`: whose credentials upstream requests carry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum UpstreamAuthArg {
+    /// The server's own, from its environment variables.
+    #[default]
+    Server,
+    /// The caller's OAuth access token (needs --oauth-issuer), for APIs that trust the same
+    /// authorization server.
+    Passthrough,
+}
+
+impl From<UpstreamAuthArg> for UpstreamAuth {
+    fn from(a: UpstreamAuthArg) -> Self {
+        match a {
+            UpstreamAuthArg::Server => UpstreamAuth::Server,
+            UpstreamAuthArg::Passthrough => UpstreamAuth::Passthrough,
+        }
+    }
+}
+
+/// OAuth 2.1 access tokens on `/mcp` (HTTP): the MCP authorization spec's resource server.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OAuthArgs {
+    /// Require OAuth access tokens (JWTs) from this authorization server on /mcp (HTTP), e.g.
+    /// https://auth.example.com; its keys are found through its metadata.
+    #[arg(long, value_name = "URL", env = "MCPGEN_OAUTH_ISSUER", help_heading = "OAuth")]
+    pub oauth_issuer: Option<String>,
+
+    /// An `aud` value tokens may carry (repeatable) [default: the resource URL].
+    #[arg(long, value_name = "AUDIENCE", help_heading = "OAuth")]
+    pub oauth_audience: Vec<String>,
+
+    /// This server's URL as clients reach it: the `resource` of its metadata (RFC 9728) [default:
+    /// http://ADDR/mcp with the address it listens on].
+    #[arg(long, value_name = "URL", help_heading = "OAuth")]
+    pub oauth_resource: Option<String>,
+
+    /// The authorization server's JWKS URL, instead of the one its metadata names.
+    #[arg(long, value_name = "URL", help_heading = "OAuth")]
+    pub oauth_jwks: Option<String>,
+
+    /// Shortest time between two fetches of the JWKS (a token naming an unknown key fetches it
+    /// again) [default: 30].
+    #[arg(long, value_name = "SECONDS", help_heading = "OAuth")]
+    pub oauth_jwks_min_refresh: Option<u64>,
+}
+
+impl OAuthArgs {
+    /// The options, when `--oauth-issuer` is given; a companion flag without it is an error.
+    pub fn options(&self) -> Result<Option<OAuthOptions>, Error> {
+        let Some(issuer) = self.oauth_issuer.clone().filter(|i| !i.trim().is_empty()) else {
+            let given = !self.oauth_audience.is_empty()
+                || self.oauth_resource.is_some()
+                || self.oauth_jwks.is_some()
+                || self.oauth_jwks_min_refresh.is_some();
+            if given {
+                return Err(Error::Config("the --oauth-* flags need --oauth-issuer".into()));
+            }
+            return Ok(None);
+        };
+        if !cfg!(feature = "oauth") {
+            return Err(Error::missing_feature("oauth", "--oauth-issuer"));
+        }
+        Ok(Some(OAuthOptions {
+            issuer,
+            audiences: self.oauth_audience.clone(),
+            jwks_url: self.oauth_jwks.clone(),
+            resource: self.oauth_resource.clone(),
+            jwks_min_refresh: self.oauth_jwks_min_refresh.map_or(crate::auth::DEFAULT_MIN_REFRESH, Duration::from_secs),
+        }))
+    }
+}
+
+/// How tools are shown to clients; each flag overrides the runtime config's `context`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ContextArgs {
+    /// Which tools tools/list shows [default: auto, or the config's].
+    #[arg(long, value_enum, value_name = "MODE", help_heading = "Context")]
+    pub tool_mode: Option<ToolModeArg>,
+
+    /// How much of each tool's schema clients see; calls are always checked against the full one [default: auto].
+    #[arg(long, value_enum, value_name = "DETAIL", help_heading = "Context")]
+    pub schema_detail: Option<SchemaDetailArg>,
+
+    /// `auto` lists every tool up to this many tools [default: 40].
+    #[arg(long, value_name = "N", help_heading = "Context")]
+    pub auto_max_tools: Option<usize>,
+
+    /// ... and up to this many tokens for the whole tools/list [default: 20000].
+    #[arg(long, value_name = "TOKENS", help_heading = "Context")]
+    pub auto_max_tokens: Option<usize>,
+
+    /// In discovery mode, list the tools matching this glob directly too (repeatable), e.g. 'repos_get*'.
+    #[arg(long, value_name = "GLOB", value_parser = parse_glob, help_heading = "Context")]
+    pub pin_tool: Vec<String>,
+
+    /// A sentence-embedding model directory (config.json, tokenizer.json, model.safetensors), e.g.
+    /// all-MiniLM-L6-v2: discovery's search then also goes by what requests mean.
+    #[arg(long, value_name = "DIR", env = "MCPGEN_SEARCH_MODEL", help_heading = "Context")]
+    pub search_model: Option<std::path::PathBuf>,
+}
+
+impl ContextArgs {
+    /// Applies the flags given to a config's context.
+    pub fn apply(&self, ctx: &mut Context) {
+        if let Some(m) = self.tool_mode {
+            ctx.tool_mode = m.into();
+        }
+        if let Some(d) = self.schema_detail {
+            ctx.schema_detail = d.into();
+        }
+        if let Some(n) = self.auto_max_tools {
+            ctx.auto_max_tools = n;
+        }
+        if let Some(n) = self.auto_max_tokens {
+            ctx.auto_max_tokens = n;
+        }
+        for g in &self.pin_tool {
+            if !ctx.pin_tools.contains(g) {
+                ctx.pin_tools.push(g.clone());
+            }
+        }
+        if let Some(dir) = &self.search_model {
+            ctx.search_model = Some(dir.clone());
+        }
+    }
+}
+
+fn parse_glob(s: &str) -> Result<String, Error> {
+    glob::Pattern::new(s).map(|_| s.to_string()).map_err(|e| Error::Config(format!("invalid glob {s:?}: {e}")))
+}
+
+/// Flags of a running server.
+#[derive(Debug, Clone, Args)]
+pub struct ServerArgs {
+    /// stdio (for desktop clients) or Streamable HTTP at /mcp.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio, help_heading = "Server")]
+    pub transport: Transport,
+
+    /// Address to listen on (HTTP). Binds loopback unless told otherwise.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", help_heading = "Server")]
+    pub bind: SocketAddr,
+
+    /// Bearer token clients must send on /mcp (HTTP). Prefer the env var over the flag.
+    #[arg(long, value_name = "TOKEN", env = "MCPGEN_AUTH_TOKEN", hide_env_values = true, help_heading = "Server")]
+    pub auth_token: Option<String>,
+
+    /// Browser Origin allowed besides localhost (repeatable), e.g. https://app.example.com.
+    #[arg(long, value_name = "ORIGIN", help_heading = "Server")]
+    pub allow_origin: Vec<String>,
+
+    /// Host header value allowed besides localhost and the bind address (repeatable).
+    #[arg(long, value_name = "HOST", help_heading = "Server")]
+    pub allow_host: Vec<String>,
+
+    /// Also serve the old HTTP+SSE transport (2024-11-05) at /sse and /messages, for clients
+    /// that never moved to Streamable HTTP.
+    #[arg(long, help_heading = "Server")]
+    pub legacy_sse: bool,
+
+    /// Threads serving HTTP, each with its own connections [default: one per CPU].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024), help_heading = "Server")]
+    pub workers: Option<u16>,
+
+    /// OAuth access tokens on /mcp.
+    #[command(flatten)]
+    pub oauth: Box<OAuthArgs>,
+
+    /// Whose credentials upstream requests carry: the server's own (env vars), or the caller's
+    /// OAuth access token (passthrough, for APIs that trust the same authorization server).
+    #[arg(long, value_enum, value_name = "WHOSE", default_value = "server", help_heading = "Upstream")]
+    pub upstream_auth: UpstreamAuthArg,
+
+    /// Serve /metrics (Prometheus), /health and /ready on this address instead, without the bearer
+    /// token (an internal port); with any transport, stdio included. Without it, HTTP serves
+    /// /metrics beside /mcp, behind --auth-token when one is set (with --oauth-issuer, only here).
+    #[arg(long, value_name = "ADDR", help_heading = "Server")]
+    pub metrics_bind: Option<SocketAddr>,
+
+    /// Log lines as text or JSON (one object per line, a request id per tool call).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text, help_heading = "Server")]
+    pub log_format: LogFormat,
+
+    /// Static header sent upstream with every request (repeatable), e.g. 'X-Tenant: acme'.
+    #[arg(long, value_name = "'NAME: VALUE'", value_parser = parse_header, help_heading = "Upstream")]
+    pub header: Vec<(String, String)>,
+
+    /// Upstream request timeout in seconds [default: 30, or the config's].
+    #[arg(long, value_name = "SECONDS", help_heading = "Upstream")]
+    pub timeout: Option<f64>,
+
+    /// Longest upstream response kept; longer ones are truncated [default: 1048576, or the config's].
+    #[arg(long, value_name = "BYTES", help_heading = "Upstream")]
+    pub max_response_bytes: Option<u64>,
+
+    /// Retries after connection errors, 429 and 502/503/504 (idempotent methods only by default).
+    #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Upstream")]
+    pub retries: u32,
+
+    /// Retry POST and PATCH too.
+    #[arg(long, help_heading = "Upstream")]
+    pub retry_non_idempotent: bool,
+
+    /// Concurrent upstream requests at most.
+    #[arg(long, value_name = "N", default_value_t = 32, help_heading = "Upstream")]
+    pub max_concurrency: usize,
+
+    /// Upstream requests per second at most (no limit by default).
+    #[arg(long, value_name = "RPS", help_heading = "Upstream")]
+    pub rate_limit: Option<f64>,
+
+    /// `--tool-mode`, `--schema-detail`, ...: overrides of the config's `context`.
+    #[command(flatten)]
+    pub context: ContextArgs,
+
+    /// `--resources`, `--resource-scheme`: overrides of the config's `resources`.
+    #[command(flatten)]
+    pub resources: Box<crate::engine::resources::ResourceArgs>,
+
+    /// `--list-ttl`.
+    #[command(flatten)]
+    pub caching: crate::engine::caching::CachingArgs,
+
+    /// `--confirm`.
+    #[command(flatten)]
+    pub confirm: crate::engine::confirm::ConfirmArgs,
+}
+
+/// Parses `--header 'Name: value'` into the trimmed name and value; the name must be an HTTP token.
+pub fn parse_header(s: &str) -> Result<(String, String), Error> {
+    let (name, value) = s.split_once(':').ok_or_else(|| Error::Config(format!("expected 'Name: value', got {s:?}")))?;
+    let name = name.trim();
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+        return Err(Error::Config(format!("invalid header name {name:?}")));
+    }
+    Ok((name.to_string(), value.trim().to_string()))
+}
