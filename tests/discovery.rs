@@ -37,14 +37,6 @@ async fn api_tools_keep_their_names_behind_call_tool() {
     }
 }
 
-/// The names `search_tools` returns for `query`.
-#[cfg(feature = "semantic")]
-async fn found(c: &Connected, query: &str) -> Vec<String> {
-    let r = c.call("search_tools", json!({ "query": query })).await;
-    let tools = r.structured_content.map(|s| s["tools"].clone()).unwrap_or_default();
-    tools.as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(String::from)).collect()
-}
-
 /// With `--search-model`, a request that shares no word with its operation finds it (once the
 /// tools' vectors are made, in the background), over stdio and HTTP, and `call_tool` reaches the
 /// upstream; without the model the same request finds nothing and gets the map of the API.
@@ -60,18 +52,13 @@ async fn search_by_meaning_with_a_search_model() {
     let request = "how many API calls do I have left this hour";
     let words = ServerCommand::mcpgen(&["serve", spec, "--tool-mode", "discovery"]);
     let c = connect(&words, Transport::Stdio).await;
-    assert_eq!(found(&c, request).await, Vec::<String>::new(), "words alone find nothing");
+    assert_eq!(c.found(request).await, Vec::<String>::new(), "words alone find nothing");
     c.client.cancel().await.unwrap();
     let meaning = ServerCommand::mcpgen(&["serve", spec, "--tool-mode", "discovery", "--search-model", model])
         .env("MCPGEN_CACHE_DIR", cache.path().to_str().unwrap());
     for transport in TRANSPORTS {
         let c = connect(&meaning, transport).await;
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-        let mut names = found(&c, request).await;
-        while names.is_empty() && std::time::Instant::now() < deadline {
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-            names = found(&c, request).await;
-        }
+        let names = c.found_by_meaning(request).await;
         assert_eq!(names.first().map(String::as_str), Some("getRateLimit"), "{names:?}");
         let r = c.call("call_tool", json!({"name": "getRateLimit", "arguments": {}})).await;
         assert_eq!(r.is_error, Some(false), "{}", text(&r));

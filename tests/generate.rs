@@ -835,25 +835,10 @@ async fn a_crate_with_search_by_meaning_finds_tools_by_meaning() {
         env: [("MCPGEN_CACHE_DIR".to_string(), cache.path().display().to_string())].into(),
     };
     let c = connect(&cmd, Transport::Stdio).await;
-    // The tools' vectors are made in the background: words answer until they are there.
-    let request = "how many API calls do I have left this hour";
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    let mut names = found(&c, request).await;
-    while names.is_empty() && std::time::Instant::now() < deadline {
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-        names = found(&c, request).await;
-    }
+    let names = c.found_by_meaning("how many API calls do I have left this hour").await;
     assert_eq!(names.first().map(String::as_str), Some("getRateLimit"), "{names:?}");
     let r = c.call("call_tool", serde_json::json!({"name": "getRateLimit", "arguments": {}})).await;
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
     assert_eq!((mock.last().method.as_str(), mock.last().path.as_str()), ("GET", "/rate_limit"));
     c.client.cancel().await.unwrap();
-}
-
-/// The names `search_tools` returns for `query`.
-#[cfg(feature = "semantic")]
-async fn found(c: &Connected, query: &str) -> Vec<String> {
-    let r = c.call("search_tools", serde_json::json!({ "query": query })).await;
-    let tools = r.structured_content.map(|s| s["tools"].clone()).unwrap_or_default();
-    tools.as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(String::from)).collect()
 }

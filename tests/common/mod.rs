@@ -356,6 +356,23 @@ impl Connected {
     pub fn url(&self) -> &str {
         &self.http.as_ref().expect("an HTTP server").1
     }
+    /// The names discovery's `search_tools` returns for `query`.
+    pub async fn found(&self, query: &str) -> Vec<String> {
+        let r = self.call("search_tools", serde_json::json!({ "query": query })).await;
+        let tools = r.structured_content.map(|s| s["tools"].clone()).unwrap_or_default();
+        tools.as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(String::from)).collect()
+    }
+    /// [`Connected::found`] once the search model has made the tools' vectors (in the
+    /// background; words answer meanwhile, here with nothing), within two minutes.
+    pub async fn found_by_meaning(&self, query: &str) -> Vec<String> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let mut names = self.found(query).await;
+        while names.is_empty() && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            names = self.found(query).await;
+        }
+        names
+    }
 }
 
 pub async fn connect(cmd: &ServerCommand, transport: Transport) -> Connected {
