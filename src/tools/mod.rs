@@ -307,6 +307,7 @@ fn operation_tool(
         }),
         scopes,
         api: None,
+        response: None,
     })
 }
 
@@ -359,6 +360,7 @@ fn function_tool(
         http,
         scopes: f.mcp.scopes.clone().unwrap_or_default(),
         api: None,
+        response: None,
     })
 }
 

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use crate::UpstreamAuth;
 use crate::auth::OAuthOptions;
-use crate::config::{Context, SchemaDetail, ToolMode};
+use crate::config::{Context, ResponseDetail, ResponseFormat, SchemaDetail, ToolMode};
 use crate::error::Error;
 
 /// `--transport`: how clients reach the server.
@@ -71,6 +71,46 @@ impl From<SchemaDetailArg> for SchemaDetail {
             SchemaDetailArg::Auto => SchemaDetail::Auto,
             SchemaDetailArg::Full => SchemaDetail::Full,
             SchemaDetailArg::Compact => SchemaDetail::Compact,
+        }
+    }
+}
+
+/// `--response-detail`: how JSON results are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResponseDetailArg {
+    /// Minified, without members that only link back into the API (URLs on its own origin).
+    Lean,
+    /// The body as the API sent it, byte for byte.
+    Full,
+}
+
+impl From<ResponseDetailArg> for ResponseDetail {
+    fn from(a: ResponseDetailArg) -> Self {
+        match a {
+            ResponseDetailArg::Lean => ResponseDetail::Lean,
+            ResponseDetailArg::Full => ResponseDetail::Full,
+        }
+    }
+}
+
+/// `--response-format`: whether lists of objects are written as tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResponseFormatArg {
+    // No doc comment: it would become `--help` text (clap), which lists `json` bare.
+    #[allow(missing_docs)]
+    Json,
+    /// A list of objects as a header row and one tab-separated line per item.
+    Table,
+    /// A table where it is much shorter than JSON and loses nothing.
+    Auto,
+}
+
+impl From<ResponseFormatArg> for ResponseFormat {
+    fn from(a: ResponseFormatArg) -> Self {
+        match a {
+            ResponseFormatArg::Json => ResponseFormat::Json,
+            ResponseFormatArg::Table => ResponseFormat::Table,
+            ResponseFormatArg::Auto => ResponseFormat::Auto,
         }
     }
 }
@@ -175,6 +215,19 @@ pub struct ContextArgs {
     /// all-MiniLM-L6-v2: discovery's search then also goes by what requests mean.
     #[arg(long, value_name = "DIR", env = "MCPGEN_SEARCH_MODEL", help_heading = "Context")]
     pub search_model: Option<std::path::PathBuf>,
+
+    /// Characters of a tool result at most; a longer one is reduced to fit, with a note on how to
+    /// get the rest (0: no limit) [default: 40000].
+    #[arg(long, value_name = "N", help_heading = "Context")]
+    pub max_result_chars: Option<usize>,
+
+    /// How JSON results are written [default: lean].
+    #[arg(long, value_enum, value_name = "DETAIL", help_heading = "Context")]
+    pub response_detail: Option<ResponseDetailArg>,
+
+    /// Whether lists of objects are written as tables [default: json].
+    #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Context")]
+    pub response_format: Option<ResponseFormatArg>,
 }
 
 impl ContextArgs {
@@ -199,6 +252,15 @@ impl ContextArgs {
         }
         if let Some(dir) = &self.search_model {
             ctx.search_model = Some(dir.clone());
+        }
+        if let Some(n) = self.max_result_chars {
+            ctx.max_result_chars = n;
+        }
+        if let Some(d) = self.response_detail {
+            ctx.response_detail = d.into();
+        }
+        if let Some(f) = self.response_format {
+            ctx.response_format = f.into();
         }
     }
 }

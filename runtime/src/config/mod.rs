@@ -333,6 +333,18 @@ pub struct Context {
     /// Absent (or stale after hand edits), the engine estimates it from the size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_list_tokens: Option<ListTokens>,
+    /// Characters of a tool result at most (`--max-result-chars`; a tool's
+    /// [`ResponseInfo::max_result_chars`] overrides it): a longer result is reduced to fit (lists
+    /// keep their first items, long strings are shortened) with a note on how to get the rest.
+    /// `0`: no limit.
+    #[serde(default = "Context::default_max_result_chars")]
+    pub max_result_chars: usize,
+    /// How JSON results are written for the model (`--response-detail`).
+    #[serde(default)]
+    pub response_detail: ResponseDetail,
+    /// Whether lists of objects are written as tables (`--response-format`).
+    #[serde(default)]
+    pub response_format: ResponseFormat,
 }
 
 impl Context {
@@ -340,6 +352,9 @@ impl Context {
     pub const DEFAULT_MAX_TOOLS: usize = 40;
     /// [`auto_max_tokens`](Self::auto_max_tokens) when absent.
     pub const DEFAULT_MAX_TOKENS: usize = 20_000;
+    /// [`max_result_chars`](Self::max_result_chars) when absent: under every client's limit
+    /// (Claude Code moves a result over 50,000 characters to a file; see `docs/context.md`).
+    pub const DEFAULT_MAX_RESULT_CHARS: usize = 40_000;
 
     fn default_max_tools() -> usize {
         Self::DEFAULT_MAX_TOOLS
@@ -347,6 +362,10 @@ impl Context {
 
     fn default_max_tokens() -> usize {
         Self::DEFAULT_MAX_TOKENS
+    }
+
+    fn default_max_result_chars() -> usize {
+        Self::DEFAULT_MAX_RESULT_CHARS
     }
 }
 
@@ -360,6 +379,9 @@ impl Default for Context {
             pin_tools: Vec::new(),
             search_model: None,
             tools_list_tokens: None,
+            max_result_chars: Self::DEFAULT_MAX_RESULT_CHARS,
+            response_detail: ResponseDetail::default(),
+            response_format: ResponseFormat::default(),
         }
     }
 }
@@ -417,6 +439,33 @@ pub enum SchemaDetail {
     /// Nested descriptions cut to their first sentence; examples, `externalDocs`, `x-*` and
     /// titles that repeat the property name dropped.
     Compact,
+}
+
+/// How a JSON result's text is written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseDetail {
+    /// Minified, without the members that only link back into the API itself (a URL on the
+    /// upstream's own origin, HAL `_links`, JSON:API `links`): the tools reach those already.
+    #[default]
+    Lean,
+    /// The body as the API sent it, byte for byte, with the JSON value as structured content too
+    /// (what mcpgen did before the lean rendering).
+    Full,
+}
+
+/// Whether a list of objects is written as JSON or as a table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseFormat {
+    /// Always JSON.
+    #[default]
+    Json,
+    /// An array of objects that share scalar members as a header row and one tab-separated line
+    /// per item; anything else as JSON.
+    Table,
+    /// A table where it is much shorter than the JSON (and loses nothing), JSON otherwise.
+    Auto,
 }
 
 /// Tokens of the all-tools `tools/list`, with full and with compact schemas.
@@ -545,6 +594,36 @@ pub struct Tool {
     /// requests use. `None`: the top-level `upstream`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api: Option<String>,
+    /// What the API description says of the tool's successful response; `None`: nothing known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<ResponseInfo>,
+}
+
+/// What the API description says of a tool's successful (2xx) response: what `_jq` and the
+/// result budget go by.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResponseInfo {
+    /// The media types it declares (empty: not declared). A tool whose response may be JSON (a
+    /// JSON type, or none declared) takes the `_jq` argument.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub media_types: Vec<String>,
+    /// The JSON value's shape, compact (top-level members, one level of nesting), e.g.
+    /// `[{id, title, user: {login, …}, labels: [{…}], …}]`: shown by `describe_tools` so that a
+    /// model can write a `_jq` filter before a first call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
+    /// This tool's result budget in characters (`x-mcp: {max-result-chars: N}`), over the
+    /// context's [`Context::max_result_chars`]; `0`: no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_result_chars: Option<usize>,
+}
+
+impl ResponseInfo {
+    /// Whether the response may be JSON: a JSON media type, or none declared.
+    pub fn may_be_json(&self) -> bool {
+        self.media_types.is_empty() || self.media_types.iter().any(|m| m.contains("json"))
+    }
 }
 
 /// Alternatives (any one suffices) of sets of OAuth scopes (all needed together); empty = none.

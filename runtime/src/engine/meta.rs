@@ -469,6 +469,7 @@ mod tests {
             http: None,
             scopes: Vec::new(),
             api: None,
+            response: None,
         }
     }
 
