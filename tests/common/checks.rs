@@ -333,7 +333,7 @@ pub async fn lists(subject: &Subject, mock: &Mock) {
     }
     assert_eq!(lists[0], lists[1], "the same list over both transports");
     let names: Vec<&str> = lists[0].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names.len(), 19);
+    assert_eq!(names.len(), 24);
     assert_eq!(names[..3], ["authBasic", "authBearer", "authCookieKey"]);
 }
 
@@ -440,9 +440,9 @@ pub async fn discovery_threshold(subject: &Subject, mock: &Mock) {
             names(&tools)
         }
     };
-    assert_eq!(listed(&["--auto-max-tools", "19"]).await.len(), 19, "19 tools: every tool");
-    assert_eq!(listed(&["--auto-max-tools", "18"]).await, ["search_tools", "describe_tools", "call_tool"]);
-    assert_eq!(listed(&["--auto-max-tokens", "100000"]).await.len(), 19);
+    assert_eq!(listed(&["--auto-max-tools", "24"]).await.len(), 24, "24 tools: every tool");
+    assert_eq!(listed(&["--auto-max-tools", "23"]).await, ["search_tools", "describe_tools", "call_tool"]);
+    assert_eq!(listed(&["--auto-max-tokens", "100000"]).await.len(), 24);
     assert_eq!(listed(&["--auto-max-tokens", "100"]).await.len(), 3, "past the token limit");
 }
 
