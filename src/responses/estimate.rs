@@ -1,6 +1,6 @@
 //! How large an operation's response is, in characters of minified JSON: as the API sends it, and
 //! lean, as the engine writes it by default (without the members that only link back into the API
-//! itself). Measured on the operation's [sample](super::sample), its list at the default page
+//! itself). Measured on the operation's sample ([`sample`]), its list at the default page
 //! size, without copying the items that fill it.
 //!
 //! The lean rule (the engine applies its own, of which this is the part that decides sizes): a
