@@ -210,6 +210,8 @@ pub async fn rendering(subject: &Subject, mock: &Mock) {
         let described = discovery.call("describe_tools", json!({"names": ["listPages"]})).await;
         let tools = json_of(&described);
         assert!(tools[0]["inputSchema"]["properties"]["_jq"].is_object(), "{tools}");
+        let shape = tools[0]["response"].as_str().unwrap_or_default();
+        assert!(shape.starts_with("[{id") && shape.contains("user"), "the response's shape: {tools}");
         discovery.client.cancel().await.unwrap();
     }
 }
