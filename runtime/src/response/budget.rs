@@ -5,7 +5,7 @@
 
 use crate::response::json::{Json, str_chars};
 
-/// A list that kept only its first items.
+/// A list (or an object) that kept only its first items (members).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Omission {
     /// Where the list is, as a jq path (`.`, `.data`, `.[0].labels`).
@@ -14,6 +14,9 @@ pub struct Omission {
     pub kept: usize,
     /// Items it had.
     pub total: usize,
+    /// An object's members rather than an array's items (an object of many small members, such
+    /// as GitHub's emojis, which no shortening brings under the budget).
+    pub members: bool,
 }
 
 /// What [`fit`] did.
@@ -34,6 +37,10 @@ impl Reduction {
 
 /// The shortest a shortened string gets, in characters (with its marker).
 const MIN_STRING: usize = 40;
+
+/// An object member under this share of the budget (1/16th) is never shortened: past the budget,
+/// an object of such members keeps its first ones whole.
+const SMALL_MEMBER_SHARE: usize = 16;
 
 /// Reduces `value` until its minified text takes at most `budget` characters (or as near as the
 /// smallest reduction gets: every list keeps one item, every string [`MIN_STRING`]).
@@ -136,12 +143,12 @@ fn shrink_array(items: &mut Vec<Json>, budget: usize, at: &mut Vec<Step>, out: &
     }
     if kept < total {
         items.truncate(kept);
-        out.omissions.push(Omission { path: jq_path(at), kept, total });
+        out.omissions.push(Omission { path: jq_path(at), kept, total, members: false });
     }
     used
 }
 
-fn shrink_object(members: &mut [(String, Json)], budget: usize, at: &mut Vec<Step>, out: &mut Reduction) -> usize {
+fn shrink_object(members: &mut Vec<(String, Json)>, budget: usize, at: &mut Vec<Step>, out: &mut Reduction) -> usize {
     let mut sizes: Vec<usize> = members.iter().map(|(_, v)| v.chars()).collect();
     let fixed = 2 + members.len().saturating_sub(1) + members.iter().map(|(k, _)| str_chars(k) + 1).sum::<usize>();
     // Members that shrink no further.
@@ -154,8 +161,13 @@ fn shrink_object(members: &mut [(String, Json)], budget: usize, at: &mut Vec<Ste
             return total;
         }
         let Some(i) = (0..members.len()).filter(|&i| !done[i]).max_by_key(|&i| (sizes[i], usize::MAX - i)) else {
-            return total;
+            break;
         };
+        if sizes[i] < budget / SMALL_MEMBER_SHARE {
+            // Many small members (GitHub's emojis: 1,876 URLs): shortening each would spoil them
+            // all and save little; the first ones are kept whole below.
+            break;
+        }
         let others = total - sizes[i];
         let room = if budget > others { budget - others } else { sizes[i] / 2 };
         let (key, value) = &mut members[i];
@@ -165,7 +177,26 @@ fn shrink_object(members: &mut [(String, Json)], budget: usize, at: &mut Vec<Ste
         done[i] = after >= sizes[i];
         sizes[i] = after;
     }
-    fixed + sizes.iter().sum::<usize>()
+    let total = fixed + sizes.iter().sum::<usize>();
+    if total <= budget || members.len() < 2 {
+        return total;
+    }
+    // Shrunk as far as it goes and still over: the first members that fit.
+    let mut used = 2;
+    let mut kept = 0;
+    for ((k, _), size) in members.iter().zip(&sizes) {
+        let next = used + usize::from(kept > 0) + str_chars(k) + 1 + size;
+        if next > budget && kept > 0 {
+            break;
+        }
+        used = next;
+        kept += 1;
+    }
+    if kept < members.len() {
+        out.omissions.push(Omission { path: jq_path(at), kept, total: members.len(), members: true });
+        members.truncate(kept);
+    }
+    used
 }
 
 /// Shortens `s` so that its JSON literal takes about `budget` characters, marker included.
@@ -211,7 +242,7 @@ mod tests {
         let Json::Arr(kept) = &j else { panic!() };
         assert!(kept.len() > 5, "{}", kept.len());
         assert_eq!(kept[0].get("id"), Some(&Json::Num(0.into())));
-        assert_eq!(r.omissions, vec![Omission { path: ".".into(), kept: kept.len(), total: 100 }]);
+        assert_eq!(r.omissions, vec![Omission { path: ".".into(), kept: kept.len(), total: 100, members: false }]);
     }
 
     #[test]
@@ -240,6 +271,19 @@ mod tests {
         assert!(j.chars() <= 800, "{}", j.chars());
         let paths: Vec<&str> = r.omissions.iter().map(|o| o.path.as_str()).collect();
         assert_eq!(paths, [".", ".[0].labels"]);
+    }
+
+    #[test]
+    fn an_object_of_many_small_members_keeps_its_first_ones() {
+        let members: Vec<String> = (0..2000)
+            .map(|i| format!(r#""emoji_{i}":"https://github.githubassets.com/images/icons/emoji/{i}.png""#))
+            .collect();
+        let (j, r) = fitted(&format!("{{{}}}", members.join(",")), 5_000);
+        assert!(j.chars() <= 5_000, "{}", j.chars());
+        let Json::Obj(kept) = &j else { panic!() };
+        assert_eq!(kept[0].0, "emoji_0");
+        let o = r.omissions.iter().find(|o| o.members).expect("members left out");
+        assert_eq!((o.path.as_str(), o.kept, o.total), (".", kept.len(), 2000));
     }
 
     #[test]

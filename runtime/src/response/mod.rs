@@ -213,7 +213,8 @@ fn note(
     let budget = ctx.budget;
     let mut note = format!("[mcpgen: this result was reduced to fit {budget} characters.");
     for o in &reduction.omissions {
-        note.push_str(&format!(" `{}`: the first {} of {} items.", o.path, o.kept, o.total));
+        let what = if o.members { "members" } else { "items" };
+        note.push_str(&format!(" `{}`: the first {} of {} {what}.", o.path, o.kept, o.total));
     }
     if reduction.strings_cut > 0 {
         note.push_str(&format!(
@@ -228,7 +229,7 @@ fn note(
     if let Some(outer) = reduction.omissions.first() {
         let main = ctx.pager.zip(items_at(kept, &outer.path)).and_then(|(p, items)| {
             // The pager's exact rest (an offset, the last id) fits the API's own list only.
-            filter.is_none().then(|| p.rest(ctx.args, items)).flatten()
+            (filter.is_none() && !outer.members).then(|| p.rest(ctx.args, items)).flatten()
         });
         match (main, jq_arg) {
             (Some(rest), _) => note.push_str(&format!(
@@ -236,7 +237,7 @@ fn note(
                 Value::Object(rest)
             )),
             (None, Some(arg)) => {
-                let slice = slice_filter(filter, &outer.path, outer.kept);
+                let slice = slice_filter(filter, outer);
                 note.push_str(&format!(
                     "\nThe rest of the list: call `{tool}` again with the same arguments and {}.",
                     json!({ arg: slice })
@@ -275,9 +276,15 @@ fn items_at<'v>(value: &'v Json, path: &str) -> Option<&'v [Json]> {
     }
 }
 
-/// A jq filter for the items after the first `kept` of the list at `path`, after `filter`.
-fn slice_filter(filter: Option<&str>, path: &str, kept: usize) -> String {
-    let slice = if path == "." { format!(".[{kept}:]") } else { format!("{path}[{kept}:]") };
+/// A jq filter for the items (or members) after the ones kept, after `filter`.
+fn slice_filter(filter: Option<&str>, omission: &budget::Omission) -> String {
+    let (path, kept) = (omission.path.as_str(), omission.kept);
+    let slice = match (path, omission.members) {
+        (".", false) => format!(".[{kept}:]"),
+        (_, false) => format!("{path}[{kept}:]"),
+        (".", true) => format!("to_entries[{kept}:] | from_entries"),
+        (_, true) => format!("{path} | to_entries[{kept}:] | from_entries"),
+    };
     match filter {
         Some(f) => format!("({f}) | {slice}"),
         None => slice,
