@@ -27,6 +27,7 @@ pub mod engine;
 pub mod error;
 pub mod ext;
 pub(crate) mod metrics;
+pub mod response;
 pub(crate) mod transport;
 pub mod upstream;
 
@@ -37,6 +38,7 @@ pub use auth::OAuthOptions;
 pub use engine::{Engine, EngineOptions, UpstreamAuth};
 pub use error::Error;
 pub use metrics::{Metrics, Readiness};
+pub use response::jq::run_worker_if_asked;
 #[cfg(feature = "http")]
 pub use transport::http::{HttpOptions, serve_http};
 pub use transport::serve_stdio;

@@ -278,6 +278,10 @@ fn with_default_command(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::O
 /// Runs the `mcpgen` command line (`mcpgen SPEC`, for a file, a URL or `-`, is `mcpgen generate
 /// SPEC`). Exit code 0 on success, 1 on an error, 2 on a command line that does not parse.
 pub fn main() -> ExitCode {
+    // Started again as a `_jq` worker (see the runtime's `response::jq`): run the filter only.
+    if let Some(code) = crate::runtime::run_worker_if_asked() {
+        return code;
+    }
     let args = match with_default_command(std::env::args_os().collect()) {
         Ok(args) => args,
         Err(message) => {

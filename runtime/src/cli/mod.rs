@@ -73,6 +73,10 @@ struct ProgramCli {
 /// logging and serves the catalogue until the client goes away or a shutdown signal.
 pub fn main(program: Program) -> std::process::ExitCode {
     use clap::{CommandFactory, FromArgMatches};
+    // Started again as a `_jq` worker (see `response::jq`): run the filter, nothing else.
+    if let Some(code) = crate::run_worker_if_asked() {
+        return code;
+    }
     // Credentials may sit in a .env file (copied from .env.example); the environment wins.
     let _ = dotenvy::dotenv();
     let command = ProgramCli::command()

@@ -141,6 +141,13 @@ impl Engine {
             return Err(Error::InsufficientScope(name.to_string()));
         }
         let mut args = args;
+        let filter = match tool.results.take_filter(&mut args) {
+            Ok(f) => f,
+            Err(problem) => {
+                obs.outcome = Some(Outcome::InvalidArguments);
+                return Ok(tool_error(format!("Invalid arguments for `{name}`: {problem}.")));
+            }
+        };
         // `null` for an optional argument means "left out" (models send it; OpenAI's strict mode must).
         crate::engine::args::drop_absent_nulls(&tool.input_schema, &mut args);
         let args_value = Value::Object(args);
@@ -153,7 +160,7 @@ impl Engine {
             return Ok(tool_error("arguments must be an object".into()));
         };
         let mut result = match &tool.http {
-            Some(http) => self.call_http(tool, http, &args, caller, obs).await,
+            Some(http) => self.call_http(tool, http, &args, filter.as_deref(), caller, obs).await,
             None => self.call_handler(tool, args).await,
         };
         self.ext.hooks.after_response(name, &mut result);
@@ -192,6 +199,7 @@ impl Engine {
         tool: &ToolEntry,
         http: &HttpBinding,
         args: &Map<String, Value>,
+        filter: Option<&str>,
         caller: &Caller,
         obs: &mut Observation,
     ) -> CallToolResult {
@@ -247,6 +255,7 @@ impl Engine {
             obs.outcome = Some(Outcome::Refused);
             return tool_error(e.to_string());
         }
+        let origin = crate::response::lean::origin_of(&req.url);
         let mut outcome = self.upstream.send(&req).await;
         // A refused OAuth2 token may have been revoked early: fetch a new one, once.
         if let (Some(client), Ok(resp)) = (oauth, &outcome)
@@ -277,8 +286,15 @@ impl Engine {
                         self.credentials.hint(&http.security)
                     },
                     validate_output: tool.output_schema.is_some().then_some(&output_check as response::OutputCheck<'_>),
+                    budget: tool.results.budget.unwrap_or(self.rendering.budget),
+                    detail: self.rendering.detail,
+                    format: self.rendering.format,
+                    origin: &origin,
+                    args,
+                    pager: tool.results.pager.as_ref(),
+                    jq: tool.results.jq_arg.as_deref().map(|arg| (arg, filter)),
                 };
-                response::to_result(resp, &ctx)
+                response::to_result(resp, &ctx).await
             }
             Err(e) => {
                 obs.outcome = Some(Outcome::TransportError);

@@ -100,8 +100,8 @@ pub fn meta_tools() -> Vec<McpTool> {
         tool(
             DESCRIBE_TOOLS,
             "Describe tools",
-            "The full definitions (description, input schema, annotations) of up to 20 tools, by the names \
-             search_tools returned. Read a tool's input schema before calling it with call_tool.",
+            "The full definitions (description, input schema, annotations, the response's shape) of up to 20 \
+             tools, by the names search_tools returned. Read a tool's input schema before calling it with call_tool.",
             json!({"type": "object", "properties": {
                 "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBE,
                           "description": "Tool names."}},
@@ -115,7 +115,8 @@ pub fn meta_tools() -> Vec<McpTool> {
              describe_tools). Returns exactly what the tool returns.",
             json!({"type": "object", "properties": {
                 "name": {"type": "string", "description": "The tool's name."},
-                "arguments": {"type": "object", "description": "The tool's arguments.", "default": {}}},
+                "arguments": {"type": "object", "description": "The tool's arguments.", "default": {}},
+                "_jq": {"type": "string", "description": "A jq filter applied to the tool's JSON response (see the server instructions)."}},
                 "required": ["name"], "additionalProperties": false}),
             any_call,
         ),
@@ -367,7 +368,12 @@ fn describe_tools(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -
         // A tool outside the caller's scopes is as unknown as one that does not exist.
         match engine.tool(name).filter(|t| caller.may_use(&t.scopes)) {
             Some(t) => {
-                described.push(serde_json::to_value(t.described(engine.exposure().compact)).unwrap_or(Value::Null))
+                let mut tool = serde_json::to_value(t.described(engine.exposure().compact)).unwrap_or(Value::Null);
+                // What the response looks like, so that a `_jq` filter can be written before a call.
+                if let (Value::Object(fields), Some(shape)) = (&mut tool, &t.results.shape) {
+                    fields.insert("response".into(), json!(shape));
+                }
+                described.push(tool)
             }
             None => unknown.push(json!({"name": name, "closest": closest_names_for(engine.tools(), name, 3, caller)})),
         }
@@ -413,6 +419,19 @@ async fn call_tool(
         Some(Value::Object(a)) => a.clone(),
         Some(_) => return tool_error(format!("`arguments` must be an object (the arguments of `{name}`)")),
     };
+    let mut arguments = arguments;
+    // The filter beside the arguments goes to the tool under its projection argument's name.
+    if let Some(filter) = args.get(crate::engine::results::JQ_ARG).filter(|f| !f.is_null()) {
+        match engine.tool(name).and_then(|t| t.results.jq_arg.as_deref()) {
+            Some(arg) => {
+                arguments.insert(arg.to_string(), filter.clone());
+            }
+            None if engine.tool(name).is_some() => {
+                return tool_error(format!("`{name}` does not answer JSON, so it takes no `_jq` filter"));
+            }
+            None => {}
+        }
+    }
     match engine.call_observing(name, arguments, caller, obs).await {
         Ok(result) => result,
         Err(Error::UnknownTool(name)) => {

@@ -14,6 +14,7 @@ pub mod progress;
 #[cfg(feature = "reload")]
 pub mod reload;
 pub mod resources;
+pub mod results;
 pub mod routes;
 
 use std::collections::{BTreeSet, HashMap};
@@ -35,12 +36,13 @@ use crate::discovery::search::{SearchDoc, SearchIndex};
 use crate::discovery::semantic::{SemanticIndex, SentenceModel};
 use crate::engine::caller::Caller;
 use crate::engine::hooks::Extensions;
+use crate::engine::results::ToolResults;
 use crate::engine::routes::Routes;
 use crate::error::{Error, Result};
 use crate::metrics::{Metrics, Outcome, RequestId, ToolCounters};
+use crate::response::{self, CallContext};
 use crate::upstream::credentials::{Credential, Credentials};
 use crate::upstream::request::{self, PreparedRequest};
-use crate::upstream::response::{self, CallContext};
 use crate::upstream::target::Target;
 use crate::upstream::{Upstream, UpstreamPolicy};
 
@@ -97,6 +99,8 @@ pub struct ToolEntry {
     pub scopes: Vec<Vec<String>>,
     /// The API it belongs to, by index in [`RuntimeConfig::apis`]; `None`: the only one.
     pub api: Option<usize>,
+    /// Its projection argument, pagination, budget and response shape.
+    pub results: ToolResults,
     input_validator: OnceLock<Option<jsonschema::Validator>>,
     output_validator: OnceLock<Option<jsonschema::Validator>>,
 }
@@ -104,13 +108,13 @@ pub struct ToolEntry {
 impl ToolEntry {
     /// A catalogue tool.
     pub fn new(t: Tool) -> ToolEntry {
+        let results = ToolResults::new(&t);
+        let advertised_schema = Arc::new(results.with_projection(t.input_schema.clone()));
         let input_schema = Arc::new(t.input_schema);
         let output_schema = t.output_schema.map(Arc::new);
-        let mut mcp = McpTool::new_with_raw(
-            t.name,
-            (!t.description.is_empty()).then(|| t.description.into()),
-            input_schema.clone(),
-        );
+        let description = results.listed_description(&t.description).unwrap_or(t.description);
+        let mut mcp =
+            McpTool::new_with_raw(t.name, (!description.is_empty()).then(|| description.into()), advertised_schema);
         mcp.title = t.title;
         mcp.output_schema = output_schema.clone();
         let a = t.annotations;
@@ -130,6 +134,7 @@ impl ToolEntry {
             tags: t.tags,
             scopes: t.scopes,
             api: None,
+            results,
             input_validator: OnceLock::new(),
             output_validator: OnceLock::new(),
         }
@@ -150,7 +155,7 @@ impl ToolEntry {
             let known = Known::new(&[&mcp.name, mcp.title.as_deref().unwrap_or("")]);
             mcp.title = mcp.title.take().and_then(|t| compact_title(&t, &description, &mcp.name));
             mcp.description = (!description.is_empty()).then(|| description.into());
-            mcp.input_schema = Arc::new(compact_schema(&self.input_schema, &known));
+            mcp.input_schema = Arc::new(self.results.with_projection(compact_schema(&self.input_schema, &known)));
             mcp.output_schema = self.output_schema.as_ref().map(|s| Arc::new(compact_schema(s, &known)));
             mcp.annotations = mcp.annotations.as_ref().and_then(compact_annotations);
         }
@@ -229,7 +234,17 @@ pub struct Engine {
     scopes: BTreeSet<String>,
     /// The GET operations served as resources (`--resources`).
     routes: Routes,
+    /// The context's result budget, detail and format.
+    rendering: Rendering,
     list_ttl: std::time::Duration,
+}
+
+/// How results are written: the context's budget (a tool's own overrides it), detail and format.
+#[derive(Debug, Clone, Copy)]
+struct Rendering {
+    budget: usize,
+    detail: crate::config::ResponseDetail,
+    format: crate::config::ResponseFormat,
 }
 
 /// What one call did, filled in as it goes, for its count and its log line.
@@ -310,11 +325,22 @@ impl Engine {
             .enumerate()
             .map(|(i, t)| (i >= metas).then(|| index.get(&*t.name).copied()).flatten())
             .collect();
-        #[cfg_attr(not(feature = "discovery"), allow(unused_mut))]
         let mut info = config.server;
         #[cfg(feature = "discovery")]
         if exposure.discovery {
             info.instructions = Some(meta::instructions(info.instructions.as_deref(), &tools, &config.apis));
+        }
+        let rendering = Rendering {
+            budget: config.context.max_result_chars,
+            detail: config.context.response_detail,
+            format: config.context.response_format,
+        };
+        let about_results = results::instructions(tools.iter().map(|t| (&*t.mcp.name, &t.results)), rendering.budget);
+        if let Some(about) = about_results {
+            info.instructions = Some(match info.instructions.take().filter(|i| !i.trim().is_empty()) {
+                Some(i) => format!("{i}\n\n{about}"),
+                None => about,
+            });
         }
         opts.metrics.set_tools(tools.len());
         let counters = ToolCounters::new(tools.len() + exposure::META_TOOLS.len());
@@ -343,6 +369,7 @@ impl Engine {
             counters,
             scopes,
             routes,
+            rendering,
             list_ttl: opts.list_ttl.unwrap_or(crate::engine::caching::DEFAULT_LIST_TTL),
         });
         #[cfg(feature = "discovery")]

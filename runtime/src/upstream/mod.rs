@@ -7,7 +7,6 @@ pub(crate) mod credentials;
 pub(crate) mod direct;
 pub mod encode;
 pub mod request;
-pub(crate) mod response;
 pub(crate) mod target;
 
 use std::sync::Arc;
@@ -62,6 +61,8 @@ pub struct UpstreamResponse {
     pub content_type: Option<String>,
     /// The `Retry-After` header as sent; `None` when absent or not text.
     pub retry_after: Option<String>,
+    /// The `Link` header (RFC 8288: the next page's URL, for one); `None` when absent or not text.
+    pub link: Option<String>,
     /// The body, up to the size cap.
     pub body: Vec<u8>,
     /// The body was longer than the cap and was cut.
@@ -216,6 +217,7 @@ impl Upstream {
         };
         let content_type = header(reqwest::header::CONTENT_TYPE);
         let retry_after = header(reqwest::header::RETRY_AFTER);
+        let link = header(reqwest::header::LINK);
         let status = resp.status();
         let cap = self.policy.max_response_bytes as usize;
         // Sized from the declared length up to the cap: no chain of doublings up to a big body.
@@ -238,7 +240,7 @@ impl Upstream {
                 Err(words) => return Err(SendError::Body(words, status)),
             }
         }
-        Ok(UpstreamResponse { status, content_type, retry_after, body, truncated })
+        Ok(UpstreamResponse { status, content_type, retry_after, link, body, truncated })
     }
 
     /// Waits for the next free slot of the requests-per-second limit.
