@@ -8,8 +8,13 @@ use crate::ir::{McpExtension, Method, Operation};
 use crate::tools::naming;
 
 /// The operation extension: the tool's `name`, `title`, `description`, `hidden` (or `x-mcp:
-/// false`) and `annotations` (the hints and the annotations' `title`).
+/// false`), `annotations` (the hints and the annotations' `title`), `scopes` and
+/// `maxResultChars` (the tool's result budget).
 pub(crate) const X_MCP: &str = "x-mcp";
+
+/// In `x-mcp`: the tool's result budget in characters (camelCase, as the other keys of more than
+/// one word, `readOnlyHint`...).
+pub(crate) const MAX_RESULT_CHARS: &str = "maxResultChars";
 
 /// On a parameter: the tool argument's name, when it differs from the parameter's.
 pub(crate) const X_MCP_ARGUMENT: &str = "x-mcp-argument";
@@ -35,6 +40,8 @@ pub(crate) fn read_mcp(v: &Value) -> Option<McpExtension> {
             ext.idempotent = hint("idempotentHint");
             ext.open_world = hint("openWorldHint");
             ext.scopes = obj.get("scopes").and_then(read_scopes);
+            ext.max_result_chars =
+                obj.get(MAX_RESULT_CHARS).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok());
         }
         _ => return None,
     }
@@ -70,6 +77,9 @@ pub(crate) fn write_mcp(ext: &McpExtension, method: Method) -> Option<Value> {
     }
     if let Some(scopes) = &ext.scopes {
         out.insert("scopes".into(), json!(scopes));
+    }
+    if let Some(max) = ext.max_result_chars {
+        out.insert(MAX_RESULT_CHARS.into(), json!(max));
     }
     let (read_only, destructive, idempotent) = method_hints(method);
     let hints = [
@@ -200,6 +210,20 @@ mod tests {
         assert_eq!(write_mcp(&McpExtension::default(), Method::Get), None);
         assert_eq!(read_mcp(&json!(false)).map(|e| e.hidden), Some(true));
         assert_eq!(read_mcp(&json!("x")), None);
+    }
+
+    #[test]
+    fn max_result_chars_round_trips() {
+        let ext = McpExtension { max_result_chars: Some(5000), ..Default::default() };
+        let written = write_mcp(&ext, Method::Get).expect("not empty");
+        assert_eq!(written, json!({"maxResultChars": 5000}));
+        assert_eq!(read_mcp(&written), Some(ext));
+    }
+
+    #[test]
+    fn max_result_chars_that_is_not_a_count_is_not_read() {
+        assert_eq!(read_mcp(&json!({"maxResultChars": -1})).map(|e| e.max_result_chars), Some(None));
+        assert_eq!(read_mcp(&json!({"maxResultChars": "9"})).map(|e| e.max_result_chars), Some(None));
     }
 
     #[test]

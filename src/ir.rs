@@ -225,6 +225,11 @@ pub struct MediaType {
     /// Per-property encoding (multipart/form): property -> content type.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub encoding: BTreeMap<String, String>,
+    /// An example of a response's value as declared: OpenAPI 3's `example`, else the `value` of
+    /// the first of its `examples` (by name; a `$ref` into `components/examples` followed),
+    /// Swagger 2.0's `examples` for this media type. `None`: none (always, for request bodies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example: Option<Value>,
 }
 
 /// The success response of an operation.
@@ -369,6 +374,10 @@ pub struct McpExtension {
     /// `security`; `Some([])`: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes: Option<crate::runtime::config::ScopeSets>,
+    /// `x-mcp.maxResultChars`: the tool's result budget in characters, over the context's
+    /// (`0`: no limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_result_chars: Option<usize>,
 }
 
 impl McpExtension {

@@ -10,7 +10,8 @@
 //! - [`runtime`]: the engine that serves a runtime config as an MCP server (the same code a
 //!   generated crate copies);
 //! - [`generate`]: a Rust crate from a tool set;
-//! - [`export`]: tool lists for LLM APIs, and OpenAPI from the IR.
+//! - [`export`]: tool lists for LLM APIs, and OpenAPI from the IR;
+//! - [`responses`]: samples of operations' responses and their sizes.
 
 #![warn(unreachable_pub, missing_docs)]
 
@@ -28,6 +29,7 @@ mod names;
 mod normalize;
 pub mod pipeline;
 mod progress;
+pub mod responses;
 mod schema;
 mod tokens;
 mod tools;

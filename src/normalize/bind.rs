@@ -95,6 +95,7 @@ fn bound(
         idempotent: f.mcp.idempotent,
         open_world: f.mcp.open_world,
         scopes: f.mcp.scopes.clone(),
+        max_result_chars: f.mcp.max_result_chars,
     };
     let response = Response {
         status: "200".into(),
@@ -122,7 +123,7 @@ fn bound(
 }
 
 fn json_media(schema: Value) -> MediaType {
-    MediaType { media_type: "application/json".into(), schema, encoding: BTreeMap::new() }
+    MediaType { media_type: "application/json".into(), schema, encoding: BTreeMap::new(), example: None }
 }
 
 /// How `--forward-url` sends calls.
@@ -431,7 +432,7 @@ fn parameters_and_body(
         RequestBody {
             required: !body_required.is_empty(),
             description: None,
-            content: vec![MediaType { media_type, schema, encoding: BTreeMap::new() }],
+            content: vec![MediaType { media_type, schema, encoding: BTreeMap::new(), example: None }],
             arguments: Some(BodyContent::Properties { fields, extra_arg: None }),
         }
     });

@@ -388,7 +388,7 @@ impl<'d> Walker<'d> {
                     }
                 }
             }
-            out.push(MediaType { media_type: media.clone(), schema, encoding });
+            out.push(MediaType { media_type: media.clone(), schema, encoding, example: None });
         }
         Ok(out)
     }
@@ -407,8 +407,14 @@ impl<'d> Walker<'d> {
                 return None;
             }
         };
-        let content =
+        let mut content =
             self.media_types(r.value.get("content"), r.doc, &child(&r_ptr, "content"), false).unwrap_or_default();
+        if let Some(Value::Object(declared)) = r.value.get("content") {
+            for m in &mut content {
+                let at = child(&child(&r_ptr, "content"), &m.media_type);
+                m.example = declared.get(&m.media_type).and_then(|d| self.example(d, r.doc, &at));
+            }
+        }
         Some(Response {
             status: code.to_string(),
             description: r.value.get("description").and_then(Value::as_str).map(str::to_string),
@@ -416,16 +422,47 @@ impl<'d> Walker<'d> {
         })
     }
 
+    /// A media type's example: its `example`, else the `value` of the first of its `examples` by
+    /// name (a `$ref` to an Example Object followed; one that cannot be is skipped with a warning).
+    fn example(&mut self, media: &'d Value, doc: &'d str, pointer: &str) -> Option<Value> {
+        if let Some(v) = media.get("example") {
+            return Some(v.clone());
+        }
+        let Some(Value::Object(examples)) = media.get("examples") else { return None };
+        for (name, e) in examples {
+            let at = child(&child(pointer, "examples"), name);
+            match self.deref(Located { value: e, doc }, &at) {
+                Ok((found, _)) => {
+                    if let Some(v) = found.value.get("value") {
+                        return Some(v.clone());
+                    }
+                }
+                Err(fault) => self.warn(DiagKind::SchemaRef, fault.at, format!("example ignored: {}", fault.message)),
+            }
+        }
+        None
+    }
+
     fn mcp_extension(&mut self, v: Option<&Value>, pointer: &str) -> McpExtension {
         let Some(v) = v else { return McpExtension::default() };
-        conventions::read_mcp(v).unwrap_or_else(|| {
+        let ext = conventions::read_mcp(v).unwrap_or_else(|| {
             self.warn(
                 DiagKind::Lenient,
                 pointer,
                 format!("x-mcp must be an object or a boolean, found {}", kind_of(v)),
             );
             McpExtension::default()
-        })
+        });
+        let key = conventions::MAX_RESULT_CHARS;
+        if let Some(bad) = v.get(key).filter(|_| ext.max_result_chars.is_none()) {
+            let message = format!("x-mcp.{key} must be a number of characters (0: no limit), found {bad}; ignored");
+            self.warn(DiagKind::Lenient, child(pointer, key), message);
+        }
+        for spelling in ["max-result-chars", "max_result_chars"].into_iter().filter(|k| v.get(k).is_some()) {
+            let message = format!("x-mcp.{spelling} is not read: the key is spelled `{key}`");
+            self.warn(DiagKind::Lenient, child(pointer, spelling), message);
+        }
+        ext
     }
 
     /// Follows `$ref`s of non-schema objects (parameters, bodies, responses, path items).
@@ -575,5 +612,80 @@ mod tests {
         assert_eq!(template_vars("/a/{x"), Vec::<&str>::new());
         let vars = serde_json::json!({"region": {"default": "eu"}, "v": {"enum": ["v2"]}});
         assert_eq!(substitute_variables("https://{region}.x.com/{v}", Some(&vars)), "https://eu.x.com/v2");
+    }
+
+    /// The example of the first operation's response, for its one media type.
+    fn response_example(responses: serde_json::Value) -> (Option<Value>, Vec<Diagnostic>) {
+        let doc = serde_json::json!({
+            "openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+            "paths": {"/a": {"get": {"responses": responses}}},
+            "components": {"examples": {"one": {"value": {"id": 1}}, "loop": {"$ref": "#/components/examples/loop"}}}
+        });
+        let loaded = crate::load::load_str(&doc.to_string(), "api.json").expect("loads");
+        let ir = crate::normalize::normalize(loaded, false).expect("normalises");
+        let op = &ir.operations[0];
+        let example = op.response.as_ref().and_then(|r| r.content.first()).and_then(|m| m.example.clone());
+        (example, ir.diagnostics)
+    }
+
+    /// The first operation's `x-mcp` and the warnings it gave.
+    fn read_x_mcp(x_mcp: serde_json::Value) -> (McpExtension, Vec<Diagnostic>) {
+        let doc = serde_json::json!({
+            "openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+            "paths": {"/a": {"get": {"x-mcp": x_mcp, "responses": {"200": {"description": "ok"}}}}}
+        });
+        let loaded = crate::load::load_str(&doc.to_string(), "api.json").expect("loads");
+        let ir = crate::normalize::normalize(loaded, false).expect("normalises");
+        (ir.operations[0].mcp.clone(), ir.diagnostics)
+    }
+
+    #[test]
+    fn max_result_chars_is_read() {
+        let (ext, diags) = read_x_mcp(serde_json::json!({"maxResultChars": 8000}));
+        assert_eq!(ext.max_result_chars, Some(8000));
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    #[test]
+    fn max_result_chars_that_is_not_a_count_is_a_warning() {
+        let (ext, diags) = read_x_mcp(serde_json::json!({"maxResultChars": "lots"}));
+        assert_eq!(ext.max_result_chars, None);
+        assert!(diags.iter().any(|d| d.message.contains("must be a number of characters")), "{diags:?}");
+    }
+
+    #[test]
+    fn max_result_chars_spelled_otherwise_is_a_warning() {
+        let (ext, diags) = read_x_mcp(serde_json::json!({"max-result-chars": 8000}));
+        assert_eq!(ext.max_result_chars, None);
+        assert!(diags.iter().any(|d| d.message.contains("spelled `maxResultChars`")), "{diags:?}");
+    }
+
+    #[test]
+    fn response_example_from_example() {
+        let (example, _) = response_example(serde_json::json!({"200": {"description": "ok",
+            "content": {"application/json": {"example": [1], "examples": {"a": {"value": [2]}}}}}}));
+        assert_eq!(example, Some(serde_json::json!([1])));
+    }
+
+    #[test]
+    fn response_example_from_the_first_of_examples() {
+        let (example, _) = response_example(serde_json::json!({"200": {"description": "ok",
+            "content": {"application/json": {"examples": {"b": {"value": "b"}, "a": {"summary": "no value"}, "c": {"value": "c"}}}}}}));
+        assert_eq!(example, Some(serde_json::json!("b")));
+    }
+
+    #[test]
+    fn response_example_through_a_ref() {
+        let (example, _) = response_example(serde_json::json!({"200": {"description": "ok",
+            "content": {"application/json": {"examples": {"x": {"$ref": "#/components/examples/one"}}}}}}));
+        assert_eq!(example, Some(serde_json::json!({"id": 1})));
+    }
+
+    #[test]
+    fn response_example_with_a_circular_ref_is_a_warning() {
+        let (example, diags) = response_example(serde_json::json!({"200": {"description": "ok",
+            "content": {"application/json": {"examples": {"x": {"$ref": "#/components/examples/loop"}}}}}}));
+        assert_eq!(example, None);
+        assert!(diags.iter().any(|d| d.message.contains("example ignored")), "{diags:?}");
     }
 }

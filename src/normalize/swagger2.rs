@@ -250,14 +250,24 @@ impl Ctx<'_> {
         }
         let mut out = Map::new();
         out.insert("description".into(), obj.get("description").cloned().unwrap_or(json!("")));
+        // `examples` maps media types to example values: each goes to its media type's `example`.
+        let examples = obj.get("examples").and_then(Value::as_object);
+        let example = |t: &str| examples.and_then(|e| e.get(t)).cloned();
         if let Some(schema) = obj.get("schema") {
             let types = if produces.is_empty() { vec!["application/json".to_string()] } else { produces.to_vec() };
             let schema = rewrite_refs(schema);
             let mut content = Map::new();
             for t in types {
-                content.insert(t, json!({ "schema": schema }));
+                let mut media = json!({ "schema": schema });
+                if let Some(e) = example(&t) {
+                    media["example"] = e;
+                }
+                content.insert(t, media);
             }
             out.insert("content".into(), Value::Object(content));
+        } else if let Some(examples) = examples.filter(|e| !e.is_empty()) {
+            let content = examples.iter().map(|(t, e)| (t.clone(), json!({ "example": e })));
+            out.insert("content".into(), Value::Object(content.collect()));
         }
         if let Some(h) = obj.get("headers") {
             out.insert("headers".into(), h.clone());
@@ -430,5 +440,25 @@ mod tests {
         assert_eq!(up["components"]["securitySchemes"]["basic"]["scheme"], "basic");
         assert_eq!(up["components"]["securitySchemes"]["o"]["flows"]["clientCredentials"]["tokenUrl"], "https://t");
         assert!(diags.is_empty());
+    }
+
+    #[test]
+    fn response_examples_go_to_their_media_types() {
+        let root = Map::new();
+        let ctx = Ctx { root: &root, global_consumes: Vec::new(), global_produces: Vec::new() };
+        let r = json!({"description": "ok", "schema": {"type": "object"},
+            "examples": {"application/json": {"id": 1}, "text/plain": "one"}});
+        let up = ctx.response(&r, &["application/json".to_string(), "application/xml".to_string()]);
+        assert_eq!(up["content"]["application/json"]["example"], json!({"id": 1}));
+        assert!(up["content"]["application/xml"].get("example").is_none());
+    }
+
+    #[test]
+    fn response_examples_without_a_schema_still_declare_content() {
+        let root = Map::new();
+        let ctx = Ctx { root: &root, global_consumes: Vec::new(), global_produces: Vec::new() };
+        let r = json!({"description": "ok", "examples": {"application/json": [1, 2]}});
+        let up = ctx.response(&r, &[]);
+        assert_eq!(up["content"], json!({"application/json": {"example": [1, 2]}}));
     }
 }

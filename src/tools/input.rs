@@ -296,6 +296,7 @@ fn body_binding(
         media_type: "application/json".into(),
         schema: json!({}),
         encoding: BTreeMap::new(),
+        example: None,
     });
     let kind = body_kind(&media.media_type);
     let fields = match kind {
@@ -505,7 +506,12 @@ mod tests {
         RequestBody {
             required: true,
             description: None,
-            content: vec![MediaType { media_type: "application/json".into(), schema, encoding: BTreeMap::new() }],
+            content: vec![MediaType {
+                media_type: "application/json".into(),
+                schema,
+                encoding: BTreeMap::new(),
+                example: None,
+            }],
             arguments: None,
         }
     }
@@ -568,6 +574,7 @@ mod tests {
                 media_type: "application/octet-stream".into(),
                 schema: json!({}),
                 encoding: BTreeMap::new(),
+                example: None,
             }],
             arguments: None,
         };
@@ -580,6 +587,7 @@ mod tests {
                 media_type: "multipart/form-data".into(),
                 schema: json!({"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, "note": {"type": "string"}}}),
                 encoding: [("file".to_string(), "image/png".to_string())].into(),
+                example: None,
             }],
             arguments: None,
         };

@@ -7,6 +7,7 @@ mod filter;
 pub(crate) mod inline;
 pub(crate) mod input;
 pub(crate) mod naming;
+mod response;
 pub(crate) mod security;
 mod simplify;
 
@@ -307,7 +308,7 @@ fn operation_tool(
         }),
         scopes,
         api: None,
-        response: None,
+        response: response::response_info(op, ir),
     })
 }
 

@@ -252,6 +252,9 @@ fn content(media: &[MediaType], used: &mut BTreeSet<String>) -> Value {
             let encoding = m.encoding.iter().map(|(prop, ct)| (prop.clone(), json!({ "contentType": ct })));
             entry.insert("encoding".into(), Value::Object(encoding.collect()));
         }
+        if let Some(example) = &m.example {
+            entry.insert("example".into(), example.clone());
+        }
         out.insert(m.media_type.clone(), Value::Object(entry));
     }
     Value::Object(out)
