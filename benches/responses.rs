@@ -19,8 +19,9 @@ use std::time::Instant;
 
 use axum::extract::State;
 use axum::http::Uri;
-use mcpgen::ir::{ApiIr, Operation, ParamLocation};
+use mcpgen::ir::Operation;
 use mcpgen::pipeline::{self, PipelineOptions};
+use mcpgen::responses::sample::{self, SampleSource, sample_response};
 use mcpgen::runtime::config::{Context, Method, ResponseDetail, ResponseFormat, RuntimeConfig, ToolMode};
 use mcpgen::runtime::{Engine, EngineOptions, UpstreamPolicy};
 use rmcp::model::CallToolResult;
@@ -102,217 +103,6 @@ async fn upstream() -> Arc<Upstream> {
     up
 }
 
-// ---------------------------------------------------------------------------------------------
-// Sample bodies. A stand-in for `mcpgen::responses::sample` until it is merged: the response's
-// declared example, else a value made from its schema; lists filled to the page size.
-
-mod sample {
-    use super::*;
-
-    /// Where a sample comes from.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum SampleSource {
-        Example,
-        Synthesised,
-    }
-
-    /// A body for an operation's success response.
-    pub struct Sample {
-        pub value: Value,
-        pub source: SampleSource,
-        pub page_size: Option<usize>,
-        pub list_filled: bool,
-    }
-
-    /// Query parameters that set a page's size, lower-cased.
-    const PAGE_SIZE_PARAMS: [&str; 11] = [
-        "per_page",
-        "limit",
-        "page_size",
-        "pagesize",
-        "pagelen",
-        "count",
-        "maxresults",
-        "max_results",
-        "size",
-        "$top",
-        "top",
-    ];
-
-    pub fn sample_response(ir: &ApiIr, op: &Operation, doc: &Value) -> Option<Sample> {
-        let response = op.response.as_ref()?;
-        let media = response.content.iter().find(|m| m.media_type.contains("json"))?;
-        let declared = declared_example(doc, op, &response.status, &media.media_type);
-        let (mut value, source) = match declared {
-            Some(v) => (v, SampleSource::Example),
-            None => (synth(&media.schema, ir, 0, &mut Vec::new()), SampleSource::Synthesised),
-        };
-        let page_size = page_size(ir, op);
-        let list_filled = page_size.is_some_and(|n| fill(&mut value, n));
-        Some(Sample { value, source, page_size, list_filled })
-    }
-
-    fn resolve<'a>(doc: &'a Value, mut v: &'a Value) -> &'a Value {
-        for _ in 0..8 {
-            match v.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
-                Some(p) => v = doc.pointer(p).unwrap_or(&Value::Null),
-                None => break,
-            }
-        }
-        v
-    }
-
-    fn declared_example(doc: &Value, op: &Operation, status: &str, media: &str) -> Option<Value> {
-        let op_doc = doc.pointer(op.pointer.strip_prefix('#')?)?;
-        let response = resolve(doc, op_doc.get("responses")?.get(status)?);
-        let m = response.get("content")?.get(media)?;
-        if let Some(e) = m.get("example") {
-            return Some(e.clone());
-        }
-        let first = m.get("examples")?.as_object()?.values().next()?;
-        resolve(doc, first).get("value").cloned()
-    }
-
-    /// The page size: the default of the operation's page-size query parameter, else the number
-    /// its description gives as the default.
-    fn page_size(ir: &ApiIr, op: &Operation) -> Option<usize> {
-        let p = op.parameters.iter().find(|p| {
-            p.location == ParamLocation::Query && PAGE_SIZE_PARAMS.contains(&p.name.to_ascii_lowercase().as_str())
-        })?;
-        let schema = deref(&p.schema, ir);
-        let n = |v: &Value| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok()));
-        if let Some(d) = schema.get("default").and_then(n) {
-            return Some(d as usize);
-        }
-        let text = p.description.as_deref().or(schema.get("description").and_then(Value::as_str))?.to_lowercase();
-        let at = text.find("default")?;
-        let digits: String =
-            text[at..].chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
-        let near = text[at..].find(&digits).is_some_and(|i| i < 24);
-        digits.parse().ok().filter(|&d: &usize| near && d > 0 && d <= 1000)
-    }
-
-    /// Fills the list (the value, or its largest top-level array) to `n` items by repeating its
-    /// items; false when there is no list with an item.
-    fn fill(value: &mut Value, n: usize) -> bool {
-        let list = match value {
-            Value::Array(a) => Some(a),
-            Value::Object(o) => {
-                o.values_mut().filter_map(|v| v.as_array_mut()).filter(|a| !a.is_empty()).max_by_key(|a| a.len())
-            }
-            _ => None,
-        };
-        let Some(list) = list.filter(|a| !a.is_empty()) else { return false };
-        let have = list.len();
-        while list.len() < n {
-            let next = list[list.len() % have].clone();
-            list.push(next);
-        }
-        true
-    }
-
-    fn deref<'a>(s: &'a Value, ir: &'a ApiIr) -> &'a Value {
-        let mut s = s;
-        for _ in 0..8 {
-            match s.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
-                Some(name) => s = ir.schemas.get(name).unwrap_or(&Value::Null),
-                None => break,
-            }
-        }
-        s
-    }
-
-    /// A value of the schema: its example, default, constant or first enum value, else one made
-    /// from its type (every property of an object, one item of an array).
-    pub fn synth(s: &Value, ir: &ApiIr, depth: usize, seen: &mut Vec<String>) -> Value {
-        if let Some(name) = s.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
-            if depth > 8 || seen.iter().any(|n| n == name) {
-                return Value::Null;
-            }
-            let Some(target) = ir.schemas.get(name) else { return Value::Null };
-            seen.push(name.to_string());
-            let v = synth(target, ir, depth + 1, seen);
-            seen.pop();
-            return v;
-        }
-        if let Some(v) = s.get("examples").and_then(Value::as_array).and_then(|a| a.first()) {
-            return v.clone();
-        }
-        for key in ["example", "default", "const"] {
-            if let Some(v) = s.get(key) {
-                return v.clone();
-            }
-        }
-        if let Some(v) = s.get("enum").and_then(Value::as_array).and_then(|a| a.first()) {
-            return v.clone();
-        }
-        if let Some(all) = s.get("allOf").and_then(Value::as_array) {
-            let mut out = Map::new();
-            for part in all {
-                match synth(part, ir, depth + 1, seen) {
-                    Value::Object(o) => out.extend(o),
-                    other if all.len() == 1 => return other,
-                    _ => {}
-                }
-            }
-            return Value::Object(out);
-        }
-        for key in ["oneOf", "anyOf"] {
-            if let Some(first) = s.get(key).and_then(Value::as_array).and_then(|a| a.first()) {
-                return synth(first, ir, depth + 1, seen);
-            }
-        }
-        let ty = match s.get("type") {
-            Some(Value::String(t)) => t.as_str(),
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null"),
-            _ if s.get("properties").is_some() => "object",
-            _ if s.get("items").is_some() => "array",
-            _ => "",
-        };
-        match ty {
-            "object" => {
-                let mut out = Map::new();
-                if depth < 10 {
-                    for (k, p) in s.get("properties").and_then(Value::as_object).into_iter().flatten() {
-                        out.insert(k.clone(), synth(p, ir, depth + 1, seen));
-                    }
-                }
-                Value::Object(out)
-            }
-            "array" if depth < 10 => match s.get("items") {
-                Some(items) => json!([synth(items, ir, depth + 1, seen)]),
-                None => json!([]),
-            },
-            "array" => json!([]),
-            "string" => Value::String(string_of_format(s.get("format").and_then(Value::as_str)).to_string()),
-            "integer" => json!(1),
-            "number" => json!(1.5),
-            "boolean" => json!(true),
-            "null" => Value::Null,
-            _ => Value::Null,
-        }
-    }
-
-    pub fn string_of_format(format: Option<&str>) -> &'static str {
-        match format {
-            Some("date-time") => "2024-01-01T00:00:00Z",
-            Some("date") => "2024-01-01",
-            Some("uuid") => "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-            Some("email") => "user@example.com",
-            Some("uri" | "url") => "https://example.com/",
-            _ => "string",
-        }
-    }
-}
-
-use sample::{SampleSource, sample_response};
-
-/// The API's origin (scheme, host, port) from its first server.
-fn origin(url: &str) -> Option<String> {
-    let u = url::Url::parse(url).ok()?;
-    Some(u.origin().ascii_serialization()).filter(|o| o != "null")
-}
-
 /// The sample as the local upstream would send it: URLs on the API's own origin point at the
 /// local upstream, which stands in for it.
 fn rehome(v: &mut Value, from: &str, to: &str) {
@@ -380,7 +170,14 @@ fn argument(s: &Value, root: &Value, depth: usize) -> Value {
         }
         _ => {
             let format = s.get("format").and_then(Value::as_str);
-            let text = if format.is_some() { sample::string_of_format(format) } else { "x" };
+            let text = match format {
+                Some("date-time") => "2024-01-01T00:00:00Z",
+                Some("date") => "2024-01-01",
+                Some("uuid") => "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                Some("email") => "user@example.com",
+                Some("uri" | "url") => "https://example.com/",
+                _ => "x",
+            };
             let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
             Value::String(text.repeat(min.div_ceil(text.len()).max(1)))
         }
@@ -419,7 +216,8 @@ struct Measure {
     error: bool,
 }
 
-fn measure(r: &CallToolResult) -> Measure {
+/// `tables`: the rule writes lists as tables where they are shorter.
+fn measure(r: &CallToolResult, tables: bool) -> Measure {
     let texts: Vec<&str> = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.as_str())).collect();
     let mut all = texts.join("");
     if let Some(sc) = &r.structured_content {
@@ -427,9 +225,11 @@ fn measure(r: &CallToolResult) -> Measure {
     }
     let error = r.is_error == Some(true);
     let first = texts.first().copied().unwrap_or("");
-    let head = first.trim_start();
-    let table = !head.starts_with(['{', '[', '"']) && first.lines().next().is_some_and(|l| l.contains('\t'));
-    let invalid_json = !error && !table && serde_json::from_str::<serde::de::IgnoredAny>(first).is_err();
+    let parses = serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
+    // A table (`id\tname\n1\ta…`, or one column without a tab) is what does not parse and does
+    // not start as JSON would, under the rule that writes tables.
+    let table = tables && !parses && !first.trim_start().starts_with(['{', '[', '"']);
+    let invalid_json = !error && !parses && !table;
     Measure {
         chars: all.chars().count(),
         tokens: tokens(&all),
@@ -451,6 +251,8 @@ struct Call {
     source: SampleSource,
     list_filled: bool,
     page_size: Option<usize>,
+    /// Characters of the body the upstream sent.
+    body: usize,
     rules: Vec<Measure>,
 }
 
@@ -504,9 +306,7 @@ async fn bench_api(
         return Vec::new();
     };
     let p = pipeline::run(path.to_str().unwrap_or_default(), &PipelineOptions::default()).expect("pipeline");
-    let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let base = up.base.lock().unwrap().clone();
-    let own = p.ir.servers.first().and_then(|s| origin(s));
     let ops: HashMap<&str, &Operation> = p.ir.operations.iter().map(|o| (o.pointer.as_str(), o)).collect();
     let mut config = p.tools.config.clone();
     // Every request to the local upstream, operations with servers of their own too.
@@ -543,19 +343,18 @@ async fn bench_api(
     let mut calls = Vec::new();
     let (mut no_json, mut refused) = (0, 0);
     for (name, op) in chosen {
-        let Some(mut sample) = sample_response(&p.ir, op, &doc) else {
+        let Some(mut sample) = sample_response(&p.ir, op) else {
             no_json += 1;
             continue;
         };
-        if let Some(own) = &own {
-            rehome(&mut sample.value, own, &base);
-        }
+        rehome(&mut sample.value, &sample::origin(&p.ir, op), &base);
         let body = if indented {
             serde_json::to_vec_pretty(&sample.value).unwrap()
         } else {
             serde_json::to_vec(&sample.value).unwrap()
         };
         let list = is_list(&sample.value);
+        let body_chars = String::from_utf8_lossy(&body).chars().count();
         *up.reply.lock().unwrap() = (body.into(), api == "GitHub" && list);
         let tool = engines[0].tool(name).expect("tool");
         let has_output_schema = tool.output_schema.is_some();
@@ -566,13 +365,13 @@ async fn bench_api(
             let hits = up.hits.load(Ordering::SeqCst);
             let result = e.call(name, args.clone()).await.expect("known tool");
             sent &= up.hits.load(Ordering::SeqCst) > hits;
-            rules.push(measure(&result));
+            rules.push(measure(&result, contexts()[i].2 != ResponseFormat::Json));
             if i == 0 {
                 let mut r = result;
                 if !has_output_schema {
                     r.structured_content = None;
                 }
-                rules.push(measure(&r));
+                rules.push(measure(&r, false));
             }
         }
         if !sent {
@@ -588,6 +387,7 @@ async fn bench_api(
             source: sample.source,
             list_filled: sample.list_filled,
             page_size: sample.page_size,
+            body: body_chars,
             rules,
         });
     }
@@ -743,12 +543,12 @@ fn report(calls: &[Call]) {
     }
 
     println!("\n## GitHub's operations of the issue, characters (tokens) rule by rule\n");
-    println!("| operation | {} |", RULES.map(|r| r.split(" (").next().unwrap_or(r)).join(" | "));
-    println!("| --- |{}", " ---: |".repeat(RULES.len()));
+    println!("| operation | body sent | {} |", RULES.map(|r| r.split(" (").next().unwrap_or(r)).join(" | "));
+    println!("| --- |{}", " ---: |".repeat(RULES.len() + 1));
     for id in NAMED {
         if let Some(c) = calls.iter().find(|c| c.api == "GitHub" && c.operation_id == id) {
             let cells: Vec<String> = c.rules.iter().map(|m| format!("{} ({})", n(m.chars), n(m.tokens))).collect();
-            println!("| `{id}` (`{}`) | {} |", c.tool, cells.join(" | "));
+            println!("| `{id}` (`{}`) | {} | {} |", c.tool, n(c.body), cells.join(" | "));
         }
     }
 
