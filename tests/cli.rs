@@ -97,6 +97,71 @@ fn filters_select_tools() {
     assert_eq!(out.status.code(), Some(2), "usage errors exit 2");
 }
 
+/// The `--json` report of `tests/fixtures/responses.yaml` with these flags, its tools by name.
+fn response_estimates(flags: &[&str]) -> (serde_json::Value, std::collections::BTreeMap<String, serde_json::Value>) {
+    let out = mcpgen(&[&["inspect", "tests/fixtures/responses.yaml", "--json"], flags].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
+    let tools = report["tools"].as_array().expect("tools").iter();
+    let by_name = tools.map(|t| (t["name"].as_str().unwrap_or_default().to_string(), t["response"].clone())).collect();
+    (report, by_name)
+}
+
+#[test]
+fn inspect_estimates_a_list_at_its_default_page_size() {
+    let (_, tools) = response_estimates(&[]);
+    assert_eq!(
+        tools["listThings"],
+        serde_json::json!({"estimated_chars": 6751, "estimated_lean_chars": 4551, "page_size": 50,
+            "source": "example", "over_budget": false})
+    );
+}
+
+#[test]
+fn inspect_estimates_a_response_made_from_its_schema_against_its_own_budget() {
+    let (report, tools) = response_estimates(&[]);
+    assert_eq!(
+        tools["getThing"],
+        serde_json::json!({"estimated_chars": 136, "estimated_lean_chars": 53, "page_size": null,
+            "source": "synthesised", "over_budget": true})
+    );
+    assert_eq!(report["totals"]["max_result_chars"], 40_000);
+    assert_eq!(report["totals"]["over_budget"], 1);
+}
+
+#[test]
+fn inspect_does_not_estimate_a_response_that_is_not_json() {
+    let (_, tools) = response_estimates(&[]);
+    assert_eq!(tools["getReport"], serde_json::Value::Null);
+}
+
+#[test]
+fn inspect_measures_the_full_rendering_when_asked() {
+    let (_, tools) = response_estimates(&["--max-result-chars", "5000"]);
+    assert_eq!(tools["listThings"]["over_budget"], false);
+    let (_, tools) = response_estimates(&["--max-result-chars", "5000", "--response-detail", "full"]);
+    assert_eq!(tools["listThings"]["over_budget"], true);
+}
+
+#[test]
+fn inspect_lists_responses_over_the_budget_largest_first() {
+    let out = mcpgen(&["inspect", "tests/fixtures/responses.yaml", "--max-result-chars", "4000"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let section = "\nResponses likely over the result budget (4,000 chars):\n  \
+        listThings — ~4,551 chars (page size 50)\n  getThing   — ~53 chars (its budget 50)\n";
+    assert!(text.contains(section), "{text}");
+}
+
+#[test]
+fn inspect_of_a_runtime_config_estimates_no_response() {
+    let (_dir, path) = edited_config(|_| {});
+    let out = mcpgen(&["inspect", &path, "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
+    let tools = report["tools"].as_array().expect("tools");
+    assert!(tools.iter().all(|t| t["response"].is_null()), "{tools:?}");
+}
+
 #[test]
 fn reads_stdin_and_yaml() {
     use std::io::Write;

@@ -43,6 +43,56 @@ e2e! { Serve:
     optional_nulls_are_left_out => nulls,
 }
 
+/// The checks of results that fit the model (tests/common/results.rs), against `mcpgen serve`.
+macro_rules! e2e_results {
+    ($($name:ident => $check:ident),* $(,)?) => {$(
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            let mock = start_mock().await;
+            let spec = e2e_spec(&mock);
+            common::results::$check(&Subject::Serve(spec.to_path_buf()), &mock).await;
+        }
+    )*};
+}
+
+e2e_results! {
+    jq_selects_exactly_and_never_goes_upstream => projection,
+    bad_looping_and_misplaced_filters_are_clear_errors => projection_faults,
+    over_the_budget_results_stay_json_and_name_the_next_page => reduction,
+    lean_by_default_full_byte_for_byte_errors_budgeted => rendering,
+}
+
+/// A tool whose API has an argument named `_jq` keeps it (it goes upstream); its filter argument
+/// is `__jq`, and the instructions say so. (mcpgen's own configs name no argument `_jq`: a
+/// hand-edited or function-calling one can.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_argument_named_jq_keeps_working() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["config", spec.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut config: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tool = config["tools"].as_array_mut().unwrap().iter_mut().find(|t| t["name"] == "ownJq").unwrap();
+    tool["input_schema"]["properties"] = serde_json::json!({"_jq": {"type": "string"}});
+    tool["http"]["params"][0]["arg"] = serde_json::json!("_jq");
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), serde_json::to_vec(&config).unwrap()).unwrap();
+    let base = format!("{}/api", mock.url());
+    let cmd = ServerCommand::mcpgen(&["serve", file.path().to_str().unwrap(), "--base-url", &base])
+        .env("E2E_TEST_API_HEADER_KEY", "hk");
+    let c = connect(&cmd, Transport::Stdio).await;
+    let instructions = c.client.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default();
+    assert!(instructions.contains("ownJq (__jq)"), "{instructions}");
+    mock.reply_next(Reply::Json(200, serde_json::json!({"q": "kept", "other": 1})));
+    let r = c.call("ownJq", serde_json::json!({"_jq": "api-value", "__jq": ".q"})).await;
+    assert_eq!(text(&r), r#""kept""#);
+    assert_eq!(mock.last().query.as_deref(), Some("_jq=api-value"));
+    c.client.cancel().await.unwrap();
+}
+
 /// An OAuth2 client-credentials scheme also takes an access token the user already has.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oauth2_takes_a_ready_token() {
@@ -69,7 +119,7 @@ fn unset_credentials_are_named_at_start() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("E2E_TEST_API_BASIC_USERNAME and E2E_TEST_API_BASIC_PASSWORD not set: 1 tool needs it (security scheme `basic`)"), "{err}");
-    assert!(err.contains("E2E_TEST_API_HEADER_KEY not set: 12 tools need it (security scheme `headerKey`)"), "{err}");
+    assert!(err.contains("E2E_TEST_API_HEADER_KEY not set: 17 tools need it (security scheme `headerKey`)"), "{err}");
     assert!(
         err.contains(
             "E2E_TEST_API_OAUTH_TOKEN, or E2E_TEST_API_OAUTH_CLIENT_ID and E2E_TEST_API_OAUTH_CLIENT_SECRET not set"
@@ -136,7 +186,8 @@ async fn aws_path_keys_reach_the_server() {
     let tools = c.client.list_all_tools().await.unwrap();
     let describe = tools.iter().find(|t| t.name == "GET_DescribeInstances").unwrap();
     let props = describe.input_schema.get("properties").and_then(|p| p.as_object()).unwrap();
-    assert_eq!(props.keys().collect::<Vec<_>>(), ["DryRun", "InstanceId"], "Action and Version are not arguments");
+    let args: Vec<&String> = props.keys().filter(|k| *k != "_jq").collect();
+    assert_eq!(args, ["DryRun", "InstanceId"], "Action and Version are not arguments");
 
     let r = c.call("GET_DescribeInstances", serde_json::json!({"InstanceId": ["i-1", "i-2"]})).await;
     assert_eq!(r.is_error, Some(false), "{}", text(&r));

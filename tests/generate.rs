@@ -412,6 +412,7 @@ async fn e2e_crate_behaves_like_serve() {
     let _krate = builds_clean_with(spec.to_str().unwrap(), "e2e-api-mcp", &["--with", "discovery,metrics"]);
     let bin = binary("e2e-api-mcp");
     checks::all(&Subject::Binary(bin.clone()), &mock).await;
+    common::results::all(&Subject::Binary(bin.clone()), &mock).await;
     reads_dot_env_and_lists_credentials(&bin, &mock).await;
 }
 

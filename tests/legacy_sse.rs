@@ -36,7 +36,7 @@ async fn python_sse_client_calls_a_tool() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let seen: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(seen["server"], "e2e_test_api");
-    assert_eq!(seen["tools"].as_array().unwrap().len(), 19);
+    assert_eq!(seen["tools"].as_array().unwrap().len(), 24);
     assert_eq!(seen["isError"], false, "{seen}");
     let req = mock.last();
     assert_eq!((req.path.as_str(), req.header("x-api-key")), ("/api/auth/header", Some("hk")));

@@ -236,7 +236,7 @@ async fn http_endpoint_manners() {
     assert!(page.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
     let html = page.text().await.unwrap();
     assert!(
-        html.contains("E2E Test API") && html.contains("19 tools") && html.contains("claude mcp add --transport http"),
+        html.contains("E2E Test API") && html.contains("24 tools") && html.contains("claude mcp add --transport http"),
         "{html}"
     );
 

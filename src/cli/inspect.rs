@@ -10,8 +10,10 @@ use super::{InputArgs, StrictArg};
 use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
 use crate::pipeline::{ConfigKind, Pipeline, Source};
+use crate::responses::estimate::{self, Estimate};
+use crate::responses::sample::SampleSource;
 use crate::runtime::cli::ContextArgs;
-use crate::runtime::config::{Annotations, ListTokens, Method, RuntimeConfig, Tool};
+use crate::runtime::config::{Annotations, ListTokens, Method, ResponseDetail, RuntimeConfig, Tool};
 use crate::runtime::engine::exposure::group_digits;
 use crate::tokens::{self, Cost, ModeCosts};
 
@@ -133,6 +135,32 @@ pub struct ToolRow {
     pub tokens: usize,
     pub annotations: Annotations,
     pub source: String,
+    /// The estimated size of its successful response (`None`: not known, or the input is a
+    /// runtime config, which has no response examples or schemas to measure).
+    pub response: Option<ResponseEstimate>,
+}
+
+/// How large a tool's successful response is likely to be: its sample (the declared example, else
+/// made from the schema) with its list at the API's default page size, as minified JSON.
+#[derive(Debug, Serialize)]
+pub struct ResponseEstimate {
+    /// Characters of the response as the API sends it (minified).
+    pub estimated_chars: usize,
+    /// Characters without the members that link back into the API (the engine's default, lean).
+    pub estimated_lean_chars: usize,
+    /// The page size its list was measured at; `None`: it has no list.
+    pub page_size: Option<usize>,
+    /// `example` (declared) or `synthesised` (made from the schema).
+    pub source: SampleSource,
+    /// Whether the result as the engine writes it (lean, or full with `--response-detail full`)
+    /// is over the tool's result budget.
+    pub over_budget: bool,
+    /// Characters of the result as the engine writes it.
+    #[serde(skip)]
+    rendered: usize,
+    /// The tool's result budget: its own, else the context's.
+    #[serde(skip)]
+    budget: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -152,6 +180,11 @@ pub struct Totals {
     pub modes: ModeCosts,
     /// The mode `serve` would choose with these flags, and why.
     pub chosen: Chosen,
+    /// The result budget in characters (`--max-result-chars`; `0`: no limit); a tool's
+    /// `x-mcp.maxResultChars` overrides it.
+    pub max_result_chars: usize,
+    /// Tools whose responses are likely over their budget.
+    pub over_budget: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -188,7 +221,15 @@ impl Report {
             skipped,
             diagnostics: p.diagnostics().cloned().collect(),
         };
-        Report::build(&p.tools.config, about, |t| p.tools.source(&t.name).map(|s| s.pointer.clone()))
+        let operations: std::collections::HashMap<&str, &crate::ir::Operation> =
+            p.ir.operations.iter().map(|op| (op.pointer.as_str(), op)).collect();
+        let operation = |t: &Tool| operations.get(p.tools.source(&t.name)?.pointer.as_str()).copied();
+        Report::build(
+            &p.tools.config,
+            about,
+            |t| p.tools.source(&t.name).map(|s| s.pointer.clone()),
+            |t| estimate::estimate(&p.ir, operation(t)?),
+        )
     }
 
     /// The report of what a command's inputs came to: a pipeline's ([`Report::new`]), or a
@@ -229,17 +270,20 @@ impl Report {
             diagnostics: Vec::new(),
         };
         let given = *kind == ConfigKind::Given;
-        Report::build(config, about, |t| match given {
+        let source = |t: &Tool| match given {
             true => Some(t.operation_id.clone().unwrap_or_else(|| t.name.clone())),
             false => t.api.clone(),
-        })
+        };
+        Report::build(config, about, source, |_| None)
     }
 
-    /// The report of `config`'s tools; `source` names where a tool comes from.
+    /// The report of `config`'s tools; `source` names where a tool comes from, `estimate` measures
+    /// its response.
     fn build(
         config: &RuntimeConfig,
         about: About,
         source: impl Fn(&Tool) -> Option<String>,
+        estimate: impl Fn(&Tool) -> Option<Estimate>,
     ) -> std::result::Result<Self, crate::runtime::Error> {
         let full = tokens::entries(&config.tools);
         let tools: Vec<ToolRow> = config
@@ -255,8 +299,10 @@ impl Report {
                 tokens: tokens::count(&serde_json::to_string(&entry.mcp).unwrap_or_default()),
                 annotations: t.annotations.clone(),
                 source: source(t).unwrap_or_default(),
+                response: estimate(t).map(|e| response_estimate(e, t, &config.context)),
             })
             .collect();
+        let over_budget = tools.iter().filter(|t| t.response.as_ref().is_some_and(|r| r.over_budget)).count();
         let mut context = config.context.clone();
         let (all_full, all_compact) = tokens::all_tools_costs(&full);
         context.tools_list_tokens = Some(ListTokens { full: all_full.tokens, compact: all_compact.tokens });
@@ -283,6 +329,8 @@ impl Report {
                 tokenizer: tokens::TOKENIZER,
                 modes,
                 chosen: Chosen { discovery: exposure.discovery, compact: exposure.compact, reason: exposure.reason },
+                max_result_chars: config.context.max_result_chars,
+                over_budget,
             },
             tools,
             credentials,
@@ -321,6 +369,7 @@ impl Report {
         out.push('\n');
         self.render_table(&mut out);
         self.render_totals(&mut out);
+        self.render_over_budget(&mut out, verbose);
         if !self.credentials.is_empty() {
             let _ = writeln!(out, "\nCredentials (environment variables):");
             for c in &self.credentials {
@@ -413,6 +462,65 @@ impl Report {
                 "{unbound} tools have no HTTP binding: `serve` needs {binding}; `generate` gives them Rust handler stubs"
             );
         }
+    }
+}
+
+impl Report {
+    /// The tools whose responses are likely over the result budget, largest first (the first
+    /// [`OVER_BUDGET_SHOWN`] unless `verbose`).
+    fn render_over_budget(&self, out: &mut String, verbose: bool) {
+        let mut over: Vec<(&str, &ResponseEstimate)> = self
+            .tools
+            .iter()
+            .filter_map(|t| Some((t.name.as_str(), t.response.as_ref().filter(|r| r.over_budget)?)))
+            .collect();
+        if over.is_empty() {
+            return;
+        }
+        over.sort_by(|a, b| b.1.rendered.cmp(&a.1.rendered).then(a.0.cmp(b.0)));
+        let _ = writeln!(
+            out,
+            "\nResponses likely over the result budget ({} chars):",
+            group_digits(self.totals.max_result_chars)
+        );
+        let shown = if verbose { over.len() } else { OVER_BUDGET_SHOWN.min(over.len()) };
+        let width = over[..shown].iter().map(|(name, _)| name.chars().count()).max().unwrap_or(0);
+        for (name, r) in &over[..shown] {
+            let mut notes = Vec::new();
+            if let Some(p) = r.page_size {
+                notes.push(format!("page size {p}"));
+            }
+            if r.budget != self.totals.max_result_chars {
+                notes.push(format!("its budget {}", group_digits(r.budget)));
+            }
+            let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join(", ")) };
+            let _ = writeln!(out, "  {name:<width$} — ~{} chars{notes}", group_digits(r.rendered));
+        }
+        if shown < over.len() {
+            let _ = writeln!(out, "  and {} more; --verbose lists them all", over.len() - shown);
+        }
+    }
+}
+
+/// Tools listed over the budget unless `--verbose`.
+const OVER_BUDGET_SHOWN: usize = 10;
+
+/// A tool's response estimate against its budget: its own (`x-mcp.maxResultChars`), else the
+/// context's; `0`: no limit.
+fn response_estimate(e: Estimate, tool: &Tool, context: &crate::runtime::config::Context) -> ResponseEstimate {
+    let budget = tool.response.as_ref().and_then(|r| r.max_result_chars).unwrap_or(context.max_result_chars);
+    let rendered = match context.response_detail {
+        ResponseDetail::Lean => e.lean_chars,
+        ResponseDetail::Full => e.chars,
+    };
+    ResponseEstimate {
+        estimated_chars: e.chars,
+        estimated_lean_chars: e.lean_chars,
+        page_size: e.page_size,
+        source: e.source,
+        over_budget: budget > 0 && rendered > budget,
+        rendered,
+        budget,
     }
 }
 

@@ -1,6 +1,6 @@
 //! How large an operation's response is, in characters of minified JSON: as the API sends it, and
 //! lean, as the engine writes it by default (without the members that only link back into the API
-//! itself). Measured on the operation's [sample](super::sample), its list at the default page
+//! itself). Measured on the operation's sample ([`sample`]), its list at the default page
 //! size, without copying the items that fill it.
 //!
 //! The lean rule (the engine applies its own, of which this is the part that decides sizes): a
@@ -11,7 +11,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::sample::{self, SampleSource};
+use super::sample::{self, SampleSource, json_chars};
 use crate::ir::{ApiIr, Operation};
 
 /// The size of an operation's successful response.
@@ -34,16 +34,15 @@ pub fn estimate(ir: &ApiIr, op: &Operation) -> Option<Estimate> {
     let missing = draft.missing();
     let present = draft.items().len();
     let item = draft.list.as_ref().and_then(|l| l.item.as_ref());
-    let lean_value = lean(&draft.value, &origin);
-    let mut chars = json_chars(&draft.value);
-    let mut lean_chars = json_chars(&lean_value);
+    let mut chars = json_chars(draft.value.as_ref());
+    let mut lean_chars = lean_chars(&draft.value, &origin);
     if let Some(item) = item.filter(|_| missing > 0) {
         // Each copy adds its text and a comma, but the first in an empty list.
         let commas = if present == 0 { missing - 1 } else { missing };
-        chars += missing * json_chars(item) + commas;
+        chars += missing * json_chars(item.as_ref()) + commas;
         let list_kept = draft.list.as_ref().and_then(|l| l.member.as_deref()) != Some("_links");
         if list_kept {
-            lean_chars += missing * json_chars(&lean(item, &origin)) + commas;
+            lean_chars += missing * self::lean_chars(item, &origin) + commas;
         }
     }
     Some(Estimate { chars, lean_chars, page_size: draft.list.as_ref().map(|l| l.page_size), source: draft.source })
@@ -64,30 +63,28 @@ pub fn lean(value: &Value, origin: &str) -> Value {
     }
 }
 
+/// Characters of [`lean`]`(value, origin)` as minified JSON, without making it.
+fn lean_chars(value: &Value, origin: &str) -> usize {
+    let brackets_and_commas = |n: usize| 2 + n.saturating_sub(1);
+    match value {
+        Value::Object(obj) => {
+            let kept = obj.iter().filter(|(k, v)| k.as_str() != "_links" && !is_own_url(v, origin));
+            let (count, chars) =
+                kept.fold((0, 0), |(n, c), (k, v)| (n + 1, c + json_chars(k) + 1 + lean_chars(v, origin)));
+            brackets_and_commas(count) + chars
+        }
+        Value::Array(items) => {
+            brackets_and_commas(items.len()) + items.iter().map(|v| lean_chars(v, origin)).sum::<usize>()
+        }
+        other => json_chars(other),
+    }
+}
+
 /// Whether `v` is a string URL on `origin`.
 fn is_own_url(v: &Value, origin: &str) -> bool {
     let Value::String(s) = v else { return false };
     let Some(head) = s.get(..origin.len()) else { return false };
     head.eq_ignore_ascii_case(origin) && matches!(s.as_bytes().get(origin.len()), None | Some(b'/' | b'?' | b'#'))
-}
-
-/// Characters of `v` as minified JSON (counted as it is written, not kept).
-fn json_chars(v: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            // A UTF-8 character has one byte that is not a continuation byte.
-            self.0 += buf.iter().filter(|b| (**b & 0xC0) != 0x80).count();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing a `Value` fails only when the writer does, and this one never does.
-    let _ = serde_json::to_writer(&mut count, v);
-    count.0
 }
 
 #[cfg(test)]
@@ -118,6 +115,13 @@ mod tests {
         let est = estimate(ir, op).expect("an estimate");
         let sample = sample_response(ir, op).expect("a sample");
         (est, json_chars(&sample.value), json_chars(&lean(&sample.value, ORIGIN)))
+    }
+
+    #[test]
+    fn lean_characters_are_counted_as_written() {
+        let v = json!({"a": [], "b": [{"url": "https://api.github.com/x", "é": {}}, 2], "_links": 1, "c": {}});
+        assert_eq!(lean_chars(&v, ORIGIN), json_chars(&lean(&v, ORIGIN)));
+        assert_eq!(lean_chars(&json!({"_links": 1}), ORIGIN), 2);
     }
 
     #[test]

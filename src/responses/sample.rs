@@ -35,6 +35,7 @@
 //!   when it is empty, of an item made from the schema) up to the page size; a longer one is kept
 //!   as it is.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -101,31 +102,32 @@ pub fn sample_response(ir: &ApiIr, op: &Operation) -> Option<Sample> {
     draft(ir, op).map(Draft::filled)
 }
 
-/// A sample before its list is filled: what [`super::estimate`] measures without copying items.
+/// A sample before its list is filled: what [`super::estimate`] measures without copying items
+/// (a declared example is borrowed from the IR).
 #[derive(Debug, Clone)]
-pub(crate) struct Draft {
+pub(crate) struct Draft<'ir> {
     /// The value as declared or made.
-    pub(crate) value: Value,
+    pub(crate) value: Cow<'ir, Value>,
     pub(crate) source: SampleSource,
     /// Its list, when it has one.
-    pub(crate) list: Option<List>,
+    pub(crate) list: Option<List<'ir>>,
 }
 
 /// Where a sample's list is and what fills it.
 #[derive(Debug, Clone)]
-pub(crate) struct List {
+pub(crate) struct List<'ir> {
     /// `None`: the value is the list; else the member of the object that holds it.
     pub(crate) member: Option<String>,
     pub(crate) page_size: usize,
     /// The item copies are made of; `None` when the list is empty and no item can be made.
-    pub(crate) item: Option<Value>,
+    pub(crate) item: Option<Cow<'ir, Value>>,
 }
 
-impl Draft {
+impl Draft<'_> {
     /// The list's items as they are.
     pub(crate) fn items(&self) -> &[Value] {
         let list = match self.list.as_ref().map(|l| l.member.as_deref()) {
-            Some(None) => Some(&self.value),
+            Some(None) => Some(self.value.as_ref()),
             Some(Some(member)) => self.value.get(member),
             None => None,
         };
@@ -140,36 +142,37 @@ impl Draft {
         }
     }
 
-    fn filled(mut self) -> Sample {
+    fn filled(self) -> Sample {
         let missing = self.missing();
         let page_size = self.list.as_ref().map(|l| l.page_size);
+        let mut value = self.value.into_owned();
         if let Some(List { member, item: Some(item), .. }) = &self.list {
             let list = match member {
-                None => Some(&mut self.value),
-                Some(member) => self.value.get_mut(member),
+                None => Some(&mut value),
+                Some(member) => value.get_mut(member),
             };
             if let Some(Value::Array(items)) = list {
-                items.extend(std::iter::repeat_n(item, missing).cloned());
+                items.extend(std::iter::repeat_n(item.as_ref(), missing).cloned());
             }
         }
-        Sample { value: self.value, source: self.source, page_size, list_filled: missing > 0 }
+        Sample { value, source: self.source, page_size, list_filled: missing > 0 }
     }
 }
 
 /// The sample of `op`'s response before its list is filled.
-pub(crate) fn draft(ir: &ApiIr, op: &Operation) -> Option<Draft> {
+pub(crate) fn draft<'ir>(ir: &'ir ApiIr, op: &'ir Operation) -> Option<Draft<'ir>> {
     let media = json_media(&op.response.as_ref()?.content)?;
     let origin = origin(ir, op);
     let mut synth = Synth { schemas: &ir.schemas, origin: &origin, stack: Vec::new() };
     let (value, source) = match &media.example {
-        Some(example) => (example.clone(), SampleSource::Example),
+        Some(example) => (Cow::Borrowed(example), SampleSource::Example),
         None if says_something(&media.schema, &ir.schemas) => {
-            (synth.value(&media.schema, None, 0)?, SampleSource::Synthesised)
+            (Cow::Owned(synth.value(&media.schema, None, 0)?), SampleSource::Synthesised)
         }
         None => return None,
     };
     let page = page_size_parameter(op, &ir.schemas);
-    let member = match &value {
+    let member = match value.as_ref() {
         Value::Array(_) => Some(None),
         Value::Object(obj) if page.is_some() => main_array(obj, &media.schema, &mut synth).map(Some),
         _ => None,
@@ -179,11 +182,13 @@ pub(crate) fn draft(ir: &ApiIr, op: &Operation) -> Option<Draft> {
             None => items_schema(&media.schema, &ir.schemas),
             Some(name) => member_schema(&media.schema, name, &ir.schemas, 0).and_then(|s| items_schema(s, &ir.schemas)),
         };
-        let present = match &member {
-            None => value.get(0),
-            Some(name) => value.get(name).and_then(|l| l.get(0)),
+        let present = match (&member, &value) {
+            (None, Cow::Borrowed(v)) => v.get(0).map(Cow::Borrowed),
+            (Some(name), Cow::Borrowed(v)) => v.get(name).and_then(|l| l.get(0)).map(Cow::Borrowed),
+            (None, Cow::Owned(v)) => v.get(0).cloned().map(Cow::Owned),
+            (Some(name), Cow::Owned(v)) => v.get(name).and_then(|l| l.get(0)).cloned().map(Cow::Owned),
         };
-        let item = present.cloned().or_else(|| synth.value(item_schema?, None, 1));
+        let item = present.or_else(|| synth.value(item_schema?, None, 1).map(Cow::Owned));
         let page_size = page.map_or(DEFAULT_PAGE_SIZE, |(_, size)| size);
         List { member, page_size, item }
     });
@@ -262,12 +267,31 @@ fn main_array(obj: &Map<String, Value>, schema: &Value, synth: &mut Synth<'_>) -
                 .and_then(|s| synth.value(s, None, 1))
                 .is_some_and(|v| v.is_object()),
         };
-        let rank = (objects, items.len(), v.to_string().len());
+        let rank = (objects, items.len(), json_chars(v));
         if best.as_ref().is_none_or(|(b, _)| rank > *b) {
             best = Some((rank, name));
         }
     }
     best.map(|(_, name)| name.clone())
+}
+
+/// Characters of `v` as minified JSON (counted as it is written, not kept).
+pub(crate) fn json_chars<T: Serialize + ?Sized>(v: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            // A UTF-8 character has one byte that is not a continuation byte.
+            self.0 += buf.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` fails only when the writer does, and this one never does.
+    let _ = serde_json::to_writer(&mut count, v);
+    count.0
 }
 
 /// `$ref`s followed into `schemas` (at most a few links: alias chains are short).

@@ -2,11 +2,13 @@
 //! types, the shape of its JSON value, and the tool's own result budget (`x-mcp.maxResultChars`).
 //!
 //! The shape is for a model writing a `_jq` filter before a first call: member names and nesting,
-//! compact. An object is `{id, state, title, user: {login, id, …}, labels: [{name, color, …}], …}`
-//! (members in name order: the IR keeps no declaration order), an array of objects `[{…}]`, a
-//! scalar its type (`string`). The top level lists up to [`TOP_MEMBERS`] members, the level below
-//! up to [`NESTED_MEMBERS`], and nothing deeper (a member there is its name); the whole stays
-//! within [`MAX_SHAPE_CHARS`] characters, cut between top-level members with `…`. Names that are
+//! compact. An object is `{id, number, title, user: {id, login, …}, labels: [{id, name, …}], …}`,
+//! an array of objects `[{…}]`, a scalar its type (`string`). Members come in a fixed order (the
+//! IR keeps no declaration order): names that identify an item first (`id`, `number`, `name`,
+//! `title`, `state`...), then the others by name, then links (`url`, `*_url`, `_links`). The top
+//! level lists up to [`TOP_MEMBERS`] members, the level below up to [`NESTED_MEMBERS`], and
+//! nothing deeper; the whole stays within [`MAX_SHAPE_CHARS`] characters: every top-level name
+//! that fits first (then `…`), and the nesting of members where room is left. Names that are
 //! not plain identifiers are quoted (`"@type"`), as jq needs them. `$ref`s are followed (cycles
 //! stop), `allOf`/`anyOf`/`oneOf` merge their members. Made from the schema of the JSON media type
 //! (as [`crate::responses::sample`] picks it), else from its example; `None` when neither says.
@@ -227,7 +229,27 @@ fn render_top(node: Node<'_>, schemas: &BTreeMap<String, Value>) -> String {
     }
 }
 
-/// `{a, b: {…}, …}` with at most `max` members, each shown `levels` deep, within `room` chars.
+/// Names that identify an item, shown first, in this order.
+const FIRST: [&str; 9] = ["id", "key", "number", "name", "login", "title", "state", "status", "type"];
+
+/// Members in the order a shape lists them: the names of [`FIRST`], then the others by name, then
+/// those that only link (`url`, `*_url`, `href`, `_links`: the lean rendering drops most of them).
+fn ordered<'a>(members: BTreeMap<&'a str, Part<'a>>) -> Vec<(&'a str, Part<'a>)> {
+    let rank = |name: &str| match FIRST.iter().position(|f| *f == name) {
+        Some(i) => i,
+        None if name == "url" || name.ends_with("_url") || name.ends_with("href") || name == "_links" => {
+            FIRST.len() + 1
+        }
+        None => FIRST.len(),
+    };
+    let mut members: Vec<_> = members.into_iter().collect();
+    // Stable: names stay in order within a rank.
+    members.sort_by_key(|(name, _)| rank(name));
+    members
+}
+
+/// `{a, b: {…}, …}`: at most `max` members, within `room` characters. Names come first: the
+/// nesting of members (while `levels` allow) is added, in order, where room is left.
 fn render_members(
     members: Option<BTreeMap<&str, Part<'_>>>,
     max: usize,
@@ -235,47 +257,57 @@ fn render_members(
     room: usize,
     schemas: &BTreeMap<String, Value>,
 ) -> String {
+    const CLOSING: usize = 4; // `, …}`
     let Some(members) = members else { return "{…}".to_string() };
     let total = members.len();
-    let mut out = String::from("{");
-    let mut shown = 0;
-    for (name, part) in members {
-        if shown == max {
+    let members = ordered(members);
+    let mut parts: Vec<String> = Vec::new();
+    let mut len = 1;
+    for (name, _) in members.iter().take(max) {
+        let name = quoted(name);
+        let add = width(&name) + if parts.is_empty() { 0 } else { 2 };
+        if len + add + CLOSING > room {
             break;
         }
-        let member = render_member(name, part, levels, schemas);
-        // Room for this member, a separator, and a closing `, …}`.
-        if out.chars().count() + member.chars().count() + ", …}".len() > room {
-            break;
-        }
-        if shown > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(&member);
-        shown += 1;
+        len += add;
+        parts.push(name);
     }
-    if shown < total {
-        out.push_str(if shown > 0 { ", …" } else { "…" });
+    if levels > 0 {
+        for (part, (_, member)) in parts.iter_mut().zip(&members) {
+            if let Some(nested) = nesting(*member, schemas)
+                && len + width(&nested) + CLOSING <= room
+            {
+                len += width(&nested);
+                part.push_str(&nested);
+            }
+        }
     }
-    out.push('}');
-    out
+    let more = if parts.len() == total {
+        ""
+    } else if parts.is_empty() {
+        "…"
+    } else {
+        ", …"
+    };
+    format!("{{{}{more}}}", parts.join(", "))
 }
 
-/// One member: its name, with its nesting while `levels` allow.
-fn render_member(name: &str, part: Part<'_>, levels: usize, schemas: &BTreeMap<String, Value>) -> String {
-    let name = quoted(name);
-    if levels == 0 {
-        return name;
-    }
-    let nested = |members| render_members(members, NESTED_MEMBERS, levels - 1, MAX_SHAPE_CHARS, schemas);
-    match part.node(schemas) {
-        Some(Node::Object(members)) => format!("{name}: {}", nested(members)),
-        Some(Node::Array(Some(item))) => match item.node(schemas) {
-            Some(Node::Object(members)) => format!("{name}: [{}]", nested(members)),
-            _ => name,
+/// What follows a member's name to show its nesting (`: {a, b, …}`, `: [{a, …}]`), one level
+/// deep; `None` for a member that has none to show.
+fn nesting(part: Part<'_>, schemas: &BTreeMap<String, Value>) -> Option<String> {
+    let nested = |members| render_members(members, NESTED_MEMBERS, 0, MAX_SHAPE_CHARS, schemas);
+    match part.node(schemas)? {
+        Node::Object(members) => Some(format!(": {}", nested(members))),
+        Node::Array(Some(item)) => match item.node(schemas)? {
+            Node::Object(members) => Some(format!(": [{}]", nested(members))),
+            _ => None,
         },
-        _ => name,
+        _ => None,
     }
+}
+
+fn width(s: &str) -> usize {
+    s.chars().count()
 }
 
 /// A member name as jq reads it after a `.`: as it is when it is an identifier, else quoted.

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod checks;
+pub mod results;
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -43,6 +44,8 @@ pub enum Reply {
     /// `{"ok": true, "method", "path"}`, 200.
     Echo,
     Json(u16, Value),
+    /// JSON with extra headers (a `Link`, say).
+    JsonWith(u16, Value, Vec<(&'static str, String)>),
     Raw(u16, &'static str, Vec<u8>),
     /// Headers at once, then nothing for this long.
     Slow(Duration),
@@ -156,6 +159,13 @@ async fn handle(
     match reply {
         Reply::Echo => json_response(200, json!({"ok": true, "method": rec.method, "path": rec.path})),
         Reply::Json(status, v) => json_response(status, v),
+        Reply::JsonWith(status, v, headers) => {
+            let mut r = json_response(status, v);
+            for (k, v) in headers {
+                r.headers_mut().insert(k, v.parse().unwrap());
+            }
+            r
+        }
         Reply::Raw(status, ct, bytes) => {
             Response::builder().status(status).header("content-type", ct).body(Body::from(bytes)).unwrap()
         }

@@ -613,7 +613,7 @@ pub struct ResponseInfo {
     /// model can write a `_jq` filter before a first call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<String>,
-    /// This tool's result budget in characters (`x-mcp: {max-result-chars: N}`), over the
+    /// This tool's result budget in characters (`x-mcp: {maxResultChars: N}`), over the
     /// context's [`Context::max_result_chars`]; `0`: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_result_chars: Option<usize>,

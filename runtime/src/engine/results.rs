@@ -45,10 +45,8 @@ impl ToolResults {
         let Some(arg) = &self.jq_arg else { return schema };
         let props = schema.entry("properties").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(props) = props {
-            props.insert(
-                arg.clone(),
-                json!({"type": "string", "description": "A jq filter applied to the JSON response (see the server instructions)."}),
-            );
+            // No description: the server instructions explain it once, for every tool.
+            props.insert(arg.clone(), json!({"type": "string"}));
         }
         schema
     }

@@ -64,7 +64,7 @@ fn a_nested_object_lists_five_members() {
 fn a_nested_array_of_objects_is_shown() {
     let schema =
         json!({"type": "object", "properties": {"labels": {"type": "array", "items": object_of(&["color", "name"])}}});
-    assert_eq!(shape(schema, json!({})), Some("{labels: [{color, name}]}".into()));
+    assert_eq!(shape(schema, json!({})), Some("{labels: [{name, color}]}".into()));
 }
 
 #[test]
@@ -124,11 +124,38 @@ fn a_long_shape_is_cut_between_members() {
 }
 
 #[test]
+fn names_that_identify_come_first() {
+    let got = shape(object_of(&["body", "title", "state", "number", "id"]), json!({}));
+    assert_eq!(got, Some("{id, number, title, state, body}".into()));
+}
+
+#[test]
+fn links_come_last() {
+    let got = shape(object_of(&["_links", "url", "html_url", "body", "id"]), json!({}));
+    assert_eq!(got, Some("{id, body, _links, html_url, url}".into()));
+}
+
+#[test]
+fn names_come_before_nesting() {
+    let wide: Vec<String> = (0..5).map(|i| format!("a_long_nested_member_name_{i}")).collect();
+    let wide: Vec<&str> = wide.iter().map(String::as_str).collect();
+    let mut props = serde_json::Map::new();
+    for i in 0..6 {
+        props.insert(format!("object_{i}"), object_of(&wide));
+    }
+    props.insert("z".into(), json!({"type": "string"}));
+    let got = shape(json!({"type": "object", "properties": props}), json!({})).expect("a shape");
+    assert!(got.chars().count() <= MAX_SHAPE_CHARS, "{got}");
+    assert!(got.ends_with(", object_4, object_5, z}"), "{got}");
+    assert!(got.starts_with("{object_0: {a_long_nested_member_name_0"), "{got}");
+}
+
+#[test]
 fn combinators_merge_their_members() {
     let schema = json!({"allOf": [{"$ref": "#/components/schemas/Base"}, {"properties": {"extra": {"type": "string"}}}],
         "oneOf": [object_of(&["kind"])]});
     let schemas = json!({"Base": object_of(&["id"])});
-    assert_eq!(shape(schema, schemas), Some("{extra, id, kind}".into()));
+    assert_eq!(shape(schema, schemas), Some("{id, extra, kind}".into()));
 }
 
 #[test]
