@@ -8,8 +8,9 @@
 //! `cargo bench --bench responses` (documents from `../shared/corpus/fetch.sh`, found through
 //! `$MCPGEN_CORPUS` or `~/.cache/mcpgen-corpus`; an API whose document is absent is skipped with
 //! a message). `MCPGEN_BENCH_CALLS=N` calls at most N GET operations per API (a deterministic
-//! sample; GitHub's three operations of the issue are always called). Writes a markdown report
-//! to stdout; `docs/context.md`, "Responses", has the figures.
+//! sample; GitHub's three operations of the issue are always called); `MCPGEN_BENCH_SHOW=TOOL`
+//! prints that tool's results to stderr. Writes a markdown report to stdout; `docs/context.md`,
+//! "Responses", has the figures.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -123,12 +124,39 @@ fn default_args(schema: &Map<String, Value>) -> Map<String, Value> {
     let required = schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
     for name in required.iter().filter_map(Value::as_str) {
         if let Some(p) = schema.get("properties").and_then(|p| p.get(name)) {
-            out.insert(name.to_string(), argument(p, &root, 0));
+            out.insert(name.to_string(), valid_argument(p, &root));
         }
     }
     out
 }
 
+/// The first of the argument's candidates its schema takes (its default, examples, first enum
+/// value, then values of its type); the first candidate when none passes.
+fn valid_argument(p: &Value, root: &Value) -> Value {
+    let mut schema = p.clone();
+    if let (Value::Object(s), Some(defs)) = (&mut schema, root.get("$defs")) {
+        s.insert("$defs".into(), defs.clone());
+    }
+    let validator = jsonschema::validator_for(&schema).ok();
+    let mut candidates = Vec::new();
+    let target = match p.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+        Some(r) => root.pointer(r).unwrap_or(p),
+        None => p,
+    };
+    for key in ["default", "const", "example"] {
+        candidates.extend(target.get(key).cloned());
+    }
+    for key in ["examples", "enum"] {
+        candidates.extend(target.get(key).and_then(Value::as_array).into_iter().flatten().cloned());
+    }
+    candidates.push(typed_argument(p, root, 0));
+    candidates.extend(["1", "1.0.0", &format!("sha256:{}", "0".repeat(64))].map(|s| json!(s)));
+    let valid = candidates.iter().find(|c| validator.as_ref().is_some_and(|v| v.is_valid(c)));
+    valid.or(candidates.first()).cloned().unwrap_or(Value::Null)
+}
+
+/// A value for a schema: its default, constant, first example or first enum value, else one of
+/// its type ([`typed_argument`]).
 fn argument(s: &Value, root: &Value, depth: usize) -> Value {
     if let Some(r) = s.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#'))
         && depth < 8
@@ -145,6 +173,16 @@ fn argument(s: &Value, root: &Value, depth: usize) -> Value {
     }
     if let Some(v) = s.get("enum").and_then(Value::as_array).and_then(|a| a.first()) {
         return v.clone();
+    }
+    typed_argument(s, root, depth)
+}
+
+/// A value of the schema's type (a nested one by [`argument`]).
+fn typed_argument(s: &Value, root: &Value, depth: usize) -> Value {
+    if let Some(r) = s.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#'))
+        && depth < 8
+    {
+        return typed_argument(root.pointer(r).unwrap_or(&Value::Null), root, depth + 1);
     }
     for key in ["oneOf", "anyOf", "allOf"] {
         if let Some(first) = s.get(key).and_then(Value::as_array).and_then(|a| a.first()) {
@@ -340,6 +378,7 @@ async fn bench_api(
         }
         _ => gets,
     };
+    let show = std::env::var("MCPGEN_BENCH_SHOW").ok();
     let mut calls = Vec::new();
     let (mut no_json, mut refused) = (0, 0);
     for (name, op) in chosen {
@@ -361,13 +400,22 @@ async fn bench_api(
         let args = default_args(&tool.input_schema);
         let mut rules = Vec::with_capacity(RULES.len());
         let mut sent = true;
+        let mut refusal = String::new();
         for (i, e) in engines.iter().enumerate() {
             let hits = up.hits.load(Ordering::SeqCst);
             let result = e.call(name, args.clone()).await.expect("known tool");
+            if show.as_deref() == Some(name) {
+                eprintln!(
+                    "--- {name}, rule {}:\n{}",
+                    i + usize::from(i > 0),
+                    serde_json::to_string_pretty(&result).unwrap()
+                );
+            }
             sent &= up.hits.load(Ordering::SeqCst) > hits;
             rules.push(measure(&result, contexts()[i].2 != ResponseFormat::Json));
             if i == 0 {
                 let mut r = result;
+                refusal = r.content.iter().find_map(|c| c.as_text().map(|t| t.text.clone())).unwrap_or_default();
                 if !has_output_schema {
                     r.structured_content = None;
                 }
@@ -376,7 +424,7 @@ async fn bench_api(
         }
         if !sent {
             refused += 1;
-            skipped.push(format!("{api} {name}: {}", rules[0].chars));
+            skipped.push(format!("{api} `{name}`: {}", refusal.chars().take(160).collect::<String>()));
             continue;
         }
         calls.push(Call {
@@ -603,4 +651,7 @@ async fn main() {
         started.elapsed().as_secs_f64(),
         cpu_seconds()
     );
+    for r in &refused {
+        println!("- refused: {r}");
+    }
 }
