@@ -494,16 +494,16 @@ fn report(calls: &[Call]) {
 
     println!("## Characters of each result, before and after (all rules)\n");
     println!(
-        "| API | GET calls | from examples | list calls (filled) | median before | median after | p90 before | p90 after | max before | max after | median list call after/before | over budget after | invalid JSON before / after |"
+        "| API | GET calls | from examples | list calls (filled) | median before | median after | p90 before | p90 after | max before | max after | median list call after/before | over budget after | tables after | invalid JSON before / after |"
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (api, cs) in &groups {
         let (b, a) = (sorted(cs, 0), sorted(cs, after));
         let lists: Vec<&&Call> = cs.iter().filter(|c| c.list).collect();
         let ratio =
             median_f(lists.iter().map(|c| c.rules[after].chars as f64 / c.rules[0].chars.max(1) as f64).collect());
         println!(
-            "| {api} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |",
+            "| {api} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |",
             cs.len(),
             cs.iter().filter(|c| c.source == SampleSource::Example).count(),
             lists.len(),
@@ -516,6 +516,7 @@ fn report(calls: &[Call]) {
             n(pct(&a, 1.0)),
             if ratio.is_nan() { "-".to_string() } else { format!("{:.0} %", ratio * 100.0) },
             cs.iter().filter(|c| c.rules[after].chars > BUDGET).count(),
+            cs.iter().filter(|c| c.rules[after].table).count(),
             cs.iter().filter(|c| c.rules[0].invalid_json).count(),
             cs.iter().filter(|c| c.rules[after].invalid_json).count(),
         );
