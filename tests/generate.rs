@@ -386,7 +386,8 @@ fn petstore_crate_carries_only_the_core() {
     for heavy in ["candle-core", "tokenizers", "jsonwebtoken", "prometheus-client", "notify", "rust-stemmers"] {
         assert!(!packages.contains(heavy), "{heavy} is in the petstore crate's build");
     }
-    assert!(packages.len() <= 220, "{} packages: {packages:?}", packages.len());
+    // 218 before `_jq`; jaq (core, std, json) brought 11 with its own (bstr, hifijson, num-bigint...).
+    assert!(packages.len() <= 232, "{} packages: {packages:?}", packages.len());
 }
 
 /// GitHub's API (from the corpus, when it is there) builds as the samples do.

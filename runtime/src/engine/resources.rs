@@ -182,15 +182,20 @@ fn result_text(result: &CallToolResult) -> String {
     texts.join("\n")
 }
 
-/// A tool result as resource contents under `uri`: text (JSON when the result is structured),
-/// images and audio as blobs, embedded resources as they are.
+/// A tool result as resource contents under `uri`: text (`application/json` when it is JSON: the
+/// lean text of a JSON response), images and audio as blobs, embedded resources as they are.
 fn contents(result: &CallToolResult, uri: &str) -> Vec<ResourceContents> {
-    let text_type = if result.structured_content.is_some() { "application/json" } else { "text/plain" };
+    let text_type = |text: &str| {
+        let json = text.starts_with(['{', '[']) && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+        if json { "application/json" } else { "text/plain" }
+    };
     result
         .content
         .iter()
         .filter_map(|block| match block {
-            ContentBlock::Text(t) => Some(ResourceContents::text(t.text.clone(), uri).with_mime_type(text_type)),
+            ContentBlock::Text(t) => {
+                Some(ResourceContents::text(t.text.clone(), uri).with_mime_type(text_type(&t.text)))
+            }
             ContentBlock::Image(i) => Some(ResourceContents::blob(i.data.clone(), uri).with_mime_type(&i.mime_type)),
             ContentBlock::Audio(a) => Some(ResourceContents::blob(a.data.clone(), uri).with_mime_type(&a.mime_type)),
             ContentBlock::Resource(r) => match r.resource.clone() {

@@ -51,9 +51,11 @@ impl ToolResults {
         schema
     }
 
-    /// The description as listed: with the response's shape when it is short.
+    /// The description as listed: with the response's shape when it is short and the response is
+    /// a list (or holds one), where a `_jq` filter pays; `describe_tools` shows every shape.
     pub fn listed_description(&self, description: &str) -> Option<String> {
-        let shape = self.shape.as_deref().filter(|s| s.chars().count() <= LISTED_SHAPE_CHARS)?;
+        let listed = |s: &&str| s.chars().count() <= LISTED_SHAPE_CHARS && (s.starts_with('[') || s.contains("[{"));
+        let shape = self.shape.as_deref().filter(listed)?;
         Some(if description.is_empty() {
             format!("Returns {shape}")
         } else {
@@ -154,6 +156,21 @@ mod tests {
         let mut args = schema(json!({"_jq": ".x"}));
         assert_eq!(none.take_filter(&mut args), Ok(None));
         assert!(args.contains_key("_jq"), "a tool without projection keeps the argument");
+    }
+
+    #[test]
+    fn only_short_shapes_of_lists_are_listed() {
+        let with = |shape: &str| ToolResults { shape: Some(shape.into()), ..Default::default() };
+        assert_eq!(
+            with("[{id, name}]").listed_description("List pets.").as_deref(),
+            Some("List pets.\n\nReturns [{id, name}]")
+        );
+        assert_eq!(
+            with("{data: [{id}], has_more}").listed_description("").as_deref(),
+            Some("Returns {data: [{id}], has_more}")
+        );
+        assert_eq!(with("{id, name}").listed_description("Get a pet."), None);
+        assert_eq!(with(&format!("[{{{}}}]", "a, ".repeat(60))).listed_description("x"), None);
     }
 
     #[test]
