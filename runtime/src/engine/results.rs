@@ -52,9 +52,11 @@ impl ToolResults {
     }
 
     /// The description as listed: with the response's shape when it is short and the response is
-    /// a list (or holds one), where a `_jq` filter pays; `describe_tools` shows every shape.
+    /// a list (an array, or a tool that pages), where a `_jq` filter pays; `describe_tools` shows
+    /// every shape.
     pub fn listed_description(&self, description: &str) -> Option<String> {
-        let listed = |s: &&str| s.chars().count() <= LISTED_SHAPE_CHARS && (s.starts_with('[') || s.contains("[{"));
+        let pages = self.pager.as_ref().is_some_and(|p| p.style.is_some());
+        let listed = |s: &&str| s.chars().count() <= LISTED_SHAPE_CHARS && (s.starts_with('[') || pages);
         let shape = self.shape.as_deref().filter(listed)?;
         Some(if description.is_empty() {
             format!("Returns {shape}")
@@ -165,11 +167,15 @@ mod tests {
             with("[{id, name}]").listed_description("List pets.").as_deref(),
             Some("List pets.\n\nReturns [{id, name}]")
         );
-        assert_eq!(
-            with("{data: [{id}], has_more}").listed_description("").as_deref(),
-            Some("Returns {data: [{id}], has_more}")
+        let paging = Pager::detect(
+            &serde_json::from_value(json!({"method": "GET", "path": "/x", "params": [
+                {"arg": "cursor", "name": "cursor", "in": "query", "style": "form", "explode": true}]}))
+            .unwrap(),
+            &Map::new(),
         );
-        assert_eq!(with("{id, name}").listed_description("Get a pet."), None);
+        let stripe_like = ToolResults { pager: Some(paging), ..with("{data: [{id}], has_more}") };
+        assert_eq!(stripe_like.listed_description("").as_deref(), Some("Returns {data: [{id}], has_more}"));
+        assert_eq!(with("{id, name, tags: [{id, name}]}").listed_description("Get a pet."), None);
         assert_eq!(with(&format!("[{{{}}}]", "a, ".repeat(60))).listed_description("x"), None);
     }
 
