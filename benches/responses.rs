@@ -12,8 +12,10 @@
 //! prints that tool's results to stderr. Writes a markdown report to stdout; `docs/context.md`,
 //! "Responses", has the figures.
 
+mod common;
+
+use common::corpus;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -303,14 +305,6 @@ fn is_list(v: &Value) -> bool {
         _ => 0,
     };
     largest >= 2
-}
-
-fn corpus(rel: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("MCPGEN_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus"));
-    let path = root.join("node_modules").join(rel);
-    path.exists().then_some(path)
 }
 
 fn engine(

@@ -9,7 +9,9 @@
 //! by words and meaning: the time to embed every tool (without the cache) and the query latency,
 //! which then includes embedding the query.
 
-use std::path::PathBuf;
+mod common;
+
+use common::corpus;
 use std::time::{Duration, Instant};
 
 use mcpgen::pipeline::{self, PipelineOptions};
@@ -21,14 +23,6 @@ use mcpgen::runtime::engine::ToolEntry;
 /// Without mcpgen's `semantic` feature there is no model to measure.
 #[cfg(not(feature = "semantic"))]
 type SentenceModel = ();
-
-fn corpus(rel: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("MCPGEN_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/mcpgen-corpus"));
-    let path = root.join("node_modules").join(rel);
-    path.exists().then_some(path)
-}
 
 fn queries() -> Vec<String> {
     let mut out: Vec<String> = [

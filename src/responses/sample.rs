@@ -432,15 +432,7 @@ impl Synth<'_> {
         };
         for branch in obj.get("allOf").and_then(Value::as_array).into_iter().flatten() {
             let Some(v) = self.value(branch, name, depth) else { continue };
-            match (&mut made, v) {
-                (Some(Value::Object(into)), Value::Object(from)) => {
-                    for (k, v) in from {
-                        into.entry(k).or_insert(v);
-                    }
-                }
-                (None, v) => made = Some(v),
-                _ => {}
-            }
+            merge_branch(&mut made, v);
         }
         let alternatives = ["anyOf", "oneOf"].iter().filter_map(|k| obj.get(*k)?.as_array()).flatten();
         for branch in alternatives {
@@ -448,15 +440,7 @@ impl Synth<'_> {
                 continue;
             }
             let Some(v) = self.value(branch, name, depth) else { continue };
-            match (&mut made, v) {
-                (Some(Value::Object(into)), Value::Object(from)) => {
-                    for (k, v) in from {
-                        into.entry(k).or_insert(v);
-                    }
-                }
-                (None, v) => made = Some(v),
-                _ => {}
-            }
+            merge_branch(&mut made, v);
             break;
         }
         Some(made.unwrap_or(Value::Null))
@@ -549,6 +533,20 @@ fn number(obj: &Map<String, Value>, preferred: f64) -> f64 {
         n = n.min(max);
     }
     n
+}
+
+/// A branch's value into what is made so far: an object's members added (the first branch's
+/// win), or the value itself when nothing is made yet.
+fn merge_branch(made: &mut Option<Value>, v: Value) {
+    match (made.as_mut(), v) {
+        (Some(Value::Object(into)), Value::Object(from)) => {
+            for (k, v) in from {
+                into.entry(k).or_insert(v);
+            }
+        }
+        (None, v) => *made = Some(v),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
