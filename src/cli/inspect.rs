@@ -296,7 +296,7 @@ impl Report {
                 path: t.http.as_ref().map(|h| h.path.clone()),
                 params: param_count(t),
                 schema_bytes: serde_json::to_vec(&t.input_schema).map(|v| v.len()).unwrap_or(0),
-                tokens: tokens::count(&serde_json::to_string(&entry.mcp).unwrap_or_default()),
+                tokens: tokens::count(&serde_json::to_string(&entry.advertised(false)).unwrap_or_default()),
                 annotations: t.annotations.clone(),
                 source: source(t).unwrap_or_default(),
                 response: estimate(t).map(|e| response_estimate(e, t, &config.context)),

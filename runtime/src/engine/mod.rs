@@ -112,9 +112,8 @@ impl ToolEntry {
         let advertised_schema = Arc::new(results.with_projection(t.input_schema.clone()));
         let input_schema = Arc::new(t.input_schema);
         let output_schema = t.output_schema.map(Arc::new);
-        let description = results.listed_description(&t.description).unwrap_or(t.description);
         let mut mcp =
-            McpTool::new_with_raw(t.name, (!description.is_empty()).then(|| description.into()), advertised_schema);
+            McpTool::new_with_raw(t.name, (!t.description.is_empty()).then(|| t.description.into()), advertised_schema);
         mcp.title = t.title;
         mcp.output_schema = output_schema.clone();
         let a = t.annotations;
@@ -146,6 +145,10 @@ impl ToolEntry {
     #[cfg_attr(not(feature = "discovery"), allow(unused_mut, unused_variables))]
     pub fn advertised(&self, compact: bool) -> McpTool {
         let mut mcp = self.mcp.clone();
+        // A list's shape after its description (not in `mcp`: search reads that).
+        if !compact && let Some(d) = self.results.listed_description(mcp.description.as_deref().unwrap_or("")) {
+            mcp.description = Some(d.into());
+        }
         #[cfg(feature = "discovery")]
         if compact {
             use crate::discovery::compact::{
@@ -167,6 +170,8 @@ impl ToolEntry {
     #[cfg_attr(not(feature = "discovery"), allow(unused_mut))]
     pub fn described(&self, compact: bool) -> McpTool {
         let mut mcp = self.advertised(compact);
+        // `describe_tools` gives the shape as the tool's `response`.
+        mcp.description = self.mcp.description.clone();
         #[cfg(feature = "discovery")]
         if compact {
             let description = crate::discovery::compact::described_description(
