@@ -251,6 +251,10 @@ fn note(
             NextPage::Args(args) => {
                 note.push_str(&format!("\nThe next page: the same arguments and {}.", Value::Object(args)))
             }
+            NextPage::Guess(args) => note.push_str(&format!(
+                "\nThe next page, if there is one: the same arguments and {}.",
+                Value::Object(args)
+            )),
             NextPage::Url(url) => {
                 note.push_str(&format!("\nThe API's next page is {url} (no argument of `{tool}` carries it)."))
             }

@@ -114,7 +114,7 @@ impl Pager {
         match &self.style {
             Some(Paging::Page { arg, first }) => {
                 let current = args.get(arg).and_then(as_i64).unwrap_or(*first);
-                Some(NextPage::Args(Map::from_iter([(arg.clone(), Value::from(current + 1))])))
+                Some(NextPage::Guess(Map::from_iter([(arg.clone(), Value::from(current + 1))])))
             }
             Some(Paging::StartingAfter { arg }) if body.get("has_more") == Some(&Json::Bool(true)) => {
                 let last = main_list(body)?.last()?.get("id")?.clone();
@@ -170,6 +170,8 @@ impl Pager {
 pub enum NextPage {
     /// These arguments, with the others as they were.
     Args(Map<String, Value>),
+    /// These arguments (the page number plus one), if the API has a next page: nothing says.
+    Guess(Map<String, Value>),
     /// The API's URL for it, which no argument of the tool carries.
     Url(String),
 }
@@ -284,9 +286,9 @@ mod tests {
         let p = pager(&[("page", "integer")]);
         assert_eq!(
             p.next_page(&args(json!({"page": 3})), &body("[1]"), None),
-            Some(NextPage::Args(args(json!({"page": 4}))))
+            Some(NextPage::Guess(args(json!({"page": 4}))))
         );
-        assert_eq!(p.next_page(&Map::new(), &body("[1]"), None), Some(NextPage::Args(args(json!({"page": 2})))));
+        assert_eq!(p.next_page(&Map::new(), &body("[1]"), None), Some(NextPage::Guess(args(json!({"page": 2})))));
     }
 
     #[test]
