@@ -117,7 +117,7 @@ async fn http_checks_origin_host_and_token() {
         .unwrap();
     assert!(garbage.status().is_client_error() || garbage.status().is_success(), "{}", garbage.status());
     let health: Value = http.get(url.replace("/mcp", "/health")).send().await.unwrap().json().await.unwrap();
-    assert_eq!(health, json!({"status": "ok", "tools": 19}));
+    assert_eq!(health, json!({"status": "ok", "tools": 24}));
 
     // The client's bearer token for the MCP server is never sent upstream.
     let transport = rmcp::transport::StreamableHttpClientTransport::from_config(
