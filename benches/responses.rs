@@ -460,21 +460,19 @@ fn median_f(mut v: Vec<f64>) -> f64 {
 
 /// 12,345
 fn n(v: usize) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    mcpgen::runtime::engine::exposure::group_digits(v)
 }
 
-fn sorted(calls: &[&Call], rule: usize) -> Vec<usize> {
-    let mut v: Vec<usize> = calls.iter().map(|c| c.rules[rule].chars).collect();
+/// One measure of each call under a rule, sorted.
+fn sorted(calls: &[&Call], rule: usize, measure: fn(&Measure) -> usize) -> Vec<usize> {
+    let mut v: Vec<usize> = calls.iter().map(|c| measure(&c.rules[rule])).collect();
     v.sort_unstable();
     v
+}
+
+/// `median | median | p90 | p90 | max | max` cells of a before and an after.
+fn spread(b: &[usize], a: &[usize]) -> String {
+    [0.5, 0.9, 1.0].iter().map(|&p| format!("{} | {}", n(pct(b, p)), n(pct(a, p)))).collect::<Vec<_>>().join(" | ")
 }
 
 fn report(calls: &[Call]) {
@@ -492,22 +490,18 @@ fn report(calls: &[Call]) {
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (api, cs) in &groups {
-        let (b, a) = (sorted(cs, 0), sorted(cs, after));
+        let chars = |m: &Measure| m.chars;
+        let (b, a) = (sorted(cs, 0, chars), sorted(cs, after, chars));
         let lists: Vec<&&Call> = cs.iter().filter(|c| c.list).collect();
         let ratio =
             median_f(lists.iter().map(|c| c.rules[after].chars as f64 / c.rules[0].chars.max(1) as f64).collect());
         println!(
-            "| {api} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |",
+            "| {api} | {} | {} | {} ({}) | {} | {} | {} | {} | {} / {} |",
             cs.len(),
             cs.iter().filter(|c| c.source == SampleSource::Example).count(),
             lists.len(),
             lists.iter().filter(|c| c.list_filled).count(),
-            n(pct(&b, 0.5)),
-            n(pct(&a, 0.5)),
-            n(pct(&b, 0.9)),
-            n(pct(&a, 0.9)),
-            n(pct(&b, 1.0)),
-            n(pct(&a, 1.0)),
+            spread(&b, &a),
             if ratio.is_nan() { "-".to_string() } else { format!("{:.0} %", ratio * 100.0) },
             cs.iter().filter(|c| c.rules[after].chars > BUDGET).count(),
             cs.iter().filter(|c| c.rules[after].table).count(),
@@ -522,23 +516,9 @@ fn report(calls: &[Call]) {
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (api, cs) in &groups {
-        let tok = |rule: usize| {
-            let mut v: Vec<usize> = cs.iter().map(|c| c.rules[rule].tokens).collect();
-            v.sort_unstable();
-            v
-        };
-        let (b, a) = (tok(0), tok(after));
-        println!(
-            "| {api} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            n(pct(&b, 0.5)),
-            n(pct(&a, 0.5)),
-            n(pct(&b, 0.9)),
-            n(pct(&a, 0.9)),
-            n(pct(&b, 1.0)),
-            n(pct(&a, 1.0)),
-            n(b.iter().sum()),
-            n(a.iter().sum()),
-        );
+        let tokens = |m: &Measure| m.tokens;
+        let (b, a) = (sorted(cs, 0, tokens), sorted(cs, after, tokens));
+        println!("| {api} | {} | {} | {} |", spread(&b, &a), n(b.iter().sum()), n(a.iter().sum()),);
     }
 
     println!("\n## Rule by rule (cumulative), all calls\n");
@@ -550,11 +530,11 @@ fn report(calls: &[Call]) {
     let chars0: usize = all.iter().map(|c| c.rules[0].chars).sum();
     let tokens0: usize = all.iter().map(|c| c.rules[0].tokens).sum();
     let lists: Vec<&&Call> = all.iter().filter(|c| c.list).collect();
-    let list0 = sorted(&lists.iter().map(|c| **c).collect::<Vec<_>>(), 0);
+    let list0 = sorted(&lists.iter().map(|c| **c).collect::<Vec<_>>(), 0, |m| m.chars);
     for (i, rule) in RULES.iter().enumerate() {
         let chars: usize = all.iter().map(|c| c.rules[i].chars).sum();
         let tokens: usize = all.iter().map(|c| c.rules[i].tokens).sum();
-        let list_i = sorted(&lists.iter().map(|c| **c).collect::<Vec<_>>(), i);
+        let list_i = sorted(&lists.iter().map(|c| **c).collect::<Vec<_>>(), i, |m| m.chars);
         println!(
             "| {rule} | {} | {:.0} % | {} | {:.0} % | {} (of {}) | {} | {} | {} | {} | {} |",
             n(chars),
