@@ -30,43 +30,9 @@ impl Json {
         serde_json::from_slice(bytes)
     }
 
-    /// Minified JSON text.
+    /// Minified JSON text, in member order (serde_json writing [`Json`]'s `Serialize`).
     pub fn to_text(&self) -> String {
-        let mut out = String::with_capacity(self.chars());
-        self.write(&mut out);
-        out
-    }
-
-    /// Writes minified JSON text to `out`.
-    pub fn write(&self, out: &mut String) {
-        match self {
-            Json::Null => out.push_str("null"),
-            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Json::Num(n) => out.push_str(&n.to_string()),
-            Json::Str(s) => write_str(s, out),
-            Json::Arr(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    item.write(out);
-                }
-                out.push(']');
-            }
-            Json::Obj(members) => {
-                out.push('{');
-                for (i, (k, v)) in members.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write_str(k, out);
-                    out.push(':');
-                    v.write(out);
-                }
-                out.push('}');
-            }
-        }
+        serde_json::to_string(self).unwrap_or_default()
     }
 
     /// Characters of its minified text, counted without writing it.
@@ -135,25 +101,6 @@ pub fn str_chars(s: &str) -> usize {
             _ => 1,
         })
         .sum::<usize>()
-}
-
-/// Writes `s` as a JSON string literal, escaped as serde_json does.
-fn write_str(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 impl Serialize for Json {
