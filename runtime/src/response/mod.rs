@@ -126,14 +126,15 @@ async fn json_success(resp: &UpstreamResponse, ctx: &CallContext<'_>, filter: Op
         Err(e) => return invalid_json(resp, ctx, &e.to_string()),
     };
     let full_as_sent = ctx.detail == ResponseDetail::Full && filter.is_none();
+    // The body becomes the value in place; a note reads the body as sent again (rarely needed).
     let (value, projected) = match filter {
         Some(f) => match jq::project(f, &resp.body, jq::Limits::default()).await {
             Ok(v) => (v, true),
             Err(e) => return filter_error(ctx, f, &e, &body),
         },
-        None if full_as_sent => (body.clone(), false),
+        None if full_as_sent => (body, false),
         None => {
-            let mut lean = body.clone();
+            let mut lean = body;
             let stats = lean::lean(&mut lean, ctx.origin);
             tracing::debug!(
                 tool = ctx.tool,
@@ -147,7 +148,7 @@ async fn json_success(resp: &UpstreamResponse, ctx: &CallContext<'_>, filter: Op
         }
     };
     let raw = full_as_sent.then(|| String::from_utf8_lossy(&resp.body).into_owned());
-    let (text, note) = render(value, raw, ctx, &body, projected.then_some(filter).flatten(), resp.link.as_deref());
+    let (text, note) = render(value, raw, ctx, &resp.body, projected.then_some(filter).flatten(), resp.link.as_deref());
     let reduced = note.is_some();
     let mut content = vec![ContentBlock::text(text)];
     content.extend(note.map(ContentBlock::text));
@@ -161,12 +162,12 @@ async fn json_success(resp: &UpstreamResponse, ctx: &CallContext<'_>, filter: Op
 }
 
 /// The text of `value` within the budget (a table where the format says so), and the note on
-/// what was left out. `raw`: the body as sent, which `full` gives when it fits.
+/// what was left out. `raw`: the body as sent, which `full` gives when it fits; `body`: its bytes.
 fn render(
     mut value: Json,
     raw: Option<String>,
     ctx: &CallContext<'_>,
-    body: &Json,
+    body: &[u8],
     filter: Option<&str>,
     link: Option<&str>,
 ) -> (String, Option<String>) {
@@ -180,7 +181,9 @@ fn render(
     }
     let reduction = budget::fit(&mut value, budget.saturating_sub(NOTE_ROOM).max(budget / 2));
     let text = as_text(&value, ctx.format);
-    let note = note(&reduction, &value, ctx, body, filter, link);
+    // The body as sent: lean may have dropped a next-page URL on the API's own origin.
+    let body = Json::parse(body).unwrap_or(Json::Null);
+    let note = note(&reduction, &value, ctx, &body, filter, link);
     (text, Some(note))
 }
 
