@@ -32,6 +32,9 @@ Examples:
   mcpgen serve github.json --search-model ~/.cache/mcpgen/models/all-MiniLM-L6-v2
                                                               discovery's search by meaning too (scripts/fetch-search-model.sh)
   mcpgen serve openapi.yaml --resources                       GET operations as MCP resources and templates
+  mcpgen serve github.json --max-result-chars 20000 --response-format auto
+                                                              results within 20,000 characters, lists of flat objects as tables
+  mcpgen serve openapi.yaml --response-detail full            response bodies byte for byte (no lean JSON), as before
   mcpgen serve openapi.yaml --transport http --metrics-bind 127.0.0.1:9090 --log-format json
                                                               Prometheus /metrics on an internal port, JSON logs
   mcpgen serve openapi.yaml --transport http --workers 4      4 threads serving HTTP (default: one per CPU)";
