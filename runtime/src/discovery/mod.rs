@@ -10,6 +10,7 @@ pub mod embed_cache;
 pub mod finder;
 pub mod lexicon;
 pub mod query;
+pub(crate) mod rerank;
 pub mod search;
 #[cfg(feature = "semantic")]
 pub mod semantic;

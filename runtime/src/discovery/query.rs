@@ -16,13 +16,20 @@ pub(crate) struct Request {
     pub question: bool,
     /// Whether it names things in the plural ("issues", "PRs"): a read of those is a list.
     pub plural: bool,
+    /// States it asks for ("the open issues"): words to match (a `state` parameter's `open`), but
+    /// not verbs (`open` would otherwise ask to create).
+    pub states: Vec<&'static str>,
 }
 
 /// Analyses a search request.
 pub(crate) fn analyze(query: &str) -> Request {
     let mut request = Request { question: is_question(query), ..Request::default() };
     let text = without_values(query, &mut request.id_prefixes);
-    request.text = rewrite_phrases(&adjective_open(&text));
+    let (text, open) = adjective_open(&text);
+    if open {
+        request.states.push("open");
+    }
+    request.text = rewrite_phrases(&text);
     request.plural =
         request.text.split_whitespace().any(is_plural) || query.split_whitespace().any(|w| singular_acronym(w) != w);
     request
@@ -58,8 +65,8 @@ fn is_question(query: &str) -> bool {
 const REQUEST_WORDS: &[&str] = &["can", "could", "would", "will", "please", "should"];
 
 /// "Open" with no article after it ("the open issues", "still open") is a state, not a request to
-/// create ("open a PR"): it is dropped, so that it does not ask for `POST`.
-fn adjective_open(text: &str) -> String {
+/// create ("open a PR"): it is taken out (and said to be there), so that it does not ask for `POST`.
+fn adjective_open(text: &str) -> (String, bool) {
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut out = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
@@ -70,7 +77,8 @@ fn adjective_open(text: &str) -> String {
         }
         out.push(*w);
     }
-    out.join(" ")
+    let dropped = out.len() < words.len();
+    (out.join(" "), dropped)
 }
 
 /// A query without the values it carries (quoted text, `owner/repo` slugs, ids with digits,
@@ -193,8 +201,10 @@ mod tests {
     #[test]
     fn open_is_a_verb_only_before_an_article() {
         assert_eq!(analyze("list the open issues").text.trim(), "list the issues");
+        assert_eq!(analyze("list the open issues").states, ["open"]);
         assert_eq!(analyze("which PRs are still open").text.trim(), "which pr are still");
         assert_eq!(analyze("open a PR").text.trim(), "open a pr");
+        assert!(analyze("open a PR").states.is_empty());
     }
 
     #[test]

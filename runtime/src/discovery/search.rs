@@ -11,6 +11,7 @@ use crate::discovery::analyzer::Analyzer;
 use crate::discovery::compact::first_sentence;
 use crate::discovery::lexicon::{ABBREVIATIONS, INTENTS, SYNONYMS, verbs};
 use crate::discovery::query;
+use crate::discovery::rerank::{self, Profile, Reading, Shape};
 
 /// What the index reads of one tool.
 #[derive(Debug, Clone, Copy)]
@@ -69,8 +70,6 @@ const SYNONYM_WEIGHT: f32 = 0.5;
 const COORD_FLOOR: f32 = 0.2;
 /// Documents whose method does what the query's verb asks get this factor.
 const INTENT_BOOST: f32 = 1.7;
-/// Reads of a collection get this factor when the query asks for things in the plural.
-const COLLECTION_BOOST: f32 = 1.5;
 /// With a sentence-embedding model, a document's cosine similarity to the query counts this much
 /// against its BM25 score scaled to the best one's (chosen on the tuned-on sets: 1 to 1.5 did best
 /// there, docs/context.md).
@@ -101,10 +100,9 @@ pub struct SearchIndex {
     terms: HashMap<String, u32>,
     /// Per term: related terms (through [`SYNONYMS`] and [`ABBREVIATIONS`]), with their weights.
     related: HashMap<String, Vec<(String, f32)>>,
-    /// Per document: its method, for the query's intent.
-    methods: Vec<Option<String>>,
-    /// Per document: whether its path ends at a collection (`/pulls`, not `/pulls/{number}`).
-    collections: Vec<bool>,
+    /// Per document: its method, summary, resource and path shape, for the query's intent and
+    /// the second look ([`rerank`]).
+    profiles: Vec<Profile>,
     /// Stemmed intent verbs, and the methods they ask for.
     intents: Vec<(Vec<String>, &'static [&'static str])>,
     /// Per term: (document, saturated weighted term frequency).
@@ -186,14 +184,11 @@ impl SearchIndex {
         let mut exact: HashMap<String, Vec<u32>> = HashMap::new();
         // Pass 1: each document's fields as term ids; field lengths for the averages.
         let mut fielded: Vec<[Vec<u32>; FIELD_COUNT]> = Vec::new();
-        let mut methods = Vec::new();
+        let mut profiles = Vec::new();
         let mut resources = Resources::default();
-        let mut collections = Vec::new();
         let mut buf = Vec::new();
         for (i, doc) in docs.into_iter().enumerate() {
-            methods.push(doc.method.map(str::to_ascii_uppercase));
             resources.add(doc.path);
-            collections.push(doc.path.is_some_and(|p| !p.trim_end_matches('/').ends_with('}')));
             let id = i as u32;
             exact.entry(doc.name.to_lowercase()).or_default().push(id);
             if let Some(op) = doc.operation_id.filter(|op| !op.eq_ignore_ascii_case(doc.name)) {
@@ -209,6 +204,7 @@ impl SearchIndex {
                 }
             }
             fielded.push(fields);
+            profiles.push(profile(&doc, &analyzer, &mut terms));
         }
         let n = fielded.len().max(1) as f32;
         let mut avg = [0f32; FIELD_COUNT];
@@ -249,8 +245,7 @@ impl SearchIndex {
         SearchIndex {
             terms,
             related,
-            methods,
-            collections,
+            profiles,
             intents,
             postings,
             idf,
@@ -304,12 +299,11 @@ impl SearchIndex {
     /// BM25F scores of all documents, scaled by how much of the query (its concepts, by idf) each
     /// one covers: a document that matches every part of a request beats one that matches a
     /// single rare word many times.
-    fn scores(&self, query_terms: &[String]) -> Vec<f32> {
-        let weighted = self.weighted_terms(query_terms);
+    fn scores(&self, weighted: &[QueryTerm]) -> (Vec<f32>, [f32; 64]) {
         let mut scores = vec![0f32; self.docs];
         let mut covered = vec![0u64; self.docs];
         let mut mass = [0f32; 64];
-        for q in &weighted {
+        for q in weighted {
             let idf = q.idf;
             for c in set_bits(q.concepts) {
                 mass[c] = mass[c].max(idf);
@@ -326,7 +320,7 @@ impl SearchIndex {
                 *score *= COORD_FLOOR + (1.0 - COORD_FLOOR) * have / total;
             }
         }
-        scores
+        (scores, mass)
     }
 
     /// The best `limit` documents for `query`, best first, as (document index, score). Exact
@@ -399,29 +393,79 @@ impl SearchIndex {
                 self.analyzer.terms(resource, &mut query_terms);
             }
         }
-        let mut scores = self.scores(&query_terms);
+        // States count as words of the request, after the verb has been found without them.
+        let said = query_terms.len();
+        for state in &request.states {
+            self.analyzer.terms(state, &mut query_terms);
+        }
+        let weighted = self.weighted_terms(&query_terms);
+        let (mut scores, mass) = self.scores(&weighted);
         // A question asks to read; otherwise the first verb that says what kind of call is wanted
         // favours the methods that do it.
+        let verb = query_terms[..said].iter().position(|t| self.intents.iter().any(|(verbs, _)| verbs.contains(t)));
         let intent = if request.question {
             Some(READS)
         } else {
-            query_terms.iter().find_map(|t| self.intents.iter().find(|(verbs, _)| verbs.contains(t))).map(|(_, m)| *m)
+            verb.and_then(|at| self.intents.iter().find(|(verbs, _)| verbs.contains(&query_terms[at]))).map(|(_, m)| *m)
         };
         if let Some(methods) = intent {
-            for (score, method) in scores.iter_mut().zip(&self.methods) {
-                if method.as_deref().is_some_and(|m| methods.contains(&m)) {
+            for (score, p) in scores.iter_mut().zip(&self.profiles) {
+                if p.method.as_deref().is_some_and(|m| methods.contains(&m)) {
                     *score *= INTENT_BOOST;
                 }
             }
-            // A read of things in the plural is a list: a read of a collection.
-            if methods == READS && request.plural {
-                let reads = self.collections.iter().zip(&self.methods).map(|(c, m)| *c && m.as_deref() == Some("GET"));
-                for (score, _) in scores.iter_mut().zip(reads).filter(|(_, read)| *read) {
-                    *score *= COLLECTION_BOOST;
-                }
+        }
+        // What the verb acts on: the two terms after it (a question's first two).
+        let object_at = match verb {
+            Some(at) if !request.question => at + 1,
+            _ if request.question => 0,
+            _ => said,
+        };
+        let terms: Vec<(u32, f32, u64)> = weighted.iter().map(|q| (q.id, q.idf, q.concepts)).collect();
+        let object = query_terms[..said].iter().skip(object_at).take(2).flat_map(|t| self.ids_for(t)).collect();
+        let reading = Reading { terms: &terms, mass: &mass, object, shape: Shape::of(&request, intent) };
+        rerank::apply(&self.profiles, &self.idf, &reading, &mut scores);
+        scores
+    }
+
+    /// The ids of a query term and of its related terms.
+    fn ids_for(&self, term: &str) -> Vec<u32> {
+        let related = self.related.get(term).into_iter().flatten().map(|(r, _)| r.as_str());
+        std::iter::once(term).chain(related).filter_map(|t| self.terms.get(t).copied()).collect()
+    }
+}
+
+/// What the second look reads of a document: its summary's and resource's terms (added to the
+/// vocabulary as the fields are), its method and whether its path ends at a collection.
+fn profile(doc: &SearchDoc<'_>, analyzer: &Analyzer, terms: &mut HashMap<String, u32>) -> Profile {
+    let mut ids = |text: &str| {
+        let mut words = Vec::new();
+        analyzer.terms(text, &mut words);
+        let mut out: Vec<u32> = Vec::new();
+        for w in words {
+            let next = terms.len() as u32;
+            let id = *terms.entry(w).or_insert(next);
+            if !out.contains(&id) {
+                out.push(id);
             }
         }
-        scores
+        out
+    };
+    let summary = match doc.title {
+        Some(t) => strip_markup(t),
+        None => first_sentence(&strip_markup(doc.description), 200),
+    };
+    let statics: Vec<&str> =
+        doc.path.into_iter().flat_map(|p| p.split('/')).filter(|s| !s.is_empty() && !s.starts_with('{')).collect();
+    let mut path: Vec<u32> = statics.iter().skip(1).flat_map(|s| ids(s)).collect();
+    path.sort_unstable();
+    path.dedup();
+    Profile {
+        summary: ids(&summary),
+        resource: statics.last().map(|s| ids(s)).unwrap_or_default(),
+        path,
+        collection: doc.path.is_some_and(|p| !p.trim_end_matches('/').ends_with('}')),
+        method: doc.method.map(str::to_ascii_uppercase),
     }
 }
 
