@@ -30,10 +30,14 @@ pub(crate) fn analyze(query: &str) -> Request {
         request.states.push("open");
     }
     request.text = rewrite_phrases(&text);
-    request.plural =
-        request.text.split_whitespace().any(is_plural) || query.split_whitespace().any(|w| singular_acronym(w) != w);
+    // "Every branch" and "all the branches" ask for a list as a plural does.
+    request.plural = request.text.split_whitespace().any(|w| is_plural(w) || QUANTIFIERS.contains(&w))
+        || query.split_whitespace().any(|w| singular_acronym(w) != w);
     request
 }
+
+/// Words that ask for every one of something.
+const QUANTIFIERS: &[&str] = &["every", "all"];
 
 /// Whether a lower-case word looks like an English plural noun.
 fn is_plural(word: &str) -> bool {

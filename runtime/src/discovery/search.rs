@@ -34,6 +34,9 @@ pub struct SearchDoc<'a> {
     /// The input schema (its top-level property names and the first sentence of their
     /// descriptions).
     pub input_schema: &'a Map<String, Value>,
+    /// The response's shape (`[{id, poster_path, …}]`): its member names are a weak clue ("a
+    /// poster of …" for the tool whose results have `poster_path`).
+    pub response_shape: Option<&'a str>,
 }
 
 /// A field's weight, and how much its length normalises (BM25's `b`).
@@ -112,6 +115,9 @@ pub struct SearchIndex {
     exact: HashMap<String, Vec<u32>>,
     /// What the paths act on (their static segments), for ids whose prefix names one.
     resources: Resources,
+    /// Per term of the responses' member names: the documents whose response has it. A word of a
+    /// request that no tool's own text has is looked for here.
+    response_words: HashMap<String, Vec<u32>>,
     docs: usize,
     analyzer: Analyzer,
 }
@@ -185,6 +191,7 @@ impl SearchIndex {
         // Pass 1: each document's fields as term ids; field lengths for the averages.
         let mut fielded: Vec<[Vec<u32>; FIELD_COUNT]> = Vec::new();
         let mut profiles = Vec::new();
+        let mut response_words: HashMap<String, Vec<u32>> = HashMap::new();
         let mut resources = Resources::default();
         let mut buf = Vec::new();
         for (i, doc) in docs.into_iter().enumerate() {
@@ -205,6 +212,13 @@ impl SearchIndex {
             }
             fielded.push(fields);
             profiles.push(profile(&doc, &analyzer, &mut terms));
+            analyzer.terms(doc.response_shape.unwrap_or(""), &mut buf);
+            for t in buf.drain(..) {
+                let docs = response_words.entry(t).or_default();
+                if docs.last() != Some(&id) {
+                    docs.push(id);
+                }
+            }
         }
         let n = fielded.len().max(1) as f32;
         let mut avg = [0f32; FIELD_COUNT];
@@ -251,6 +265,7 @@ impl SearchIndex {
             idf,
             exact,
             resources,
+            response_words,
             docs: fielded.len(),
             analyzer,
         }
@@ -425,7 +440,23 @@ impl SearchIndex {
         let object = query_terms[..said].iter().skip(object_at).take(2).flat_map(|t| self.ids_for(t)).collect();
         let reading = Reading { terms: &terms, mass: &mass, object, shape: Shape::of(&request, intent) };
         rerank::apply(&self.profiles, &self.idf, &reading, &mut scores);
+        self.add_response_words(&query_terms, &mut scores);
         scores
+    }
+
+    /// Words of the request that no tool's own text has, found in the responses' member names
+    /// ("a poster of …": `poster_path`): a weak score, so that such a request still finds tools,
+    /// below any that its other words match.
+    fn add_response_words(&self, query_terms: &[String], scores: &mut [f32]) {
+        let floor = scores.iter().copied().filter(|s| *s > 0.0).fold(f32::INFINITY, f32::min);
+        let weak = if floor.is_finite() { floor * RESPONSE_WORD_SHARE } else { 1.0 };
+        for t in query_terms.iter().filter(|t| self.terms.get(*t).is_none_or(|&id| self.postings[id as usize].is_empty())) {
+            let Some(docs) = self.response_words.get(t) else { continue };
+            let idf = (1.0 + (self.docs as f32 - docs.len() as f32 + 0.5) / (docs.len() as f32 + 0.5)).ln();
+            for &d in docs {
+                scores[d as usize] += weak * idf;
+            }
+        }
     }
 
     /// The ids of a query term and of its related terms.
@@ -518,6 +549,9 @@ fn enum_words(schema: &Value) -> Option<String> {
 /// Longer enumerations are lists of codes (countries, currencies, event types), not choices.
 const MAX_ENUM_WORDS: usize = 6;
 
+/// A response word's score, as a share of the lowest score the request's other words give.
+const RESPONSE_WORD_SHARE: f32 = 0.5;
+
 /// The methods that read.
 const READS: &[&str] = &["GET", "HEAD"];
 
@@ -601,6 +635,7 @@ mod tests {
             path: Some(path),
             tags: &[],
             input_schema: schema,
+            response_shape: None,
         }
     }
 

@@ -331,6 +331,7 @@ mod tests {
             path: Some("/repos/{owner}/{repo}/issues/{issue_number}/lock"),
             tags: &[],
             input_schema: schema,
+            response_shape: None,
         }
     }
 

@@ -195,6 +195,7 @@ impl ToolEntry {
             path: self.http.as_ref().map(|h| h.path.as_str()),
             tags: &self.tags,
             input_schema: &self.input_schema,
+            response_shape: self.results.shape.as_deref(),
         }
     }
 }
