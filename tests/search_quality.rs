@@ -177,7 +177,9 @@ fn evaluate(file: &str, by_meaning: bool) -> Option<Vec<Option<usize>>> {
     for (api, ranks) in &per_api {
         let r: Vec<Option<usize>> = ranks.iter().map(|(_, r)| *r).collect();
         eprintln!("{api:<12} {:>3} queries  {}", r.len(), Figures::of(&r));
-        for (q, rank) in ranks.iter().filter(|(_, rank)| rank.is_none_or(|r| r > std::env::var("SHOW_PAST").ok().and_then(|v| v.parse().ok()).unwrap_or(5))) {
+        for (q, rank) in ranks.iter().filter(|(_, rank)| {
+            rank.is_none_or(|r| r > std::env::var("SHOW_PAST").ok().and_then(|v| v.parse().ok()).unwrap_or(5))
+        }) {
             eprintln!("    {} {q}", rank.map_or("miss".to_string(), |r| format!("#{r}")));
         }
         all.extend(r);

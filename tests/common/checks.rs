@@ -423,7 +423,14 @@ pub async fn discovery(subject: &Subject, mock: &Mock) {
         assert!(text(&r).contains("Unknown tool `postFrom`") && text(&r).contains("postForm"), "{}", text(&r));
         let r = c.call("search_tools", json!({"query": "zzyzx quux"})).await;
         ok(&r);
-        assert!(text(&r).starts_with("No tool matches"), "{}", text(&r));
+        assert!(text(&r).starts_with("No tool has the words of"), "{}", text(&r));
+        assert!(text(&r).contains("an area of the API:"), "with the map: {}", text(&r));
+        assert_eq!(r.structured_content.as_ref().unwrap()["closest"], true);
+        // A misspelt request finds its tool by the words it meant.
+        let r = c.call("search_tools", json!({"query": "uplaod a fiel"})).await;
+        ok(&r);
+        let first = &r.structured_content.as_ref().unwrap()["tools"][0]["name"];
+        assert_eq!(first, "uploadFile", "{}", text(&r));
         c.client.cancel().await.unwrap();
     }
 }

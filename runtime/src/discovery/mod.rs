@@ -8,6 +8,7 @@ pub mod compact;
 #[cfg(feature = "semantic")]
 pub mod embed_cache;
 pub mod finder;
+pub(crate) mod fuzzy;
 pub mod lexicon;
 pub mod query;
 pub(crate) mod rerank;

@@ -19,7 +19,8 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::discovery::compact::{first_sentence, without_links};
 use crate::discovery::embed_cache;
-use crate::discovery::search::{SearchDoc, strip_markup};
+use crate::discovery::search::SearchDoc;
+use crate::discovery::search::fields::strip_markup;
 
 /// Longest input, in tokens (all-MiniLM-L6-v2's `max_seq_length`); tool texts are far shorter.
 const MAX_TOKENS: usize = 256;

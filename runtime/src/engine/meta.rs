@@ -258,31 +258,57 @@ pub fn search_result_for(
         finder.search(query, tools.len()).into_iter().filter(|(i, _)| allowed(*i)).take(limit).collect()
     };
     if hits.is_empty() {
-        let groups = if all {
-            groups(tools)
-        } else {
-            groups_of(tools.iter().enumerate().filter(|(i, _)| allowed(*i)).map(|(_, t)| t))
-        };
-        let areas: Vec<Value> = groups.iter().map(|(name, tools)| json!({"area": name, "tools": tools})).collect();
-        let mut text = format!("No tool matches {query:?}. Try other words, or an area of the API:");
-        for (name, count) in &groups {
-            text.push_str(&format!("\n- {name}: {count} tools"));
-        }
-        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-        result.structured_content = Some(json!({"tools": [], "areas": areas}));
-        return result;
+        return closest_result(tools, finder, query, limit, allowed, all);
     }
+    let (text, found) = hit_lines(tools, hits);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text.trim_end().to_string())]);
+    result.structured_content = Some(json!({ "tools": found }));
+    result
+}
+
+/// The hits as text lines and as JSON.
+fn hit_lines(tools: &[ToolEntry], hits: Vec<(usize, f32)>) -> (String, Vec<Value>) {
     let mut text = String::new();
     let mut found = Vec::with_capacity(hits.len());
     for (i, _) in hits {
-        let t = &tools[i];
-        let summary = summary(t);
+        let summary = summary(&tools[i]);
         text.push_str(&summary.line());
         text.push('\n');
         found.push(summary.json());
     }
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text.trim_end().to_string())]);
-    result.structured_content = Some(json!({ "tools": found }));
+    (text, found)
+}
+
+/// The answer to a request whose words match no tool: the closest tools by spelling
+/// ([`crate::discovery::search::SearchIndex::closest`]), marked as such, and the map of the API.
+fn closest_result(
+    tools: &[ToolEntry],
+    finder: &Finder<'_>,
+    query: &str,
+    limit: usize,
+    allowed: &dyn Fn(usize) -> bool,
+    all: bool,
+) -> CallToolResult {
+    let groups = if all {
+        groups(tools)
+    } else {
+        groups_of(tools.iter().enumerate().filter(|(i, _)| allowed(*i)).map(|(_, t)| t))
+    };
+    let closest: Vec<(usize, f32)> =
+        finder.index.closest(query, tools.len()).into_iter().filter(|(i, _)| allowed(*i)).take(limit).collect();
+    let mut text = format!("No tool has the words of {query:?}.");
+    let (lines, found) = hit_lines(tools, closest);
+    if !lines.is_empty() {
+        text.push_str(" The closest by spelling:\n");
+        text.push_str(lines.trim_end());
+    }
+    text.push_str("\n\nTry other words, or an area of the API:");
+    for (name, count) in &groups {
+        text.push_str(&format!("\n- {name}: {count} tools"));
+    }
+    let areas: Vec<Value> = groups.iter().map(|(name, tools)| json!({"area": name, "tools": tools})).collect();
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(json!({"tools": found, "closest": true, "areas": areas}));
     result
 }
 

@@ -8,10 +8,13 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::discovery::analyzer::Analyzer;
-use crate::discovery::compact::first_sentence;
-use crate::discovery::lexicon::{ABBREVIATIONS, INTENTS, SYNONYMS, verbs};
+use crate::discovery::fuzzy;
+use crate::discovery::lexicon::{ABBREVIATIONS, INTENTS, SYNONYMS};
 use crate::discovery::query;
 use crate::discovery::rerank::{self, Profile, Reading, Shape};
+
+pub(crate) mod fields;
+use fields::{Resources, field_texts, profile};
 
 /// What the index reads of one tool.
 #[derive(Debug, Clone, Copy)]
@@ -118,6 +121,8 @@ pub struct SearchIndex {
     /// Per term of the responses' member names: the documents whose response has it. A word of a
     /// request that no tool's own text has is looked for here.
     response_words: HashMap<String, Vec<u32>>,
+    /// Per document: its name and title, lower-case, for [`SearchIndex::closest`].
+    spellings: Vec<String>,
     docs: usize,
     analyzer: Analyzer,
 }
@@ -192,6 +197,7 @@ impl SearchIndex {
         let mut fielded: Vec<[Vec<u32>; FIELD_COUNT]> = Vec::new();
         let mut profiles = Vec::new();
         let mut response_words: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut spellings = Vec::new();
         let mut resources = Resources::default();
         let mut buf = Vec::new();
         for (i, doc) in docs.into_iter().enumerate() {
@@ -212,6 +218,7 @@ impl SearchIndex {
             }
             fielded.push(fields);
             profiles.push(profile(&doc, &analyzer, &mut terms));
+            spellings.push(format!("{} {}", doc.name, doc.title.unwrap_or("")).trim().to_lowercase());
             analyzer.terms(doc.response_shape.unwrap_or(""), &mut buf);
             for t in buf.drain(..) {
                 let docs = response_words.entry(t).or_default();
@@ -266,6 +273,7 @@ impl SearchIndex {
             exact,
             resources,
             response_words,
+            spellings,
             docs: fielded.len(),
             analyzer,
         }
@@ -384,6 +392,28 @@ impl SearchIndex {
         hits
     }
 
+    /// The tools closest to a request whose words match none ([`SearchIndex::search`] is empty):
+    /// its words respelled as the closest words the tools have ("pul requets"), else the tools
+    /// whose names and titles share the most letter pairs with it. Empty only for a request with
+    /// no letters in common with any tool.
+    pub fn closest(&self, query: &str, limit: usize) -> Vec<(usize, f32)> {
+        let request = query::analyze(query);
+        let mut terms = Vec::new();
+        self.analyzer.terms(&request.text, &mut terms);
+        let has_postings = |id: u32| !self.postings[id as usize].is_empty();
+        if let Some(respelled) = fuzzy::respelled(&terms, &self.terms, &has_postings) {
+            let (scores, _) = self.scores(&self.weighted_terms(&respelled));
+            let mut hits: Vec<(usize, f32)> =
+                scores.iter().enumerate().filter(|(_, s)| **s > 0.0).map(|(d, s)| (d, *s)).collect();
+            if !hits.is_empty() {
+                hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                hits.truncate(limit);
+                return hits;
+            }
+        }
+        fuzzy::closest_spellings(query, &self.spellings, limit)
+    }
+
     /// Documents whose name or operationId is the query, or one of its words.
     fn exact_matches(&self, query: &str) -> Vec<u32> {
         let mut first: Vec<u32> = Vec::new();
@@ -450,7 +480,9 @@ impl SearchIndex {
     fn add_response_words(&self, query_terms: &[String], scores: &mut [f32]) {
         let floor = scores.iter().copied().filter(|s| *s > 0.0).fold(f32::INFINITY, f32::min);
         let weak = if floor.is_finite() { floor * RESPONSE_WORD_SHARE } else { 1.0 };
-        for t in query_terms.iter().filter(|t| self.terms.get(*t).is_none_or(|&id| self.postings[id as usize].is_empty())) {
+        for t in
+            query_terms.iter().filter(|t| self.terms.get(*t).is_none_or(|&id| self.postings[id as usize].is_empty()))
+        {
             let Some(docs) = self.response_words.get(t) else { continue };
             let idf = (1.0 + (self.docs as f32 - docs.len() as f32 + 0.5) / (docs.len() as f32 + 0.5)).ln();
             for &d in docs {
@@ -466,271 +498,11 @@ impl SearchIndex {
     }
 }
 
-/// What the second look reads of a document: its summary's and resource's terms (added to the
-/// vocabulary as the fields are), its method and whether its path ends at a collection.
-fn profile(doc: &SearchDoc<'_>, analyzer: &Analyzer, terms: &mut HashMap<String, u32>) -> Profile {
-    let mut ids = |text: &str| {
-        let mut words = Vec::new();
-        analyzer.terms(text, &mut words);
-        let mut out: Vec<u32> = Vec::new();
-        for w in words {
-            let next = terms.len() as u32;
-            let id = *terms.entry(w).or_insert(next);
-            if !out.contains(&id) {
-                out.push(id);
-            }
-        }
-        out
-    };
-    let summary = match doc.title {
-        Some(t) => strip_markup(t),
-        None => first_sentence(&strip_markup(doc.description), 200),
-    };
-    let statics: Vec<&str> =
-        doc.path.into_iter().flat_map(|p| p.split('/')).filter(|s| !s.is_empty() && !s.starts_with('{')).collect();
-    let mut path: Vec<u32> = statics.iter().skip(1).flat_map(|s| ids(s)).collect();
-    path.sort_unstable();
-    path.dedup();
-    Profile {
-        summary: ids(&summary),
-        resource: statics.last().map(|s| ids(s)).unwrap_or_default(),
-        path,
-        collection: doc.path.is_some_and(|p| !p.trim_end_matches('/').ends_with('}')),
-        method: doc.method.map(str::to_ascii_uppercase),
-    }
-}
-
-/// The texts of a document's fields.
-fn field_texts(doc: &SearchDoc<'_>) -> Vec<(usize, String)> {
-    let mut out = vec![(NAME, doc.name.to_string())];
-    if let Some(op) = doc.operation_id {
-        out.push((NAME, op.to_string()));
-    }
-    if let Some(t) = doc.title {
-        out.push((TITLE, strip_markup(t)));
-    }
-    out.push((DESCRIPTION, strip_markup(doc.description)));
-    if let Some(p) = doc.path {
-        // Path variables are parameters: indexed as such, not as what the path is about.
-        let statics: Vec<&str> = p.split('/').filter(|s| !s.is_empty() && !s.starts_with('{')).collect();
-        out.push((PATH, statics.join(" ")));
-        if let Some(last) = statics.last() {
-            out.push((RESOURCE, last.to_string()));
-        }
-    }
-    out.push((TAGS, doc.tags.join(" ")));
-    if let Some(Value::Object(props)) = doc.input_schema.get("properties") {
-        for (name, schema) in props {
-            out.push((PARAMS, name.clone()));
-            if let Some(d) = schema.get("description").and_then(Value::as_str) {
-                out.push((PARAMS, first_sentence(&strip_markup(d), 200)));
-            }
-            if let Some(values) = enum_words(schema) {
-                out.push((PARAMS, values));
-            }
-        }
-    }
-    if let Some(m) = doc.method {
-        out.push((VERBS, verbs(m).to_string()));
-    }
-    out
-}
-
-/// The values of a short enumeration of words (`APPROVE`, `push`): what a user asks for by name.
-fn enum_words(schema: &Value) -> Option<String> {
-    let values = schema.get("enum").or_else(|| schema.get("items")?.get("enum"))?.as_array()?;
-    if values.len() > MAX_ENUM_WORDS {
-        return None;
-    }
-    let words: Vec<&str> = values.iter().filter_map(Value::as_str).filter(|v| v.len() <= 30).collect();
-    (!words.is_empty()).then(|| words.join(" "))
-}
-
-/// Longer enumerations are lists of codes (countries, currencies, event types), not choices.
-const MAX_ENUM_WORDS: usize = 6;
-
 /// A response word's score, as a share of the lowest score the request's other words give.
 const RESPONSE_WORD_SHARE: f32 = 0.5;
 
 /// The methods that read.
 const READS: &[&str] = &["GET", "HEAD"];
 
-/// The resources an API's paths act on: each static path segment, with how many paths have it.
-#[derive(Default)]
-struct Resources {
-    counts: HashMap<String, u32>,
-}
-
-impl Resources {
-    fn add(&mut self, path: Option<&str>) {
-        for segment in path.into_iter().flat_map(|p| p.split('/')) {
-            if segment.len() > 1 && segment.chars().all(|c| c.is_ascii_alphabetic() || c == '_' || c == '-') {
-                *self.counts.entry(segment.to_ascii_lowercase()).or_default() += 1;
-            }
-        }
-    }
-
-    /// The resource an id prefix names: one whose name starts with it (`cus`: customers), whose
-    /// words' initials it is (`pi`: payment_intents), or, failing those, whose letters it keeps in
-    /// order from the first (`acct`: accounts, `dp`: disputes); the most common first, then the
-    /// shortest, then by name.
-    fn named_by(&self, prefix: &str) -> Option<&str> {
-        let initials = |s: &str| s.split(['_', '-']).filter_map(|w| w.chars().next()).collect::<String>();
-        let keeps = |s: &str| {
-            let mut letters = s.chars();
-            s.starts_with(&prefix[..1]) && prefix.chars().all(|c| letters.any(|l| l == c))
-        };
-        let rules: [&dyn Fn(&str) -> bool; 3] =
-            [&|s: &str| s.starts_with(prefix), &|s: &str| s.contains(['_', '-']) && initials(s) == prefix, &keeps];
-        rules.iter().find_map(|rule| {
-            self.counts
-                .iter()
-                .filter(|(s, _)| rule(s))
-                .max_by(|a, b| a.1.cmp(b.1).then(b.0.len().cmp(&a.0.len())).then(b.0.cmp(a.0)))
-                .map(|(s, _)| s.as_str())
-        })
-    }
-}
-
-/// Text without HTML tags (`<p>`, `<a href="...">`): their names and attributes are not content.
-pub(crate) fn strip_markup(text: &str) -> String {
-    if !text.contains('<') {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => {
-                in_tag = false;
-                out.push(' ');
-            }
-            _ if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    fn doc<'a>(
-        name: &'a str,
-        desc: &'a str,
-        method: &'a str,
-        path: &'a str,
-        schema: &'a Map<String, Value>,
-    ) -> SearchDoc<'a> {
-        SearchDoc {
-            name,
-            operation_id: None,
-            title: None,
-            description: desc,
-            method: Some(method),
-            path: Some(path),
-            tags: &[],
-            input_schema: schema,
-            response_shape: None,
-        }
-    }
-
-    fn index(schema: &Map<String, Value>) -> SearchIndex {
-        SearchIndex::build([
-            doc("listPets", "List all pets in the store.", "GET", "/pets", schema),
-            doc("createPet", "Add a new pet to the store.", "POST", "/pets", schema),
-            doc("deletePet", "Deletes a pet.", "DELETE", "/pets/{petId}", schema),
-            doc("getOrder", "Find a purchase order by ID.", "GET", "/store/order/{orderId}", schema),
-        ])
-    }
-
-    #[test]
-    fn ranks_by_meaning() {
-        let schema = Map::new();
-        let idx = index(&schema);
-        assert_eq!(idx.search("remove a pet", 2)[0].0, 2, "remove is what DELETE does");
-        assert_eq!(idx.search("purchase orders", 2)[0].0, 3);
-        assert_eq!(idx.search("add pets", 1)[0].0, 1);
-    }
-
-    #[test]
-    fn exact_names_come_first() {
-        let schema = Map::new();
-        let idx = index(&schema);
-        let hits = idx.search("getorder", 3);
-        assert_eq!(hits[0], (3, f32::INFINITY));
-    }
-
-    #[test]
-    fn no_match_is_empty_and_ties_keep_catalogue_order() {
-        let schema = Map::new();
-        let idx = index(&schema);
-        assert!(idx.search("zebra quantum", 5).is_empty());
-        let hits = idx.search("store", 4);
-        assert!(hits.len() >= 2);
-        let again = idx.search("store", 4);
-        assert_eq!(hits, again);
-    }
-
-    #[test]
-    fn parameters_are_searchable() {
-        let with =
-            json!({"properties": {"customerEmail": {"type": "string", "description": "Billing address. Ignored."}}});
-        let with = with.as_object().unwrap();
-        let none = Map::new();
-        let idx = SearchIndex::build([
-            doc("a", "Something.", "GET", "/a", &none),
-            doc("b", "Something else.", "GET", "/b", with),
-        ]);
-        assert_eq!(idx.search("billing email", 1)[0].0, 1);
-    }
-
-    #[test]
-    fn short_enumerations_are_searchable_long_ones_are_not() {
-        let review = json!({"properties": {"event": {"type": "string", "enum": ["APPROVE", "COMMENT"]}}});
-        let codes =
-            json!({"properties": {"country": {"type": "string", "enum": ["AD", "AE", "AF", "AG", "AI", "AL", "AM"]}}});
-        let none = Map::new();
-        let idx = SearchIndex::build([
-            doc("a", "Something.", "POST", "/a", &none),
-            doc("b", "Something else.", "POST", "/b", review.as_object().unwrap()),
-            doc("c", "Another thing.", "POST", "/c", codes.as_object().unwrap()),
-        ]);
-        assert_eq!(idx.search("approve", 1)[0].0, 1);
-        assert!(idx.search("AE", 3).is_empty(), "a list of codes is not a choice a user names");
-    }
-
-    #[test]
-    fn meaning_ranks_what_the_words_miss() {
-        let schema = Map::new();
-        let idx = index(&schema);
-        // "purchase orders" finds only getOrder by its words; a meaning close to deletePet lifts it
-        // above, and a hit by words alone keeps its place among the rest.
-        let cosines = [0.0, 0.0, 0.9, 0.1];
-        let hits = idx.search_with("purchase orders", 4, Some(&cosines));
-        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2, 3, 0, 1]);
-        // Vectors for another catalogue are not used.
-        assert_eq!(idx.search_with("purchase orders", 1, Some(&[1.0])), idx.search("purchase orders", 1));
-    }
-
-    #[test]
-    fn when_no_word_matches_only_close_meanings_are_hits() {
-        let schema = Map::new();
-        let idx = index(&schema);
-        let hits = idx.search_with("zebra quantum", 5, Some(&[0.1, 0.3, 0.24, 0.5]));
-        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [3, 1]);
-        assert!(idx.search_with("zebra quantum", 5, Some(&[0.1, 0.2, 0.0, -0.3])).is_empty());
-    }
-
-    #[test]
-    fn exact_names_come_first_with_meaning_too() {
-        let schema = Map::new();
-        let idx = index(&schema);
-        let hits = idx.search_with("getorder", 2, Some(&[0.9, 0.9, 0.9, 0.0]));
-        assert_eq!(hits[0], (3, f32::INFINITY));
-    }
-}
+mod tests;

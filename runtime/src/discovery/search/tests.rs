@@ -1,0 +1,164 @@
+use serde_json::json;
+
+use super::*;
+
+fn doc<'a>(
+    name: &'a str,
+    desc: &'a str,
+    method: &'a str,
+    path: &'a str,
+    schema: &'a Map<String, Value>,
+) -> SearchDoc<'a> {
+    SearchDoc {
+        name,
+        operation_id: None,
+        title: None,
+        description: desc,
+        method: Some(method),
+        path: Some(path),
+        tags: &[],
+        input_schema: schema,
+        response_shape: None,
+    }
+}
+
+fn index(schema: &Map<String, Value>) -> SearchIndex {
+    SearchIndex::build([
+        doc("listPets", "List all pets in the store.", "GET", "/pets", schema),
+        doc("createPet", "Add a new pet to the store.", "POST", "/pets", schema),
+        doc("deletePet", "Deletes a pet.", "DELETE", "/pets/{petId}", schema),
+        doc("getOrder", "Find a purchase order by ID.", "GET", "/store/order/{orderId}", schema),
+    ])
+}
+
+#[test]
+fn ranks_by_meaning() {
+    let schema = Map::new();
+    let idx = index(&schema);
+    assert_eq!(idx.search("remove a pet", 2)[0].0, 2, "remove is what DELETE does");
+    assert_eq!(idx.search("purchase orders", 2)[0].0, 3);
+    assert_eq!(idx.search("add pets", 1)[0].0, 1);
+}
+
+#[test]
+fn exact_names_come_first() {
+    let schema = Map::new();
+    let idx = index(&schema);
+    let hits = idx.search("getorder", 3);
+    assert_eq!(hits[0], (3, f32::INFINITY));
+}
+
+#[test]
+fn no_match_is_empty_and_ties_keep_catalogue_order() {
+    let schema = Map::new();
+    let idx = index(&schema);
+    assert!(idx.search("zebra quantum", 5).is_empty());
+    let hits = idx.search("store", 4);
+    assert!(hits.len() >= 2);
+    let again = idx.search("store", 4);
+    assert_eq!(hits, again);
+}
+
+#[test]
+fn parameters_are_searchable() {
+    let with = json!({"properties": {"customerEmail": {"type": "string", "description": "Billing address. Ignored."}}});
+    let with = with.as_object().unwrap();
+    let none = Map::new();
+    let idx = SearchIndex::build([
+        doc("a", "Something.", "GET", "/a", &none),
+        doc("b", "Something else.", "GET", "/b", with),
+    ]);
+    assert_eq!(idx.search("billing email", 1)[0].0, 1);
+}
+
+#[test]
+fn short_enumerations_are_searchable_long_ones_are_not() {
+    let review = json!({"properties": {"event": {"type": "string", "enum": ["APPROVE", "COMMENT"]}}});
+    let codes =
+        json!({"properties": {"country": {"type": "string", "enum": ["AD", "AE", "AF", "AG", "AI", "AL", "AM"]}}});
+    let none = Map::new();
+    let idx = SearchIndex::build([
+        doc("a", "Something.", "POST", "/a", &none),
+        doc("b", "Something else.", "POST", "/b", review.as_object().unwrap()),
+        doc("c", "Another thing.", "POST", "/c", codes.as_object().unwrap()),
+    ]);
+    assert_eq!(idx.search("approve", 1)[0].0, 1);
+    assert!(idx.search("AE", 3).is_empty(), "a list of codes is not a choice a user names");
+}
+
+#[test]
+fn meaning_ranks_what_the_words_miss() {
+    let schema = Map::new();
+    let idx = index(&schema);
+    // "purchase orders" finds only getOrder by its words; a meaning close to deletePet lifts it
+    // above, and a hit by words alone keeps its place among the rest.
+    let cosines = [0.0, 0.0, 0.9, 0.1];
+    let hits = idx.search_with("purchase orders", 4, Some(&cosines));
+    assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2, 3, 0, 1]);
+    // Vectors for another catalogue are not used.
+    assert_eq!(idx.search_with("purchase orders", 1, Some(&[1.0])), idx.search("purchase orders", 1));
+}
+
+#[test]
+fn when_no_word_matches_only_close_meanings_are_hits() {
+    let schema = Map::new();
+    let idx = index(&schema);
+    let hits = idx.search_with("zebra quantum", 5, Some(&[0.1, 0.3, 0.24, 0.5]));
+    assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [3, 1]);
+    assert!(idx.search_with("zebra quantum", 5, Some(&[0.1, 0.2, 0.0, -0.3])).is_empty());
+}
+
+#[test]
+fn a_summary_said_in_full_beats_more_mentions_elsewhere() {
+    let none = Map::new();
+    let idx = SearchIndex::build([
+        SearchDoc {
+            title: Some("Check if a pull request has been merged"),
+            ..doc(
+                "pulls_check",
+                "Checks if a pull request has been merged. The pull request's state.",
+                "GET",
+                "/repos/{o}/{r}/pulls/{n}/merge",
+                &none,
+            )
+        },
+        SearchDoc {
+            title: Some("List pull requests associated with a commit"),
+            ..doc(
+                "commit_pulls",
+                "Lists the pull requests of a commit.",
+                "GET",
+                "/repos/{o}/{r}/commits/{sha}/pulls",
+                &none,
+            )
+        },
+        SearchDoc {
+            title: Some("List pull requests"),
+            ..doc(
+                "pulls_list",
+                "Lists pull requests in a repository. Drafts are available in public repositories with many plans and in private ones with others.",
+                "GET",
+                "/repos/{o}/{r}/pulls",
+                &none,
+            )
+        },
+    ]);
+    assert_eq!(idx.search("list open pull requests", 3)[0].0, 2);
+}
+
+#[test]
+fn a_request_that_matches_no_word_still_finds_the_closest() {
+    let schema = Map::new();
+    let idx = index(&schema);
+    assert!(idx.search("purchse ordr", 3).is_empty());
+    assert_eq!(idx.closest("purchse ordre", 3)[0].0, 3, "respelled");
+    assert_eq!(idx.closest("getordr", 3)[0].0, 3, "by the letters of its name");
+}
+
+#[test]
+fn exact_names_come_first_with_meaning_too() {
+    let schema = Map::new();
+    let idx = index(&schema);
+    let hits = idx.search_with("getorder", 2, Some(&[0.9, 0.9, 0.9, 0.0]));
+    assert_eq!(hits[0], (3, f32::INFINITY));
+}
