@@ -25,8 +25,9 @@ pub(crate) struct Profile {
     pub path: Vec<u32>,
 }
 
-/// How much a summary the request says in full multiplies a score by (`1 +` this).
-const SUMMARY_WEIGHT: f32 = 1.0;
+/// How much a summary the request says in full multiplies a score by (`1 +` this); a summary said
+/// in part, by the square of the part: a whole phrase is decisive, a word or two of it is not.
+const SUMMARY_WEIGHT: f32 = 3.0;
 /// How much a tool whose path ends at the verb's object multiplies a score by.
 const OBJECT_WEIGHT: f32 = 0.5;
 /// How much a tool whose path has the shape the verb asks for (a collection for a list, an item
@@ -83,7 +84,7 @@ impl Shape {
 pub(crate) fn apply(profiles: &[Profile], idf: &[f32], reading: &Reading<'_>, scores: &mut [f32]) {
     let total: f32 = reading.mass.iter().sum();
     for (score, profile) in scores.iter_mut().zip(profiles).filter(|(s, _)| **s > 0.0) {
-        let mut factor = 1.0 + SUMMARY_WEIGHT * summary_match(profile, idf, reading, total);
+        let mut factor = 1.0 + SUMMARY_WEIGHT * summary_match(profile, idf, reading, total).powi(2);
         if profile.resource.last().is_some_and(|r| reading.object.contains(r)) {
             factor += OBJECT_WEIGHT;
         }
@@ -133,7 +134,7 @@ mod tests {
     }
 
     #[test]
-    fn a_summary_said_in_full_doubles_a_score() {
+    fn a_summary_said_in_full_outweighs_one_said_in_part() {
         let idf = [1.0, 1.0, 1.0, 1.0];
         let mut mass = [0f32; 64];
         mass[..3].copy_from_slice(&[1.0, 1.0, 1.0]);
@@ -143,8 +144,8 @@ mod tests {
         let half = profile(&[0, 1, 3], &[], true, "GET");
         let mut scores = [1.0, 1.0];
         apply(&[whole, half], &idf, &reading, &mut scores);
-        assert_eq!(scores[0], 2.0);
-        assert!(scores[1] > 1.0 && scores[1] < 1.5, "{}", scores[1]);
+        assert_eq!(scores[0], 1.0 + SUMMARY_WEIGHT);
+        assert!(scores[1] > 1.0 && scores[1] < scores[0] / 2.0, "{}", scores[1]);
     }
 
     #[test]
