@@ -1,6 +1,7 @@
 //! Stage 4c, export: the tool set as the tool list of an LLM API (OpenAI, Anthropic, Gemini) or
 //! of MCP, so that function-calling code can use any input mcpgen reads.
 
+pub mod examples;
 pub mod openapi;
 pub mod strict;
 
