@@ -5,7 +5,8 @@
 //! then `examples` by name), then its schema's `examples` (OpenAPI's schema `example` is read as
 //! `examples`), or else one value assembled from the examples inside its schema (an object from
 //! its properties' examples, an array from its items'). The request body's own examples (its
-//! media type's `example` and `examples`) fill the body's arguments together. Example `i` takes
+//! media type's `example` and `examples`) fill the body's arguments together, and alone when
+//! there are any (the fields' own examples would mix two bodies). Example `i` takes
 //! the `i`-th body example and each argument's `i`-th value (the first where there are fewer),
 //! and the second example is the first with only the required arguments, when that differs. One
 //! that lacks a required argument is no candidate (the description has no example for it);
@@ -50,6 +51,11 @@ pub fn input_examples(tool: &Tool, schema: &Value, op: Option<&Operation>) -> To
     let mut values = parameter_values(binding, op);
     add_schema_values(&mut values, schema);
     let bodies = body_values(binding, op, schema);
+    if !bodies.is_empty() {
+        // The body's examples say the body whole: its fields' own examples would mix two.
+        let fields = body_fields(binding);
+        values.retain(|arg, _| !fields.contains(arg));
+    }
     let candidates = candidates(&values, &bodies, &required(schema));
     if candidates.is_empty() {
         return ToolExamples::default();
@@ -166,6 +172,17 @@ fn body_arguments(content: &BodyContent, example: &Value, schema: &Value) -> Opt
         BodyContent::Arguments | BodyContent::Call { .. } => {}
     }
     (!args.is_empty()).then_some(args)
+}
+
+/// The arguments that make up the body.
+fn body_fields(binding: Option<&HttpBinding>) -> Vec<String> {
+    match binding.and_then(|b| b.body.as_ref()).map(|b| &b.content) {
+        Some(BodyContent::Whole { arg }) => vec![arg.clone()],
+        Some(BodyContent::Properties { fields, extra_arg }) => {
+            fields.iter().map(|f| f.arg.clone()).chain(extra_arg.iter().cloned()).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// A JSON pointer token for `key`.

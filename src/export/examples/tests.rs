@@ -224,3 +224,23 @@ fn long_problems_are_cut() {
     assert_eq!(text.chars().count(), 161);
     assert!(text.ends_with('…'));
 }
+
+#[test]
+fn body_examples_are_not_mixed_with_their_fields_examples() {
+    let paths = "  /books:
+    post:
+      operationId: add
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                title: {type: string, example: Dune}
+                year: {type: integer, example: 1965}
+            examples:
+              a: {value: {title: Emma}}
+      responses: {'200': {description: ok}}
+";
+    assert_eq!(examples(&doc(paths), "add", true).kept, vec![json!({"title": "Emma"})]);
+}
