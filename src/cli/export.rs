@@ -20,9 +20,9 @@ Examples:
   mcpgen export openapi.yaml --format mcp --include-tag pets   a tools/list result
   mcpgen export petstore.mcp.json --format anthropic          a runtime config (`mcpgen config`) too
   mcpgen export openapi.yaml --format anthropic --defer-loading --pin-tool get_pet --input-examples
-                                          for Claude's tool search: deferred tools, examples from the API
+                                          Claude's tool search: deferred tools, input examples
   mcpgen export openapi.yaml --format openai --namespaces tag --defer-loading
-                                          Responses API namespaces by tag, for OpenAI's tool search";
+                                          OpenAI's tool search: namespaces by tag (Responses API)";
 
 #[derive(Debug, Args)]
 pub(crate) struct ExportArgs {

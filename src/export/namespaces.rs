@@ -6,8 +6,9 @@
 //! without a tag go to their API's namespace (the API name of a merged config's tool, else the
 //! config's server name). A group of more than [`MAX_NAMESPACE_TOOLS`] tools is cut, in list
 //! order, into the fewest namespaces that hold them, of sizes that differ by one at most:
-//! `pulls`, `pulls_2`, ... A name already taken gets the next free `_N`. Namespaces are sorted by
-//! name. Their descriptions are made of these names only, never of the description's text.
+//! `pulls`, `pulls_2`, ... A name already taken gets the next free `_N`. Namespaces come in the
+//! order of their names before the suffix, a group's parts in list order. Their descriptions are
+//! made of the namespace's and its tools' names only, never of the API description's text.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,7 +56,6 @@ pub fn by_tag(config: &RuntimeConfig) -> Vec<Namespace> {
             out.push(Namespace { name, description, tools: part });
         }
     }
-    out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 
