@@ -14,8 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::runtime::config::RuntimeConfig;
 
-/// The most tools in one namespace: OpenAI's tool search guide advises fewer than 10 functions
-/// per namespace for token efficiency and model performance; issue 30 settled on 10 at most.
+/// The most tools in one namespace: OpenAI's tool search guide advises "fewer than 10 functions"
+/// per namespace for token efficiency and model performance; mcpgen's rule is 10 at most.
 pub const MAX_NAMESPACE_TOOLS: usize = 10;
 
 /// The longest base name, leaving room for a `_N` suffix within 64 characters.
