@@ -286,3 +286,42 @@ fn gemini(tool: &Tool, input: Value) -> Value {
     }
     Value::Object(decl)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> RuntimeConfig {
+        let yaml = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      operationId: list_books\n      responses: {'200': {description: ok}}\n  /b:\n    get:\n      operationId: get_book\n      responses: {'200': {description: ok}}\n";
+        crate::pipeline::run_str(yaml, "api.yaml", &Default::default()).expect("pipeline").tools.config
+    }
+
+    fn deferred(pinned: &[&str]) -> Options<'static> {
+        let pinned = pinned.iter().map(|p| p.to_string()).collect();
+        Options { search: ToolSearch { defer_loading: true, pinned, ..ToolSearch::default() }, ..Options::default() }
+    }
+
+    #[test]
+    fn pinned_tools_are_not_deferred() {
+        let list = export_with(&config(), Format::Anthropic, &deferred(&["get_book"])).expect("export").value;
+        assert_eq!(list[0]["defer_loading"], json!(true));
+        assert!(list[1].get("defer_loading").is_none(), "{}", list[1]);
+    }
+
+    #[test]
+    fn responses_functions_are_flat_and_always_say_strict() {
+        let list = export_with(&config(), Format::Openai, &deferred(&[])).expect("export").value;
+        assert_eq!(list[0]["type"], json!("function"));
+        assert_eq!(list[0]["name"], json!("list_books"));
+        assert_eq!(list[0]["strict"], json!(false));
+        assert!(list[0].get("function").is_none());
+    }
+
+    #[test]
+    fn an_unknown_pin_suggests_the_closest_name() {
+        let err = export_with(&config(), Format::Openai, &deferred(&["get_books"])).expect_err("unknown pin");
+        assert!(err.to_string().contains("did you mean `get_book`?"), "{err}");
+        let err = export_with(&config(), Format::Openai, &deferred(&["zzz"])).expect_err("unknown pin");
+        assert!(!err.to_string().contains("did you mean"), "{err}");
+    }
+}
