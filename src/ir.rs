@@ -196,6 +196,11 @@ pub struct Parameter {
     /// `x-mcp-argument`: the tool argument's name, when it differs from the wire name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub argument: Option<String>,
+    /// Example values as declared beside the schema: the parameter's (or its `content` media
+    /// type's) `example`, then the `value` of each of its `examples` by name (see
+    /// [`MediaType::examples`]). Schema-level examples stay in [`schema`](Self::schema).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Value>,
 }
 
 /// A request body: its media types and, for a bound function, how the arguments make it up.
@@ -230,7 +235,16 @@ pub struct MediaType {
     /// Swagger 2.0's `examples` for this media type. `None`: none (always, for request bodies).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub example: Option<Value>,
+    /// Request bodies only: every example of the body as declared, its `example` first, then the
+    /// `value` of each of its `examples` by name (`$ref`s into `components/examples` followed), at
+    /// most [`MAX_DECLARED_EXAMPLES`]. Empty for responses (see [`example`](Self::example)).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Value>,
 }
+
+/// The most examples the IR keeps of one parameter or request body: `mcpgen export` shows a model
+/// a few, and an API may declare hundreds.
+pub const MAX_DECLARED_EXAMPLES: usize = 10;
 
 /// The success response of an operation.
 #[derive(Debug, Clone, Serialize)]

@@ -24,6 +24,7 @@ const OPENAPI_SAMPLES: &[&str] = &[
     "schema-circular.json",
     "security-schemes.yaml",
     "security.json",
+    "tool-search.yaml",
 ];
 
 const FUNCTION_SAMPLES: &[&str] = &[

@@ -41,6 +41,7 @@ samples! {
     security => "security.json",
     security_schemes => "security-schemes.yaml",
     hostile => "hostile.yaml",
+    tool_search => "tool-search.yaml",
     openai_functions => "openai-functions.json",
     python_functions => "python-functions.json",
     openai_tools => "openai-tools.json",

@@ -34,6 +34,13 @@ impl From<FormatArg> for Format {
     }
 }
 
+/// `--namespaces` of `mcpgen export`: what groups OpenAI's tools into namespaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum NamespacesArg {
+    /// By each tool's first tag (untagged tools: by API), at most 10 tools a namespace.
+    Tag,
+}
+
 /// `--output-schema`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputSchemaArg {

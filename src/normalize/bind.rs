@@ -123,7 +123,13 @@ fn bound(
 }
 
 fn json_media(schema: Value) -> MediaType {
-    MediaType { media_type: "application/json".into(), schema, encoding: BTreeMap::new(), example: None }
+    MediaType {
+        media_type: "application/json".into(),
+        schema,
+        encoding: BTreeMap::new(),
+        example: None,
+        examples: Vec::new(),
+    }
 }
 
 /// How `--forward-url` sends calls.
@@ -418,6 +424,7 @@ fn parameters_and_body(
             allow_reserved: false,
             schema,
             content_type: None,
+            examples: Vec::new(),
         });
     }
     let body = (!fields.is_empty()).then(|| {
@@ -432,7 +439,13 @@ fn parameters_and_body(
         RequestBody {
             required: !body_required.is_empty(),
             description: None,
-            content: vec![MediaType { media_type, schema, encoding: BTreeMap::new(), example: None }],
+            content: vec![MediaType {
+                media_type,
+                schema,
+                encoding: BTreeMap::new(),
+                example: None,
+                examples: Vec::new(),
+            }],
             arguments: Some(BodyContent::Properties { fields, extra_arg: None }),
         }
     });

@@ -13,8 +13,8 @@ use super::schema::{SchemaConverter, kind_of};
 use crate::conventions::{self, X_MCP, X_MCP_ARGUMENT};
 use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::ir::{
-    ApiInfo, ApiKeyLocation, HttpScheme, McpExtension, MediaType, Method, OAuth2Flow, Operation, ParamLocation,
-    ParamStyle, Parameter, RequestBody, Response, SecurityRequirement, SecurityScheme,
+    ApiInfo, ApiKeyLocation, HttpScheme, MAX_DECLARED_EXAMPLES, McpExtension, MediaType, Method, OAuth2Flow, Operation,
+    ParamLocation, ParamStyle, Parameter, RequestBody, Response, SecurityRequirement, SecurityScheme,
 };
 use crate::load::{DocumentSet, split_ref};
 
@@ -261,6 +261,7 @@ impl<'d> Walker<'d> {
                     schema: serde_json::json!({"type": "string"}),
                     content_type: None,
                     argument: None,
+                    examples: Vec::new(),
                 });
             }
         }
@@ -308,13 +309,17 @@ impl<'d> Walker<'d> {
             },
         };
         let explode = obj.get("explode").and_then(Value::as_bool).unwrap_or(style == ParamStyle::Form);
+        let mut examples = self.examples(p.value, p.doc, &p_ptr, MAX_DECLARED_EXAMPLES);
         let (schema, content_type) = match (obj.get("schema"), obj.get("content")) {
             (Some(s), _) => (self.schemas.convert(s, p.doc, &child(&p_ptr, "schema"))?, None),
             (None, Some(Value::Object(content))) => match content.iter().next() {
                 Some((media, m)) => {
                     let s = m.get("schema").cloned().unwrap_or(Value::Object(Map::new()));
-                    let at = child(&child(&child(&p_ptr, "content"), media), "schema");
-                    (self.schemas.convert(&s, p.doc, &at)?, Some(media.clone()))
+                    let at = child(&child(&p_ptr, "content"), media);
+                    if examples.is_empty() {
+                        examples = self.examples(m, p.doc, &at, MAX_DECLARED_EXAMPLES);
+                    }
+                    (self.schemas.convert(&s, p.doc, &child(&at, "schema"))?, Some(media.clone()))
                 }
                 None => (serde_json::json!({"type": "string"}), None),
             },
@@ -337,6 +342,7 @@ impl<'d> Walker<'d> {
             schema,
             content_type,
             argument: obj.get(X_MCP_ARGUMENT).and_then(Value::as_str).filter(|a| !a.is_empty()).map(str::to_string),
+            examples,
         }))
     }
 
@@ -345,7 +351,14 @@ impl<'d> Walker<'d> {
         let Value::Object(obj) = b.value else {
             return Err(Fault::new(b_ptr, format!("requestBody must be an object, found {}", kind_of(b.value))));
         };
-        let content = self.media_types(obj.get("content"), b.doc, &child(&b_ptr, "content"), true)?;
+        let mut content = self.media_types(obj.get("content"), b.doc, &child(&b_ptr, "content"), true)?;
+        if let Some(Value::Object(declared)) = obj.get("content") {
+            for m in &mut content {
+                let at = child(&child(&b_ptr, "content"), &m.media_type);
+                let Some(media) = declared.get(&m.media_type) else { continue };
+                m.examples = self.examples(media, b.doc, &at, MAX_DECLARED_EXAMPLES);
+            }
+        }
         if content.is_empty() {
             self.warn(DiagKind::Lenient, pointer, "requestBody has no `content`; no body is sent");
             return Ok(None);
@@ -388,7 +401,7 @@ impl<'d> Walker<'d> {
                     }
                 }
             }
-            out.push(MediaType { media_type: media.clone(), schema, encoding, example: None });
+            out.push(MediaType { media_type: media.clone(), schema, encoding, example: None, examples: Vec::new() });
         }
         Ok(out)
     }
@@ -425,22 +438,27 @@ impl<'d> Walker<'d> {
     /// A media type's example: its `example`, else the `value` of the first of its `examples` by
     /// name (a `$ref` to an Example Object followed; one that cannot be is skipped with a warning).
     fn example(&mut self, media: &'d Value, doc: &'d str, pointer: &str) -> Option<Value> {
-        if let Some(v) = media.get("example") {
-            return Some(v.clone());
-        }
-        let Some(Value::Object(examples)) = media.get("examples") else { return None };
+        self.examples(media, doc, pointer, 1).pop()
+    }
+
+    /// Up to `max` examples of a parameter or media type: its `example`, then the `value` of each
+    /// of its `examples` by name (as [`example`](Self::example) reads them). Only as many
+    /// `examples` are read as are needed, so that one broken past them warns of nothing.
+    fn examples(&mut self, holder: &'d Value, doc: &'d str, pointer: &str, max: usize) -> Vec<Value> {
+        let mut out: Vec<Value> = holder.get("example").into_iter().cloned().collect();
+        let Some(Value::Object(examples)) = holder.get("examples") else { return out };
         for (name, e) in examples {
+            if out.len() >= max {
+                break;
+            }
             let at = child(&child(pointer, "examples"), name);
             match self.deref(Located { value: e, doc }, &at) {
-                Ok((found, _)) => {
-                    if let Some(v) = found.value.get("value") {
-                        return Some(v.clone());
-                    }
-                }
+                Ok((found, _)) => out.extend(found.value.get("value").cloned()),
                 Err(fault) => self.warn(DiagKind::SchemaRef, fault.at, format!("example ignored: {}", fault.message)),
             }
         }
-        None
+        out.truncate(max);
+        out
     }
 
     fn mcp_extension(&mut self, v: Option<&Value>, pointer: &str) -> McpExtension {
@@ -603,89 +621,4 @@ pub(crate) fn template_vars(path: &str) -> Vec<&str> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn templates_and_variables() {
-        assert_eq!(template_vars("/a/{x}/b/{y}.json"), vec!["x", "y"]);
-        assert_eq!(template_vars("/a/{x"), Vec::<&str>::new());
-        let vars = serde_json::json!({"region": {"default": "eu"}, "v": {"enum": ["v2"]}});
-        assert_eq!(substitute_variables("https://{region}.x.com/{v}", Some(&vars)), "https://eu.x.com/v2");
-    }
-
-    /// The example of the first operation's response, for its one media type.
-    fn response_example(responses: serde_json::Value) -> (Option<Value>, Vec<Diagnostic>) {
-        let doc = serde_json::json!({
-            "openapi": "3.0.3", "info": {"title": "t", "version": "1"},
-            "paths": {"/a": {"get": {"responses": responses}}},
-            "components": {"examples": {"one": {"value": {"id": 1}}, "loop": {"$ref": "#/components/examples/loop"}}}
-        });
-        let loaded = crate::load::load_str(&doc.to_string(), "api.json").expect("loads");
-        let ir = crate::normalize::normalize(loaded, false).expect("normalises");
-        let op = &ir.operations[0];
-        let example = op.response.as_ref().and_then(|r| r.content.first()).and_then(|m| m.example.clone());
-        (example, ir.diagnostics)
-    }
-
-    /// The first operation's `x-mcp` and the warnings it gave.
-    fn read_x_mcp(x_mcp: serde_json::Value) -> (McpExtension, Vec<Diagnostic>) {
-        let doc = serde_json::json!({
-            "openapi": "3.0.3", "info": {"title": "t", "version": "1"},
-            "paths": {"/a": {"get": {"x-mcp": x_mcp, "responses": {"200": {"description": "ok"}}}}}
-        });
-        let loaded = crate::load::load_str(&doc.to_string(), "api.json").expect("loads");
-        let ir = crate::normalize::normalize(loaded, false).expect("normalises");
-        (ir.operations[0].mcp.clone(), ir.diagnostics)
-    }
-
-    #[test]
-    fn max_result_chars_is_read() {
-        let (ext, diags) = read_x_mcp(serde_json::json!({"maxResultChars": 8000}));
-        assert_eq!(ext.max_result_chars, Some(8000));
-        assert!(diags.is_empty(), "{diags:?}");
-    }
-
-    #[test]
-    fn max_result_chars_that_is_not_a_count_is_a_warning() {
-        let (ext, diags) = read_x_mcp(serde_json::json!({"maxResultChars": "lots"}));
-        assert_eq!(ext.max_result_chars, None);
-        assert!(diags.iter().any(|d| d.message.contains("must be a number of characters")), "{diags:?}");
-    }
-
-    #[test]
-    fn max_result_chars_spelled_otherwise_is_a_warning() {
-        let (ext, diags) = read_x_mcp(serde_json::json!({"max-result-chars": 8000}));
-        assert_eq!(ext.max_result_chars, None);
-        assert!(diags.iter().any(|d| d.message.contains("spelled `maxResultChars`")), "{diags:?}");
-    }
-
-    #[test]
-    fn response_example_from_example() {
-        let (example, _) = response_example(serde_json::json!({"200": {"description": "ok",
-            "content": {"application/json": {"example": [1], "examples": {"a": {"value": [2]}}}}}}));
-        assert_eq!(example, Some(serde_json::json!([1])));
-    }
-
-    #[test]
-    fn response_example_from_the_first_of_examples() {
-        let (example, _) = response_example(serde_json::json!({"200": {"description": "ok",
-            "content": {"application/json": {"examples": {"b": {"value": "b"}, "a": {"summary": "no value"}, "c": {"value": "c"}}}}}}));
-        assert_eq!(example, Some(serde_json::json!("b")));
-    }
-
-    #[test]
-    fn response_example_through_a_ref() {
-        let (example, _) = response_example(serde_json::json!({"200": {"description": "ok",
-            "content": {"application/json": {"examples": {"x": {"$ref": "#/components/examples/one"}}}}}}));
-        assert_eq!(example, Some(serde_json::json!({"id": 1})));
-    }
-
-    #[test]
-    fn response_example_with_a_circular_ref_is_a_warning() {
-        let (example, diags) = response_example(serde_json::json!({"200": {"description": "ok",
-            "content": {"application/json": {"examples": {"x": {"$ref": "#/components/examples/loop"}}}}}}));
-        assert_eq!(example, None);
-        assert!(diags.iter().any(|d| d.message.contains("example ignored")), "{diags:?}");
-    }
-}
+mod tests;

@@ -297,6 +297,7 @@ fn body_binding(
         schema: json!({}),
         encoding: BTreeMap::new(),
         example: None,
+        examples: Vec::new(),
     });
     let kind = body_kind(&media.media_type);
     let fields = match kind {
@@ -499,6 +500,7 @@ mod tests {
             schema: json!({"type": "string"}),
             content_type: None,
             argument: None,
+            examples: Vec::new(),
         }
     }
 
@@ -511,6 +513,7 @@ mod tests {
                 schema,
                 encoding: BTreeMap::new(),
                 example: None,
+                examples: Vec::new(),
             }],
             arguments: None,
         }
@@ -575,6 +578,7 @@ mod tests {
                 schema: json!({}),
                 encoding: BTreeMap::new(),
                 example: None,
+                examples: Vec::new(),
             }],
             arguments: None,
         };
@@ -588,6 +592,7 @@ mod tests {
                 schema: json!({"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, "note": {"type": "string"}}}),
                 encoding: [("file".to_string(), "image/png".to_string())].into(),
                 example: None,
+                examples: Vec::new(),
             }],
             arguments: None,
         };

@@ -144,6 +144,7 @@ fn style_and_explode_only_when_not_default() {
             schema: json!({"type": "string"}),
             content_type: None,
             argument: None,
+            examples: Vec::new(),
         };
         let p = parameter(&p, &mut BTreeSet::new());
         (p.get("style").cloned(), p.get("explode").cloned())
