@@ -462,9 +462,9 @@ impl SearchIndex {
         }
         // What the verb acts on: the two terms after it (a question's first two).
         let object_at = match verb {
-            Some(at) if !request.question => at + 1,
             _ if request.question => 0,
-            _ => said,
+            Some(at) => at + 1,
+            None => said,
         };
         let terms: Vec<(u32, f32, u64)> = weighted.iter().map(|q| (q.id, q.idf, q.concepts)).collect();
         let object = query_terms[..said].iter().skip(object_at).take(2).flat_map(|t| self.ids_for(t)).collect();
@@ -475,18 +475,16 @@ impl SearchIndex {
     }
 
     /// Words of the request that no tool's own text has, found in the responses' member names
-    /// ("a poster of …": `poster_path`): a weak score, so that such a request still finds tools,
-    /// below any that its other words match.
+    /// ("a poster of …": `poster_path`), as a field of low weight would count them. Only such
+    /// words: the responses' names never move a request the tools' own words answer.
     fn add_response_words(&self, query_terms: &[String], scores: &mut [f32]) {
-        let floor = scores.iter().copied().filter(|s| *s > 0.0).fold(f32::INFINITY, f32::min);
-        let weak = if floor.is_finite() { floor * RESPONSE_WORD_SHARE } else { 1.0 };
-        for t in
-            query_terms.iter().filter(|t| self.terms.get(*t).is_none_or(|&id| self.postings[id as usize].is_empty()))
-        {
-            let Some(docs) = self.response_words.get(t) else { continue };
-            let idf = (1.0 + (self.docs as f32 - docs.len() as f32 + 0.5) / (docs.len() as f32 + 0.5)).ln();
+        let unknown = |t: &&String| self.terms.get(*t).is_none_or(|&id| self.postings[id as usize].is_empty());
+        for docs in query_terms.iter().filter(unknown).filter_map(|t| self.response_words.get(t)) {
+            let df = docs.len() as f32;
+            let idf = (1.0 + (self.docs as f32 - df + 0.5) / (df + 0.5)).ln();
+            let weight = RESPONSE_WORD_WEIGHT * (K1 + 1.0) / (RESPONSE_WORD_WEIGHT + K1);
             for &d in docs {
-                scores[d as usize] += weak * idf;
+                scores[d as usize] += idf * weight;
             }
         }
     }
@@ -498,8 +496,8 @@ impl SearchIndex {
     }
 }
 
-/// A response word's score, as a share of the lowest score the request's other words give.
-const RESPONSE_WORD_SHARE: f32 = 0.5;
+/// The field weight of the responses' member names (a parameter's is 0.5).
+const RESPONSE_WORD_WEIGHT: f32 = 0.3;
 
 /// The methods that read.
 const READS: &[&str] = &["GET", "HEAD"];

@@ -162,3 +162,21 @@ fn exact_names_come_first_with_meaning_too() {
     let hits = idx.search_with("getorder", 2, Some(&[0.9, 0.9, 0.9, 0.0]));
     assert_eq!(hits[0], (3, f32::INFINITY));
 }
+
+#[test]
+fn response_member_names_find_what_no_tool_text_says() {
+    let none = Map::new();
+    let idx = SearchIndex::build([
+        doc("getMovie", "Get a movie's details.", "GET", "/movie/{id}", &none),
+        SearchDoc {
+            response_shape: Some("{id, poster_path, backdrop_path}"),
+            ..doc("movieImages", "Get the images of a movie.", "GET", "/movie/{id}/images", &none)
+        },
+        doc("searchMovies", "Search for movies by title.", "GET", "/search/movie", &none),
+    ]);
+    let hits = idx.search("a poster", 3);
+    assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1], "only the tool whose results have it");
+    let hits: Vec<usize> = idx.search("the poster of a movie", 3).iter().map(|h| h.0).collect();
+    assert!(hits.iter().position(|&d| d == 1) < hits.iter().position(|&d| d == 2), "{hits:?}");
+    assert_eq!(idx.search("search movies", 3)[0].0, 2, "words the tools' own text has are not moved");
+}
