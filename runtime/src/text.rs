@@ -150,8 +150,7 @@ fn without_html(text: &str) -> String {
     if !out.contains('&') {
         return out;
     }
-    let entities =
-        [("&nbsp;", " "), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&lt;", "<"), ("&gt;", ">")];
+    let entities = [("&nbsp;", " "), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&lt;", "<"), ("&gt;", ">")];
     // `&amp;` last, so that `&amp;lt;` reads `&lt;`.
     let decoded = entities.iter().fold(out, |s, (entity, c)| s.replace(entity, c));
     decoded.replace("&amp;", "&")
@@ -173,7 +172,9 @@ fn without_line_marker(line: &str) -> &str {
         if digits > 0 && line[digits..].starts_with(". ") {
             line = line[digits + 2..].trim_start();
         }
-        if line.starts_with("[!") && let Some(end) = line.find(']') {
+        if line.starts_with("[!")
+            && let Some(end) = line.find(']')
+        {
             line = line[end + 1..].trim_start();
         }
         if line == before {
