@@ -43,11 +43,15 @@ pub fn area_summary(description: &str) -> String {
 /// or several APIs: one area says nothing the tool list does not).
 pub fn all_tools(about: Option<&str>, tools: &[ToolEntry], apis: &[Api], tags: &BTreeMap<String, String>) -> String {
     let mut out = own_text(about);
-    let map = map(tools, apis, tags);
-    if apis.is_empty() && areas(tools.iter()).len() < 2 {
-        return out.trim_end().to_string();
+    if apis.is_empty() {
+        let areas = areas(tools.iter());
+        if areas.len() < 2 {
+            return out.trim_end().to_string();
+        }
+        out.push_str(area_map(&areas, tags).trim_start());
+    } else {
+        out.push_str(api_map(tools, apis).trim_start());
     }
-    out.push_str(map.trim_start());
     out
 }
 
@@ -62,7 +66,11 @@ pub fn discovery(about: Option<&str>, tools: &[ToolEntry], apis: &[Api], tags: &
          by name with its arguments. Search first; describe before you call.",
         group_digits(tools.len())
     ));
-    out.push_str(&map(tools, apis, tags));
+    if apis.is_empty() {
+        out.push_str(&area_map(&areas(tools.iter()), tags));
+    } else {
+        out.push_str(&api_map(tools, apis));
+    }
     out
 }
 
@@ -74,22 +82,23 @@ fn own_text(about: Option<&str>) -> String {
     }
 }
 
-/// The map of the API, from a blank line: its areas, or for several APIs each API and its areas.
-/// Empty when there is no area.
-fn map(tools: &[ToolEntry], apis: &[Api], tags: &BTreeMap<String, String>) -> String {
+/// The map of one API's `areas`, from a blank line; empty when there is none.
+fn area_map(areas: &[(String, usize)], tags: &BTreeMap<String, String>) -> String {
     let mut out = String::new();
-    let mut budget = MAP_DESCRIPTIONS_MAX;
-    if apis.is_empty() {
-        let areas = areas(tools.iter());
-        if !areas.is_empty() {
-            out.push_str("\n\nTools by area:");
-            push_areas(&mut out, &areas, tags, "", MAX_AREAS, &mut budget);
-        }
-        return out;
+    if !areas.is_empty() {
+        out.push_str("\n\nTools by area:");
+        let mut budget = MAP_DESCRIPTIONS_MAX;
+        push_areas(&mut out, areas, tags, "", MAX_AREAS, &mut budget);
     }
-    // Several APIs: their areas under each, so that the model sees which API does what.
-    out.push_str("\n\nTools by API and area:");
-    let per_api = (MAX_AREAS / apis.len()).max(5);
+    out
+}
+
+/// The map of several APIs, from a blank line: each API, then its areas, so that the model sees
+/// which API does what.
+fn api_map(tools: &[ToolEntry], apis: &[Api]) -> String {
+    let mut out = String::from("\n\nTools by API and area:");
+    let mut budget = MAP_DESCRIPTIONS_MAX;
+    let per_api = (MAX_AREAS / apis.len().max(1)).max(5);
     for (i, a) in apis.iter().enumerate() {
         let own: Vec<&ToolEntry> = tools.iter().filter(|t| t.api == Some(i)).collect();
         let title = cap_words(&plain(a.title.as_deref().unwrap_or(&a.name)), NAME_MAX);
