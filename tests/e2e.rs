@@ -41,6 +41,7 @@ e2e! { Serve:
     discovery_search_describe_call => discovery,
     auto_mode_switches_at_its_limits => discovery_threshold,
     optional_nulls_are_left_out => nulls,
+    both_surfaces_over_http => surfaces,
 }
 
 /// The checks of results that fit the model (tests/common/results.rs), against `mcpgen serve`.

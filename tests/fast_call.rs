@@ -318,3 +318,40 @@ async fn confirm_turns_the_fast_path_off() {
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     assert_eq!(fast_answers(&logs), 0);
 }
+
+// Each MCP path has its own fast path, which takes what that path's `tools/call` takes (every
+// tool on /mcp/tools; discovery's tools and the pinned ones on /mcp/discovery) and answers the
+// rest as rmcp does there.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_path_calls_are_fast() {
+    let body = call(json!(25), json!({"name": "authNone", "arguments": {}}));
+    let seen = same_on(pair().await, "/tools", &[ACCEPT, JSON], &body, None, true).await;
+    assert_eq!((seen.status, seen.body["result"]["isError"].clone()), (200, json!(false)), "{seen:?}");
+    assert_eq!(seen.upstream.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_path_has_no_discovery_tools() {
+    let body = call(json!(26), json!({"name": "call_tool", "arguments": {"name": "authNone"}}));
+    let seen = same_on(pair().await, "/tools", &[ACCEPT, JSON], &body, None, true).await;
+    assert_eq!(seen.body["error"]["code"], -32602, "{seen:?}");
+    assert!(seen.upstream.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_path_call_tool_is_fast() {
+    let body = call(json!(27), json!({"name": "call_tool", "arguments": {"name": "authNone", "arguments": {}}}));
+    let seen = same_on(pair().await, "/discovery", &[ACCEPT, JSON], &body, None, true).await;
+    assert_eq!((seen.status, seen.body["result"]["isError"].clone()), (200, json!(false)), "{seen:?}");
+    assert_eq!(seen.upstream.len(), 1, "the API tool was called");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_path_refuses_a_direct_call() {
+    let body = call(json!(28), json!({"name": "authNone", "arguments": {}}));
+    let seen = same_on(pair().await, "/discovery", &[ACCEPT, JSON], &body, None, true).await;
+    assert_eq!(seen.body["error"]["code"], -32602, "{seen:?}");
+    assert!(seen.body["error"]["message"].as_str().unwrap().contains("through call_tool"), "{seen:?}");
+    assert!(seen.upstream.is_empty());
+}

@@ -450,6 +450,37 @@ async fn functions_crate_answers_with_handlers() {
     assert_eq!(r.structured_content, Some(expected));
     let r = c.call("get_current_time", serde_json::json!({"timezone": "UTC"})).await;
     assert!(text(&r).contains("not implemented yet"), "the others are still stubs");
+    without_discovery_serves_every_tool_beside_mcp(&server).await;
+}
+
+/// A crate built without the `discovery` feature serves `/mcp/tools` beside `/mcp`, answers
+/// `/mcp/discovery` with a 404 that says why, and says so in its start log.
+async fn without_discovery_serves_every_tool_beside_mcp(server: &ServerCommand) {
+    let (_child, url, logs) = spawn_http_logged(server, &[]).await;
+    let all = connect_url(&format!("{url}/tools")).await;
+    let names = tool_names(&all.list_all_tools().await.unwrap());
+    let functions = [
+        "get_current_weather",
+        "get_current_time",
+        "get_n_day_weather_forecast",
+        "send_email",
+        "get_random_joke",
+        "list_reminders",
+    ];
+    assert_eq!(names, functions);
+    let r = reqwest::Client::new()
+        .post(format!("{url}/discovery"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    assert!(r.text().await.unwrap().contains("without the `discovery` feature"));
+    let said = logs.lock().unwrap().join("\n");
+    assert!(said.contains("no /mcp/discovery: this server was built without the `discovery` feature"), "{said}");
+    all.cancel().await.unwrap();
 }
 
 /// The user's hooks for both crates of `user_code_builds_on_ext`: an async `before_request` that

@@ -165,6 +165,7 @@ async fn a_merged_config_serves_the_same() {
         config["apis"],
         json!([
             {"name": "petstore", "title": "Petstore API", "version": "1.0.0", "prefix": "petstore_",
+             "tags": {"pets": "The pets for sale.", "store": "Stock counts"},
              "upstream": {"base_url": format!("{}/api", two.pets.url())}},
             {"name": "weather", "title": "Weather Service", "version": "2.1", "prefix": "weather_",
              "upstream": {"base_url": format!("{}/v1", two.weather.url())}}
@@ -223,6 +224,40 @@ async fn discovery_searches_every_api() {
     assert_eq!(two.pets.last().header("x-api-key"), Some("pets-key"));
     assert_eq!(two.weather.requests().len(), 1);
     c.client.cancel().await.unwrap();
+}
+
+/// A multi-API file over HTTP: `/mcp/tools` lists every API's tools, `/mcp/discovery` finds and
+/// calls them, each call at its own upstream; both maps say what each API's areas are for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_api_file_serves_both_surfaces() {
+    let two = Two::start().await;
+    let apis = two.write("apis.yaml", "mcpgen_apis:\n- {spec: pets.yaml}\n- {spec: weather.yaml}\n");
+    let (_child, url) = spawn_http(&two.serve(&[&apis]), &[]).await;
+    let (all, discovery) = (connect_url(&format!("{url}/tools")).await, connect_url(&format!("{url}/discovery")).await);
+    assert_eq!(common::tool_names(&all.list_all_tools().await.unwrap()), BOTH);
+    assert_eq!(
+        common::tool_names(&discovery.list_all_tools().await.unwrap()),
+        ["search_tools", "describe_tools", "call_tool"]
+    );
+    let map = "Tools by API and area:\n- Petstore API (3 tools, names start with petstore_)\n  \
+               - pets: 2 — The pets for sale.\n  - store: 1 — Stock counts\n- Weather Service";
+    for c in [&all, &discovery] {
+        let instructions = c.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default();
+        assert!(instructions.contains(map), "{instructions}");
+    }
+    let args = json!({"city": "Oslo"});
+    let params = |name: &str, args: Value| {
+        rmcp::model::CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().cloned().unwrap())
+    };
+    let via = discovery
+        .call_tool(params("call_tool", json!({"name": "weather_getForecast", "arguments": args})))
+        .await
+        .unwrap();
+    let direct = all.call_tool(params("weather_getForecast", args)).await.unwrap();
+    assert_eq!((via.is_error, via.content), (Some(false), direct.content));
+    assert_eq!(two.weather.requests().len(), 2);
+    assert!(two.weather.requests().iter().all(|r| r.header("authorization") == Some("Bearer weather-token")));
+    assert!(two.pets.requests().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -126,6 +126,26 @@ async fn metrics_count_a_known_sequence_of_calls() {
     assert!(!text.contains("noSuchTool") && !text.contains("arg-value-marker") && !text.contains("/fault"));
 }
 
+/// The paths beside `/mcp` count into the same metrics: a call through `call_tool` on
+/// `/mcp/discovery` is its API tool's, a direct call there of a tool it does not list is refused
+/// like an unknown name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_on_every_mcp_path_are_counted() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let (_child, url) = spawn_http(&serve(&mock, &spec), &[]).await;
+    assert_eq!(call(&client(&url).await, "authNone", json!({})).await, Some(false));
+    assert_eq!(call(&client(&format!("{url}/tools")).await, "authNone", json!({})).await, Some(false));
+    let discovery = client(&format!("{url}/discovery")).await;
+    assert_eq!(call(&discovery, "call_tool", json!({"name": "authNone"})).await, Some(false));
+    assert_eq!(call(&discovery, "authNone", json!({})).await, None, "a JSON-RPC error");
+    let (_, _, text) = get(&format!("{}/metrics", url.trim_end_matches("/mcp")), None).await;
+    let got = samples(&text);
+    assert_eq!(got.get(r#"mcpgen_tool_calls_total{tool="authNone",outcome="ok"}"#), Some(&3.0), "{text}");
+    assert_eq!(got.get(r#"mcpgen_tool_calls_total{tool="",outcome="unknown_tool"}"#), Some(&1.0), "{text}");
+    assert_eq!(mock.requests().len(), 3);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rate_limit_waits_are_counted() {
     let mock = start_mock().await;

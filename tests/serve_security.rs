@@ -133,6 +133,66 @@ async fn http_checks_origin_host_and_token() {
     assert!(!format!("{:?}", up.headers).contains("s3cret"));
 }
 
+/// The MCP paths: `/mcp` and its siblings, as suffixes of its URL.
+const MCP_PATHS: [&str; 3] = ["", "/tools", "/discovery"];
+
+/// A POST of `body` to `url` with these headers (and the ones every MCP POST carries).
+async fn post_with(url: &str, headers: &[(&str, &str)], body: &str) -> reqwest::Response {
+    let mut r = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    for (k, v) in headers {
+        r = r.header(*k, *v);
+    }
+    r.send().await.unwrap()
+}
+
+const CALL: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"authNone","arguments":{}}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreign_origin_is_refused_on_every_mcp_path() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--base-url", &mock.url()]);
+    let (_child, url) = spawn_http(&cmd, &["--allow-origin", "https://app.example.com"]).await;
+    for path in MCP_PATHS {
+        let url = format!("{url}{path}");
+        for body in [INIT, CALL] {
+            let evil = post_with(&url, &[("origin", "https://evil.example")], body).await;
+            assert_eq!(evil.status(), 403, "{url}: {body}");
+            let allowed = post_with(&url, &[("origin", "https://app.example.com")], body).await;
+            assert_eq!(allowed.status(), 200, "{url}: {body}");
+        }
+        let rebinding = post_with(&url, &[("host", "attacker.example")], CALL).await.status();
+        assert!(rebinding.is_client_error(), "{url}: DNS rebinding Host refused: {rebinding}");
+    }
+    // Only the allowed origin's calls reached the API (one for /mcp, /mcp/tools; /mcp/discovery
+    // takes only its own tools, and answered that call with an error).
+    assert_eq!(mock.requests().len(), 2, "{:?}", mock.requests());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_or_wrong_token_is_refused_on_every_mcp_path() {
+    let mock = start_mock().await;
+    let spec = e2e_spec(&mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--base-url", &mock.url()])
+        .env("MCPGEN_AUTH_TOKEN", "s3cret");
+    let (_child, url) = spawn_http(&cmd, &[]).await;
+    for path in MCP_PATHS {
+        let url = format!("{url}{path}");
+        for body in [INIT, CALL] {
+            assert_eq!(post_with(&url, &[], body).await.status(), 401, "{url}: no token");
+            let wrong = post_with(&url, &[("authorization", "Bearer guess")], body).await;
+            assert_eq!(wrong.status(), 401, "{url}: wrong token");
+        }
+        let right = post_with(&url, &[("authorization", "Bearer s3cret")], INIT).await;
+        assert_eq!(right.status(), 200, "{url}: right token");
+    }
+    assert!(mock.requests().is_empty());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn config_can_be_edited_and_served() {
     let mock = start_mock().await;

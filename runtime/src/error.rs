@@ -13,6 +13,12 @@ pub enum Error {
     /// No tool of that name.
     #[error("unknown tool `{0}`")]
     UnknownTool(String),
+    /// A tool that the discovery path (`/mcp/discovery`) does not list, called there directly.
+    #[error(
+        "`{0}` is not called directly on this endpoint, which lists search_tools, describe_tools and call_tool: \
+         call it through call_tool (with its name and arguments)"
+    )]
+    OnlyThroughCallTool(String),
     /// The caller's access token lacks the scopes the tool needs.
     #[error("the access token's scopes do not allow `{0}`")]
     InsufficientScope(String),

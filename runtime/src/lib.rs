@@ -12,7 +12,8 @@
 //! - `auth`: the HTTP server as an OAuth 2.1 resource server (feature `oauth`);
 //! - `transport`: the MCP handler, stdio, Streamable HTTP (feature `http`), the legacy HTTP+SSE
 //!   transport (feature `legacy-sse`);
-//! - `metrics`: the counters every part updates, Prometheus text with the `metrics` feature.
+//! - `metrics`: the counters every part updates, Prometheus text with the `metrics` feature;
+//! - [`text`]: text from API descriptions made plain for a model (no markup, one line, cut).
 
 #![deny(missing_docs)]
 
@@ -28,6 +29,7 @@ pub mod error;
 pub mod ext;
 pub(crate) mod metrics;
 pub mod response;
+pub mod text;
 pub(crate) mod transport;
 pub mod upstream;
 

@@ -195,6 +195,10 @@ fn the_schema_takes_what_loading_takes() {
             c["apis"] = json!([{"name": "a", "prefix": "a_", "upstream": {"base_url": "https://a.example.com"}}])
         }),
         ("an API without a name", |c| c["apis"] = json!([{"prefix": "a_"}])),
+        ("tags", |c| c["tags"] = json!({"pet": "Everything about your Pets."})),
+        ("a tag description that is no string", |c| c["tags"] = json!({"pet": 1})),
+        ("tags that are a list", |c| c["tags"] = json!(["pet"])),
+        ("an API's tags", |c| c["apis"] = json!([{"name": "a", "tags": {"pet": "Pets."}}])),
         ("a header that is no string", |c| c["upstream"]["headers"]["X-Client"] = json!(1)),
     ];
     let mut differ = Vec::new();
@@ -210,6 +214,13 @@ fn the_schema_takes_what_loading_takes() {
         }
     }
     assert!(differ.is_empty(), "the schema and loading disagree:\n{}", differ.join("\n"));
+}
+
+/// A config written before `tags` (the base has none) loads, with no area described.
+#[test]
+fn a_config_without_tags_loads() {
+    let config: RuntimeConfig = serde_json::from_value(base()).unwrap();
+    assert!(config.tags.is_empty());
 }
 
 /// Where the schema is stricter than loading: keys serde reads past without a word, and which mean

@@ -42,6 +42,8 @@ pub(crate) fn merge(parts: Vec<Part>, max_name_len: usize, max_description_len: 
     let mut out = RuntimeConfig {
         mcpgen_config: CONFIG_FORMAT_VERSION,
         server: server_info(&parts, max_description_len),
+        // Each API's areas are in its entry of `apis`: two APIs may have a tag of one name.
+        tags: BTreeMap::new(),
         upstream: Upstream::default(),
         security_schemes: BTreeMap::new(),
         limits: Limits { timeout_secs: 0.0, max_response_bytes: 0 },
@@ -110,6 +112,7 @@ pub(crate) fn merge(parts: Vec<Part>, max_name_len: usize, max_description_len: 
             title: config.server.title.clone().or(Some(config.server.name.clone())),
             version: Some(config.server.version.clone()),
             prefix: part.prefix,
+            tags: config.tags,
             upstream,
         });
     }
@@ -201,7 +204,7 @@ fn server_info(parts: &[Part], max_description_len: usize) -> ServerInfo {
     for (p, title) in parts.iter().zip(&titles) {
         let prefix = if p.prefix.is_empty() { String::new() } else { format!(" (tools `{}*`)", p.prefix) };
         let description = p.config.server.instructions.as_deref().map(str::trim).unwrap_or("");
-        let description = crate::runtime::discovery::compact::cap(description, max_description_len);
+        let description = crate::runtime::text::cap(description, max_description_len);
         let sep = if description.is_empty() { "" } else { ": " };
         instructions.push_str(&format!("\n\n{title}{prefix}{sep}{description}"));
     }

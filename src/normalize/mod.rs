@@ -31,7 +31,7 @@ pub fn normalize(mut doc: Document, lenient: bool) -> Result<ApiIr> {
         let title = doc.origin().rsplit('/').next().unwrap_or("tools").split('.').next().unwrap_or("tools").to_string();
         return Ok(ApiIr {
             dialect: doc.dialect,
-            info: ApiInfo { title, version: "0.0.0".into(), description: None },
+            info: ApiInfo { title, version: "0.0.0".into(), description: None, tags: Default::default() },
             servers: Vec::new(),
             security_schemes: Default::default(),
             security: Vec::new(),

@@ -43,7 +43,23 @@ impl<'d> Walker<'d> {
             title: text("title").filter(|t| !t.trim().is_empty()).unwrap_or_else(|| "API".to_string()),
             version: text("version").unwrap_or_else(|| "0.0.0".to_string()),
             description: text("description").filter(|d| !d.trim().is_empty()),
+            tags: self.tag_descriptions(),
         }
+    }
+
+    /// The root's `tags` that have a description, by name; a malformed entry is passed over (it
+    /// only describes).
+    fn tag_descriptions(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        let Some(Value::Array(tags)) = self.docs.root_value().get("tags") else { return out };
+        for tag in tags {
+            let name = tag.get("name").and_then(Value::as_str);
+            let description = tag.get("description").and_then(Value::as_str).map(str::trim);
+            if let (Some(name), Some(description)) = (name, description.filter(|d| !d.is_empty())) {
+                out.entry(name.to_string()).or_insert_with(|| description.to_string());
+            }
+        }
+        out
     }
 
     pub(super) fn servers(&mut self, v: Option<&Value>, pointer: &str) -> Vec<String> {

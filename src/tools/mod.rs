@@ -172,14 +172,16 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         return Err(Error::NoTools { origin: origin.to_string(), reason, diagnostics: Vec::new() });
     }
     let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned());
+    let (instructions, tags) = about_the_api(ir, &tools, opts.max_description_len);
     let config = RuntimeConfig {
         mcpgen_config: CONFIG_FORMAT_VERSION,
         server: ServerInfo {
             name: naming::sanitize(&ir.info.title).to_ascii_lowercase(),
             version: ir.info.version.clone(),
             title: Some(ir.info.title.clone()),
-            instructions: ir.info.description.as_deref().map(|d| cap(d, opts.max_description_len)),
+            instructions,
         },
+        tags,
         upstream: Upstream { base_url, headers: ir.headers.clone() },
         security_schemes,
         limits: Limits::default(),
@@ -189,6 +191,23 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         apis: Vec::new(),
     };
     Ok(ToolSet { config, sources, operations, diagnostics })
+}
+
+/// What the server says of the API, as plain text (its description is untrusted input to a
+/// model): the server instructions, the first paragraph of `info.description` (at most 300
+/// characters, and `max_description_len`); and what each area of the tools is for, the first
+/// sentence of the description of each tag that is some tool's first (see
+/// `mcpgen_runtime::engine::overview`).
+fn about_the_api(ir: &ApiIr, tools: &[Tool], max_description_len: usize) -> (Option<String>, BTreeMap<String, String>) {
+    use crate::runtime::engine::overview::{api_summary, area_summary};
+    let instructions = ir.info.description.as_deref().map(|d| cap_words(&api_summary(d), max_description_len));
+    let tags = tools
+        .iter()
+        .filter_map(|t| t.tags.first())
+        .filter_map(|tag| Some((tag.clone(), area_summary(ir.info.tags.get(tag)?))))
+        .filter(|(_, about)| !about.is_empty())
+        .collect();
+    (instructions.filter(|i| !i.is_empty()), tags)
 }
 
 /// The tool name of an operation: `x-mcp.name`, the operationId, or from the method and path.
@@ -482,7 +501,8 @@ fn describe(summary: Option<&str>, description: Option<&str>, deprecated: bool, 
 }
 
 /// Cuts text to at most `max` characters, marking the cut with `…` (the engine's own, shared).
-pub(crate) use crate::runtime::discovery::compact::cap;
+pub(crate) use crate::runtime::text::cap;
+use crate::runtime::text::cap_words;
 
 #[cfg(test)]
 mod tests {

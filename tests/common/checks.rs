@@ -69,6 +69,7 @@ pub async fn all(subject: &Subject, mock: &Mock) {
     discovery(subject, mock).await;
     discovery_threshold(subject, mock).await;
     nulls(subject, mock).await;
+    surfaces(subject, mock).await;
 }
 
 pub fn ok(r: &rmcp::model::CallToolResult) {
@@ -470,5 +471,53 @@ pub async fn nulls(subject: &Subject, mock: &Mock) {
         assert_eq!(r.is_error, Some(true), "a required null is an error: {}", text(&r));
         assert_eq!(mock.requests().len(), before);
         c.client.cancel().await.unwrap();
+    }
+}
+
+/// Streamable HTTP serves both surfaces from one server: beside `/mcp` (the mode's), every tool
+/// at `/mcp/tools` and discovery's three at `/mcp/discovery`. A call through `call_tool` there is
+/// the direct call on `/mcp/tools` (same result, same upstream request); each path's `tools/call`
+/// takes only what the path shows.
+pub async fn surfaces(subject: &Subject, mock: &Mock) {
+    let cmd = subject.command(&format!("{}/api", mock.url()), &["--tool-mode", "discovery"]);
+    let (_child, url) = spawn_http(&cmd, &[]).await;
+    let (configured, all, discovery) = (
+        connect_url(&url).await,
+        connect_url(&format!("{url}/tools")).await,
+        connect_url(&format!("{url}/discovery")).await,
+    );
+    let meta = ["search_tools", "describe_tools", "call_tool"];
+    assert_eq!(tool_names(&configured.list_all_tools().await.unwrap()), meta, "/mcp: the mode's");
+    assert_eq!(tool_names(&discovery.list_all_tools().await.unwrap()), meta);
+    let every = tool_names(&all.list_all_tools().await.unwrap());
+    assert_eq!(every.len(), 24, "{every:?}");
+    assert!(every.iter().all(|n| !meta.contains(&n.as_str())), "{every:?}");
+    let said = |c: &rmcp::service::RunningService<rmcp::RoleClient, ()>| {
+        c.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default()
+    };
+    assert!(said(&discovery).contains("search_tools finds tools"), "{}", said(&discovery));
+    assert!(!said(&all).contains("search_tools"), "{}", said(&all));
+
+    let args = json!({"name": "A B&C", "count": 3, "colors": ["r", "g"]});
+    let call = |name: &str, args: Value| {
+        rmcp::model::CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().cloned().unwrap())
+    };
+    let via = discovery.call_tool(call("call_tool", json!({"name": "postForm", "arguments": args}))).await.unwrap();
+    ok(&via);
+    let through = seen(&mock.last());
+    let direct = all.call_tool(call("postForm", args.clone())).await.unwrap();
+    assert_eq!(seen(&mock.last()), through, "call_tool sends exactly the direct call's request");
+    assert_eq!((via.content, via.structured_content), (direct.content, direct.structured_content));
+
+    let before = mock.requests().len();
+    let refused = discovery.call_tool(call("postForm", args.clone())).await.unwrap_err().to_string();
+    assert!(refused.contains("through call_tool"), "{refused}");
+    let refused = all.call_tool(call("call_tool", json!({"name": "postForm"}))).await.unwrap_err().to_string();
+    assert!(refused.contains("unknown tool `call_tool`"), "{refused}");
+    assert_eq!(mock.requests().len(), before, "refused calls never reach the upstream");
+    // `/mcp` in discovery mode still takes a direct call of any tool, as it always has.
+    ok(&configured.call_tool(call("postForm", args)).await.unwrap());
+    for c in [configured, all, discovery] {
+        c.cancel().await.unwrap();
     }
 }

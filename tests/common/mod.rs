@@ -404,6 +404,18 @@ pub async fn connect(cmd: &ServerCommand, transport: Transport) -> Connected {
     }
 }
 
+/// An MCP client of the Streamable HTTP endpoint at `url` (`/mcp` or a sibling path).
+pub async fn connect_url(url: &str) -> RunningService<RoleClient, ()> {
+    mcpgen::runtime::install_crypto_provider();
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_string());
+    ().serve(transport).await.unwrap_or_else(|e| panic!("initialize at {url}: {e}"))
+}
+
+/// The names of `tools`, in order.
+pub fn tool_names(tools: &[rmcp::model::Tool]) -> Vec<String> {
+    tools.iter().map(|t| t.name.to_string()).collect()
+}
+
 /// Starts an HTTP server on a free port and returns it with its `/mcp` URL (read from its log).
 pub async fn spawn_http(cmd: &ServerCommand, extra: &[&str]) -> (tokio::process::Child, String) {
     let (child, url, _) = spawn_http_logged(cmd, extra).await;

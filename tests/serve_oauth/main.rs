@@ -12,5 +12,6 @@ mod server;
 mod challenges;
 mod operators;
 mod scopes;
+mod surfaces;
 mod tokens;
 mod upstream_identity;

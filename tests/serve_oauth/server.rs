@@ -41,8 +41,13 @@ impl Server {
 
     /// A raw POST of `body` to /mcp with this bearer token.
     pub(crate) async fn post(&self, token: Option<&str>, body: &str) -> reqwest::Response {
+        self.post_to("", token, body).await
+    }
+
+    /// A raw POST of `body` to /mcp followed by `suffix` (a sibling path) with this bearer token.
+    pub(crate) async fn post_to(&self, suffix: &str, token: Option<&str>, body: &str) -> reqwest::Response {
         let mut r = reqwest::Client::new()
-            .post(&self.url)
+            .post(format!("{}{suffix}", self.url))
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2025-06-18")
@@ -55,8 +60,14 @@ impl Server {
 
     /// An MCP client that sends this token.
     pub(crate) async fn client(&self, token: &str) -> RunningService<rmcp::RoleClient, ()> {
+        self.client_at("", token).await
+    }
+
+    /// An MCP client of /mcp followed by `suffix` (a sibling path) that sends this token.
+    pub(crate) async fn client_at(&self, suffix: &str, token: &str) -> RunningService<rmcp::RoleClient, ()> {
         let transport = StreamableHttpClientTransport::from_config(
-            StreamableHttpClientTransportConfig::with_uri(self.url.clone()).auth_header(token.to_string()),
+            StreamableHttpClientTransportConfig::with_uri(format!("{}{suffix}", self.url))
+                .auth_header(token.to_string()),
         );
         ().serve(transport).await.expect("initialize with a good token")
     }

@@ -1,5 +1,6 @@
-//! The HTTP side of OAuth (a child module of `oauth.rs`): the `/mcp` middleware that checks the
-//! access token and the scopes of the tools a message calls, and the metadata endpoint.
+//! The HTTP side of OAuth (a child module of `oauth.rs`): the middleware of `/mcp` and its
+//! sibling paths that checks the access token and the scopes of the tools a message calls, and
+//! the metadata endpoint.
 
 use std::sync::Arc;
 
@@ -12,18 +13,21 @@ use serde_json::Value;
 
 use super::{Principal, ResourceServer};
 use crate::config::scopes_allow;
-use crate::engine::Engine;
 use crate::engine::live::LiveEngine;
+use crate::engine::{Engine, Surface};
 
 /// Largest JSON-RPC message read for the scope check (the limit of the endpoint itself).
 const MAX_BODY: usize = 16 * 1024 * 1024;
 
-/// What the `/mcp` middleware and the metadata need: the token check, and the tools' scopes.
+/// What the middleware of an MCP path (`/mcp` and its siblings) and the metadata need: the
+/// token check, and the tools' scopes.
 pub struct Gate {
     /// The token check and metadata.
     pub server: Arc<ResourceServer>,
     /// The tools and how they are shown (whichever engine is served at each request).
     pub engine: LiveEngine,
+    /// What the path shows: whether its `call_tool` is discovery's.
+    pub surface: Surface,
 }
 
 /// `/mcp` under OAuth: no token or a refused one is a 401 with the metadata's URL; a valid one
@@ -45,7 +49,7 @@ pub async fn require_access(State(gate): State<Arc<Gate>>, request: Request, nex
     };
     let engine = gate.engine.load();
     if let Ok(message) = serde_json::from_slice::<Value>(&bytes)
-        && let Some((tool, needed)) = outside_scopes(&engine, &message, &principal)
+        && let Some((tool, needed)) = outside_scopes(&engine, gate.surface, &message, &principal)
     {
         tracing::debug!(tool = %tool, "tools/call refused: insufficient scope");
         engine.count_forbidden(&tool);
@@ -62,9 +66,15 @@ fn bearer(request: &Request) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
 }
 
-/// The first tool that a `tools/call` in `message` (one message or a batch) names and the token
-/// may not use, with the scopes it needs. Through discovery's `call_tool`, the tool it calls.
-fn outside_scopes(engine: &Engine, message: &Value, principal: &Principal) -> Option<(String, Vec<Vec<String>>)> {
+/// The first tool that a `tools/call` in `message` (one message or a batch) to `surface` names
+/// and the token may not use, with the scopes it needs. Through discovery's `call_tool`, the tool
+/// it calls.
+fn outside_scopes(
+    engine: &Engine,
+    surface: Surface,
+    message: &Value,
+    principal: &Principal,
+) -> Option<(String, Vec<Vec<String>>)> {
     let messages = match message {
         Value::Array(list) => list.iter().collect(),
         one => vec![one],
@@ -75,7 +85,7 @@ fn outside_scopes(engine: &Engine, message: &Value, principal: &Principal) -> Op
         }
         let params = m.get("params");
         let Some(mut name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else { continue };
-        if engine.exposure().discovery && name == crate::engine::exposure::CALL_TOOL {
+        if engine.serves_meta(surface) && name == crate::engine::exposure::CALL_TOOL {
             match params.and_then(|p| p.get("arguments")).and_then(|a| a.get("name")).and_then(Value::as_str) {
                 Some(inner) => name = inner,
                 None => continue,

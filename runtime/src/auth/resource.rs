@@ -162,14 +162,24 @@ impl ResourceServer {
         metadata
     }
 
-    /// The paths the metadata is served at: the root form and the one suffixed with the
-    /// resource's path (and with `/mcp`, the endpoint's own path, when that differs).
+    /// The paths the metadata is served at: the root form and the ones suffixed with the
+    /// resource's path and with each MCP path (`/mcp` and its siblings `/mcp/tools` and
+    /// `/mcp/discovery`, also under the resource's path when that differs). Every path is one
+    /// resource: a client of a sibling path finds the metadata where RFC 9728 puts it, and its
+    /// `resource` (the `/mcp` URL) is a prefix of the URL the client reached.
     pub fn metadata_paths(&self) -> Vec<String> {
-        let mut paths = vec![METADATA_PATH.to_string(), format!("{METADATA_PATH}/mcp")];
-        if let Ok(u) = url::Url::parse(&self.resource) {
-            let suffixed = format!("{METADATA_PATH}{}", u.path().trim_end_matches('/'));
-            if !paths.contains(&suffixed) {
-                paths.push(suffixed);
+        let mut paths = vec![METADATA_PATH.to_string()];
+        let resource_path = url::Url::parse(&self.resource).map(|u| u.path().trim_end_matches('/').to_string());
+        for (_, path) in crate::engine::Surface::HTTP {
+            let mut suffixes = vec![path.to_string()];
+            if let (Ok(base), Some(rest)) = (&resource_path, path.strip_prefix("/mcp")) {
+                suffixes.push(format!("{base}{rest}"));
+            }
+            for suffix in suffixes {
+                let suffixed = format!("{METADATA_PATH}{suffix}");
+                if !paths.contains(&suffixed) {
+                    paths.push(suffixed);
+                }
             }
         }
         paths

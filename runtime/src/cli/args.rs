@@ -191,7 +191,7 @@ impl OAuthArgs {
 /// How tools are shown to clients; each flag overrides the runtime config's `context`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ContextArgs {
-    /// Which tools tools/list shows [default: auto, or the config's].
+    /// Which tools tools/list shows [default: auto, or the config's]; over HTTP, /mcp (/mcp/tools shows every tool, /mcp/discovery the three discovery tools).
     #[arg(long, value_enum, value_name = "MODE", help_heading = "Context")]
     pub tool_mode: Option<ToolModeArg>,
 

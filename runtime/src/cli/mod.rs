@@ -183,6 +183,8 @@ fn engine_options(
         },
         upstream_auth: args.upstream_auth.into(),
         list_ttl: Some(args.caching.list_ttl()),
+        // Streamable HTTP serves /mcp/discovery beside /mcp whatever the mode.
+        serves_discovery: args.transport == Transport::Http,
     })
 }
 
@@ -299,7 +301,8 @@ fn serve(
                     );
                 }
                 transport::http::serve_http(server, http, |addr| {
-                    tracing::info!("serving {count} tools ({title}) at http://{addr}/mcp")
+                    tracing::info!("serving {count} tools ({title}) at http://{addr}/mcp");
+                    log_sibling_paths(addr);
                 })
                 .await
             }
@@ -311,6 +314,22 @@ fn serve(
             }
         }
     })
+}
+
+/// Says where the two surfaces beside `/mcp` are served (or that discovery's is not).
+#[cfg(feature = "http")]
+fn log_sibling_paths(addr: std::net::SocketAddr) {
+    use crate::engine::Surface;
+    let (all, discovery) = (Surface::AllTools.path(), Surface::Discovery.path());
+    if cfg!(feature = "discovery") {
+        tracing::info!(
+            "every tool at http://{addr}{all}; discovery (search_tools, describe_tools, call_tool) at http://{addr}{discovery}"
+        );
+    } else {
+        tracing::info!(
+            "every tool at http://{addr}{all}; no {discovery}: this server was built without the `discovery` feature"
+        );
+    }
 }
 
 #[cfg(test)]

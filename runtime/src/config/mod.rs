@@ -115,6 +115,12 @@ pub struct RuntimeConfig {
     pub mcpgen_config: u32,
     /// What `initialize` reports about the server.
     pub server: ServerInfo,
+    /// What each area of the API is for: the tags (OpenAPI `tags`) that are some tool's first
+    /// (its area), each with the first sentence of its description, as plain text. The server instructions' map of
+    /// the API shows them beside the areas. Omitted when empty (and, in a config of several APIs,
+    /// each API's are in its entry of [`apis`](Self::apis)).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
     /// The API the tools call: its base URL and the static headers sent with every request.
     pub upstream: Upstream,
     /// Several APIs served as one (`mcpgen serve a.yaml b.yaml`): each one's base URL and
@@ -249,6 +255,9 @@ pub struct Api {
     /// What its tools' names start with (`github_`); a record for people and the discovery map.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub prefix: String,
+    /// What each of its areas is for, as [`RuntimeConfig::tags`] for one API.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
     /// The API's base URL and static headers, as [`RuntimeConfig::upstream`] for one API; the
     /// top-level `upstream`'s headers are sent too, and `--base-url` overrides every API's URL.
     #[serde(default)]
@@ -268,9 +277,11 @@ pub struct ServerInfo {
     /// instead (logs, the HTTP endpoint's page, a generated crate's README).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// The `instructions` of `initialize`: the API's description, for the model (capped at
-    /// `--max-description-len`). In discovery mode the engine appends how to use the discovery
-    /// tools and a map of the API. `None`: no instructions but those.
+    /// The `instructions` of `initialize`: what the API is, for the model. mcpgen writes the first
+    /// paragraph of the API's description as plain text, at most 300 characters (and
+    /// `--max-description-len`). The engine appends a map of the API (its areas, with
+    /// [`RuntimeConfig::tags`]) and, in discovery mode, how to use the discovery tools. `None`:
+    /// no instructions but those.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
 }

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::config::keywords::{self, SCHEMA, SCHEMA_LIST, SCHEMA_MAP};
 use crate::discovery::analyzer::Analyzer;
+pub use crate::text::{cap, cap_words, first_sentence};
 
 /// Longest first sentence kept, in characters.
 pub const SENTENCE_MAX: usize = 200;
@@ -231,32 +232,6 @@ fn without_leading_note(text: &str) -> &str {
     if rest.is_empty() { text } else { rest }
 }
 
-/// Abbreviations whose period does not end a sentence.
-const ABBREVIATIONS: [&str; 10] = ["e.g", "i.e", "etc", "vs", "approx", "incl", "no", "eg", "ie", "cf"];
-
-/// The first sentence of a text (up to `.`, `!` or `?` before white space, or a blank line), on one
-/// line, at most `max` characters (cut with `…`).
-pub fn first_sentence(text: &str, max: usize) -> String {
-    let text = text.trim();
-    let mut end = text.len();
-    let bytes = text.as_bytes();
-    for (i, c) in text.char_indices() {
-        if c == '\n' && bytes.get(i + 1) == Some(&b'\n') {
-            end = i;
-            break;
-        }
-        if matches!(c, '.' | '!' | '?') && bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace) {
-            let word = text[..i].rsplit(|ch: char| ch.is_whitespace() || ch == '(').next().unwrap_or("");
-            if c == '.' && ABBREVIATIONS.contains(&word.to_ascii_lowercase().as_str()) {
-                continue;
-            }
-            end = i + 1;
-            break;
-        }
-    }
-    cap(&text[..end].split_whitespace().collect::<Vec<_>>().join(" "), max)
-}
-
 /// Text with Markdown links reduced to their text (`[Link header](https://…)` -> `Link header`)
 /// and bare URLs dropped: a model cannot follow them, and they cost many tokens.
 pub fn without_links(text: &str) -> String {
@@ -299,34 +274,6 @@ pub fn without_links(text: &str) -> String {
     words.join(" ").replace(" .", ".").replace(" ,", ",")
 }
 
-/// Cuts text to at most `max` characters at a word boundary, marking the cut with `…`.
-pub fn cap_words(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let end = text.char_indices().nth(max.saturating_sub(1)).map_or(text.len(), |(i, _)| i);
-    let (head, next) = (&text[..end], &text[end..]);
-    let inside_word = !next.starts_with(char::is_whitespace) && !head.ends_with(char::is_whitespace);
-    let head = match head.rfind(' ') {
-        // Back to the word's start, unless that loses most of the text.
-        Some(space) if inside_word && space > max / 2 => &head[..space],
-        _ => head,
-    };
-    format!("{}…", head.trim_end().trim_end_matches([',', ';', ':']))
-}
-
-/// Cuts text to at most `max` characters, marking the cut with `…`.
-pub fn cap(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.truncate(out.trim_end().len());
-    out.push('…');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -343,16 +290,6 @@ mod tests {
 
     fn described(description: &str) -> Value {
         json!({"type": "object", "properties": {"a": {"type": "string", "description": description}}})
-    }
-
-    #[test]
-    fn first_sentences() {
-        assert_eq!(first_sentence("Lists pets. Paginated.", 200), "Lists pets.");
-        assert_eq!(first_sentence("Sort order, e.g. asc. Default desc.", 200), "Sort order, e.g. asc.");
-        assert_eq!(first_sentence("Version 1.2 of the API. More.", 200), "Version 1.2 of the API.");
-        assert_eq!(first_sentence("No period\nbut lines\n\nand a paragraph", 200), "No period but lines");
-        assert_eq!(first_sentence("abcdef", 4), "abc…");
-        assert_eq!(first_sentence("  ", 10), "");
     }
 
     #[test]
@@ -492,14 +429,6 @@ mod tests {
         assert_eq!(without_links("See https://example.com/docs for more."), "See for more.");
         assert_eq!(without_links("Array [0] and (x)"), "Array [0] and (x)");
         assert_eq!(compact_description("Lists [pets](http://p). More.", None), "Lists pets.");
-    }
-
-    #[test]
-    fn cuts_fall_between_words() {
-        assert_eq!(cap_words("one two three four", 10), "one two…");
-        assert_eq!(cap_words("one two three", 20), "one two three");
-        assert_eq!(cap_words("abcdefghijklmnop", 8), "abcdefg…", "one long word is cut inside");
-        assert_eq!(cap_words("one two, three", 9), "one two…", "no trailing comma");
     }
 
     #[test]

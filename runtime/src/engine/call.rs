@@ -18,7 +18,7 @@ impl Engine {
     /// scopes is [`Error::InsufficientScope`] (nothing is sent), and with `--upstream-auth
     /// passthrough` its token goes upstream.
     pub async fn call_as(&self, name: &str, args: Map<String, Value>, caller: &Caller) -> Result<CallToolResult> {
-        self.observed(name, args, false, caller).await.0
+        self.observed(name, args, Surface::AllTools, caller).await.0
     }
 
     /// Like [`Engine::call_as`], with how the call ended and the upstream's status (a resource
@@ -29,16 +29,17 @@ impl Engine {
         args: Map<String, Value>,
         caller: &Caller,
     ) -> (Result<CallToolResult>, Outcome, Option<u16>) {
-        self.observed(name, args, false, caller).await
+        self.observed(name, args, Surface::AllTools, caller).await
     }
 
-    /// A call with its request id (a span around it, so that what is logged during the call
-    /// carries the id), in-flight gauge, count and log line.
+    /// A call on `surface` (a direct call of any tool: [`Surface::AllTools`]) with its request id
+    /// (a span around it, so that what is logged during the call carries the id), in-flight
+    /// gauge, count and log line.
     pub(crate) async fn observed(
         &self,
         name: &str,
         args: Map<String, Value>,
-        meta: bool,
+        surface: Surface,
         caller: &Caller,
     ) -> (Result<CallToolResult>, Outcome, Option<u16>) {
         let id = RequestId::next();
@@ -50,11 +51,15 @@ impl Engine {
         // and moved (7 % of a call's instructions went to those copies).
         let result = Box::pin(async {
             #[cfg(feature = "discovery")]
-            if meta && let Some(result) = super::meta::call_meta(self, name, &args, caller, &mut obs).await {
+            if self.serves_meta(surface)
+                && let Some(result) = super::meta::call_meta(self, name, &args, caller, &mut obs).await
+            {
                 return Ok(result);
             }
-            #[cfg(not(feature = "discovery"))]
-            let _ = meta;
+            if !self.calls_directly(surface, name) && self.index.contains_key(name) {
+                obs.outcome = Some(Outcome::UnknownTool);
+                return Err(Error::OnlyThroughCallTool(name.to_string()));
+            }
             self.call_observing(name, args, caller, &mut obs).await
         })
         .instrument(tracing::info_span!("call", request_id = %id))

@@ -29,7 +29,7 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 
 use crate::engine::caller::Caller;
-use crate::engine::{Engine, ToolEntry, tool_error};
+use crate::engine::{Engine, Surface, ToolEntry, tool_error};
 use crate::error::Error;
 
 /// The environment variable holding the HMAC key of request states (at least 32 bytes).
@@ -147,12 +147,13 @@ impl Confirmer {
     pub async fn gate(
         &self,
         engine: &Engine,
+        surface: Surface,
         request: &CallToolRequestParams,
         args: &Map<String, Value>,
         context: &RequestContext<RoleServer>,
         caller: &Caller,
     ) -> Result<Gate, ErrorData> {
-        let Some(target) = target(engine, &request.name, args) else { return Ok(Gate::Proceed) };
+        let Some(target) = target(engine, surface, &request.name, args) else { return Ok(Gate::Proceed) };
         if !self.policy.applies(target.tool.mcp.annotations.as_ref()) {
             return Ok(Gate::Proceed);
         }
@@ -254,12 +255,10 @@ impl Confirmer {
     }
 }
 
-/// The API tool a call reaches: itself, or the tool named by discovery's `call_tool`.
-fn target<'a>(engine: &'a Engine, name: &str, args: &Map<String, Value>) -> Option<Target<'a>> {
-    if let Some(tool) = engine.tool(name) {
-        return Some(Target { tool, args: args.clone() });
-    }
-    if engine.exposure().discovery && name == crate::engine::exposure::CALL_TOOL {
+/// The API tool a call on `surface` reaches: the tool named by discovery's `call_tool` where
+/// discovery is served, else itself (none when the surface does not call it directly).
+fn target<'a>(engine: &'a Engine, surface: Surface, name: &str, args: &Map<String, Value>) -> Option<Target<'a>> {
+    if engine.serves_meta(surface) && name == crate::engine::exposure::CALL_TOOL {
         let inner = args.get("name").and_then(Value::as_str)?;
         let tool = engine.tool(inner)?;
         let args = match args.get("arguments") {
@@ -268,7 +267,8 @@ fn target<'a>(engine: &'a Engine, name: &str, args: &Map<String, Value>) -> Opti
         };
         return Some(Target { tool, args });
     }
-    None
+    let tool = engine.tool(name).filter(|_| engine.calls_directly(surface, name))?;
+    Some(Target { tool, args: args.clone() })
 }
 
 /// The form: one required boolean.

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer};
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Surface};
 
 /// The engine now served and the open sessions that can be sent notifications. Cheap to clone:
 /// clones share both.
@@ -22,10 +22,12 @@ pub struct LiveEngine(Arc<Shared>);
 
 struct Shared {
     engine: RwLock<Arc<Engine>>,
-    /// Sessions with a stream to the client (stdio, legacy SSE); stateless HTTP has none.
-    peers: Mutex<Vec<Peer<RoleServer>>>,
-    /// 2026-07-28 clients' `subscriptions/listen` streams that accepted tools-list changes.
-    subscriptions: Mutex<Vec<SubscriptionSink>>,
+    /// Sessions with a stream to the client (stdio, legacy SSE; stateless HTTP has none), with
+    /// the surface each lists.
+    peers: Mutex<Vec<(Surface, Peer<RoleServer>)>>,
+    /// 2026-07-28 clients' `subscriptions/listen` streams that accepted tools-list changes, with
+    /// the surface each lists.
+    subscriptions: Mutex<Vec<(Surface, SubscriptionSink)>>,
 }
 
 impl LiveEngine {
@@ -50,41 +52,59 @@ impl LiveEngine {
         std::mem::replace(&mut *self.0.engine.write().unwrap_or_else(PoisonError::into_inner), engine)
     }
 
-    /// A session to tell when the tools change; closed sessions are forgotten here and when told.
-    pub fn add_peer(&self, peer: Peer<RoleServer>) {
+    /// A session of `surface` to tell when its tools change; closed sessions are forgotten here
+    /// and when told.
+    pub fn add_peer(&self, peer: Peer<RoleServer>, surface: Surface) {
         let mut peers = self.peers();
-        peers.retain(|p| !p.is_transport_closed());
-        peers.push(peer);
+        peers.retain(|(_, p)| !p.is_transport_closed());
+        peers.push((surface, peer));
     }
 
-    /// A `subscriptions/listen` stream to tell when the tools change; forgotten once it ends.
-    pub fn add_subscription(&self, sink: SubscriptionSink) {
-        self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).push(sink);
+    /// A `subscriptions/listen` stream of `surface` to tell when its tools change; forgotten once
+    /// it ends.
+    pub fn add_subscription(&self, sink: SubscriptionSink, surface: Surface) {
+        self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).push((surface, sink));
     }
 
     /// Forgets the subscription of the `subscriptions/listen` request `id` (it ended).
     pub fn remove_subscription(&self, id: &rmcp::model::RequestId) {
-        self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).retain(|s| s.id() != id);
+        self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).retain(|(_, s)| s.id() != id);
     }
 
-    /// Sends `notifications/tools/list_changed` to every open session and subscription; returns
-    /// how many got it.
-    pub async fn notify_tool_list_changed(&self) -> usize {
-        let subscriptions: Vec<SubscriptionSink> =
+    /// Sends `notifications/tools/list_changed` to every open session and subscription of a
+    /// surface whose tools `changed` (asked once per surface, and only for surfaces someone
+    /// lists); returns how many got it.
+    pub async fn notify_tool_list_changed(&self, changed: impl Fn(Surface) -> bool) -> usize {
+        let subscriptions: Vec<(Surface, SubscriptionSink)> =
             self.0.subscriptions.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let peers: Vec<(Surface, Peer<RoleServer>)> = {
+            let mut peers = self.peers();
+            peers.retain(|(_, p)| !p.is_transport_closed());
+            peers.clone()
+        };
+        let mut answers: Vec<(Surface, bool)> = Vec::new();
+        let mut changed_on = |surface: Surface| match answers.iter().find(|(s, _)| *s == surface) {
+            Some((_, c)) => *c,
+            None => {
+                let c = changed(surface);
+                answers.push((surface, c));
+                c
+            }
+        };
         let mut told = 0;
-        for sink in subscriptions {
+        for (surface, sink) in subscriptions {
+            if !changed_on(surface) {
+                continue;
+            }
             match sink.notify_tool_list_changed().await {
                 Ok(()) => told += 1,
                 Err(e) => tracing::debug!("tools/list_changed not sent on a subscription: {e}"),
             }
         }
-        let peers: Vec<Peer<RoleServer>> = {
-            let mut peers = self.peers();
-            peers.retain(|p| !p.is_transport_closed());
-            peers.clone()
-        };
-        for peer in peers {
+        for (surface, peer) in peers {
+            if !changed_on(surface) {
+                continue;
+            }
             match peer.notify_tool_list_changed().await {
                 Ok(()) => told += 1,
                 // The session ended meanwhile: it will list the tools anew if it comes back.
@@ -94,7 +114,7 @@ impl LiveEngine {
         told
     }
 
-    fn peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
+    fn peers(&self) -> std::sync::MutexGuard<'_, Vec<(Surface, Peer<RoleServer>)>> {
         self.0.peers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -141,10 +161,11 @@ mod tests {
     #[test]
     fn sessions_are_told_when_what_they_list_changes() {
         let one = [("a", json!([]))];
-        assert!(engine(&one, "all").lists_as(&engine(&one, "all")));
-        assert!(!engine(&one, "all").lists_as(&engine(&[("a", json!([])), ("b", json!([]))], "all")));
+        let same = |a: &Engine, b: &Engine| a.lists_as(b, Surface::Configured);
+        assert!(same(&engine(&one, "all"), &engine(&one, "all")));
+        assert!(!same(&engine(&one, "all"), &engine(&[("a", json!([])), ("b", json!([]))], "all")));
         // Who sees a tool is part of the list (OAuth callers see the tools their scopes allow).
-        assert!(!engine(&one, "all").lists_as(&engine(&[("a", json!([["read"]]))], "all")));
+        assert!(!same(&engine(&one, "all"), &engine(&[("a", json!([["read"]]))], "all")));
     }
 
     #[cfg(feature = "discovery")]
@@ -152,6 +173,10 @@ mod tests {
     fn discovery_lists_the_same_tools_when_operations_are_added() {
         // Discovery lists its own three tools: a new operation is found by searching, not listed.
         let one = [("a", json!([]))];
-        assert!(engine(&one, "discovery").lists_as(&engine(&[("a", json!([])), ("b", json!([]))], "discovery")));
+        let (before, after) = (engine(&one, "discovery"), engine(&[("a", json!([])), ("b", json!([]))], "discovery"));
+        assert!(before.lists_as(&after, Surface::Configured));
+        assert!(before.lists_as(&after, Surface::Discovery));
+        // Beside it, the path of every tool lists the new one: its sessions are told.
+        assert!(!before.lists_as(&after, Surface::AllTools));
     }
 }

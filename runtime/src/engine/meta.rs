@@ -4,13 +4,11 @@
 //! a call through it is exactly the direct call. (Feature `discovery`; the search itself is in
 //! [`crate::discovery`].)
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use crate::config::Api;
 use crate::discovery::compact::compact_description;
 use crate::discovery::finder::Finder;
 use crate::engine::caller::Caller;
@@ -123,83 +121,14 @@ pub fn meta_tools() -> Vec<McpTool> {
     ]
 }
 
-/// The server instructions in discovery mode: the API's own, the workflow, and a map of the API.
-pub fn instructions(api: Option<&str>, tools: &[ToolEntry], apis: &[Api]) -> String {
-    let mut out = String::new();
-    if let Some(text) = api.map(str::trim).filter(|t| !t.is_empty()) {
-        out.push_str(text);
-        out.push_str("\n\n");
-    }
-    out.push_str(&format!(
-        "This server gives access to {} tools through three: search_tools finds tools by what you want to do \
-         (in plain words), describe_tools shows the input schemas of the ones you pick, and call_tool calls one \
-         by name with its arguments. Search first; describe before you call.",
-        group_digits(tools.len())
-    ));
-    if apis.is_empty() {
-        push_areas(&mut out, "Tools by area:", &groups(tools), "", 60);
-        return out;
-    }
-    // Several APIs: their areas under each, so that the model sees which API does what.
-    out.push_str("\n\nTools by API and area:");
-    let per_api = (60 / apis.len()).max(5);
-    for (i, a) in apis.iter().enumerate() {
-        let own: Vec<&ToolEntry> = tools.iter().filter(|t| t.api == Some(i)).collect();
-        let title = a.title.as_deref().unwrap_or(&a.name);
-        let prefix = if a.prefix.is_empty() { String::new() } else { format!(", names start with {}", a.prefix) };
-        out.push_str(&format!("\n- {title} ({} tools{prefix})", group_digits(own.len())));
-        push_areas(&mut out, "", &groups_of(own.into_iter()), "  ", per_api);
-    }
-    out
-}
-
-/// `heading` and the first `max` areas as a list, each line indented by `indent`.
-fn push_areas(out: &mut String, heading: &str, groups: &[(String, usize)], indent: &str, max: usize) {
-    if groups.is_empty() {
-        return;
-    }
-    if !heading.is_empty() {
-        out.push_str("\n\n");
-        out.push_str(heading);
-    }
-    for (name, count) in groups.iter().take(max) {
-        out.push_str(&format!("\n{indent}- {name}: {count}"));
-    }
-    if groups.len() > max {
-        out.push_str(&format!("\n{indent}- ... and {} more areas", groups.len() - max));
-    }
-}
-
-/// Areas of the API with their tool counts, largest first: each tool's first tag, else the first
-/// path segment that is not a version or `api`.
+/// Areas of the API with their tool counts, largest first (see [`crate::engine::overview::areas`]).
 pub fn groups(tools: &[ToolEntry]) -> Vec<(String, usize)> {
     groups_of(tools.iter())
 }
 
 /// [`groups`] of some tools.
 fn groups_of<'a>(tools: impl Iterator<Item = &'a ToolEntry>) -> Vec<(String, usize)> {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for t in tools {
-        let area = t.tags.first().cloned().or_else(|| {
-            let path = t.http.as_ref()?.path.as_str();
-            path.split('/')
-                .find(|s| !s.is_empty() && !s.starts_with('{') && !is_version_or_prefix(s))
-                .map(|s| s.split(['.', '#', '?']).next().unwrap_or(s).to_string())
-        });
-        if let Some(area) = area.filter(|a| !a.is_empty()) {
-            *counts.entry(area).or_default() += 1;
-        }
-    }
-    let mut list: Vec<(String, usize)> = counts.into_iter().collect();
-    list.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    list
-}
-
-fn is_version_or_prefix(segment: &str) -> bool {
-    let s = segment.to_ascii_lowercase();
-    s == "api"
-        || s == "rest"
-        || (s.starts_with('v') && s.len() > 1 && s[1..].chars().all(|c| c.is_ascii_digit() || c == '.'))
+    crate::engine::overview::areas(tools)
 }
 
 /// Answers a call to a discovery tool; `None` when `name` is not one. The caller finds, sees
@@ -555,11 +484,5 @@ mod tests {
             Context { tool_mode: ToolMode::Discovery, schema_detail: SchemaDetail::Compact, ..Context::default() };
         let e = resolve(&disc, &tools(1));
         assert!(e.discovery && e.compact);
-    }
-
-    #[test]
-    fn version_segments_are_not_areas() {
-        assert!(is_version_or_prefix("v1") && is_version_or_prefix("V2.1") && is_version_or_prefix("api"));
-        assert!(!is_version_or_prefix("v") && !is_version_or_prefix("vendors"));
     }
 }

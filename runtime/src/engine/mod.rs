@@ -10,6 +10,7 @@ pub mod hooks;
 pub mod live;
 #[cfg(feature = "discovery")]
 pub mod meta;
+pub mod overview;
 pub mod progress;
 #[cfg(feature = "reload")]
 pub mod reload;
@@ -68,6 +69,10 @@ pub struct EngineOptions {
     /// How long clients may cache lists (`--list-ttl`); [`crate::engine::caching::DEFAULT_LIST_TTL`] when
     /// `None`.
     pub list_ttl: Option<std::time::Duration>,
+    /// Discovery is served whatever the mode (Streamable HTTP's `/mcp/discovery`): the search
+    /// index is built in the background at start and the search model loaded, as in discovery
+    /// mode.
+    pub serves_discovery: bool,
 }
 
 /// Whose credentials go upstream.
@@ -203,17 +208,16 @@ impl ToolEntry {
 /// A [`RuntimeConfig`] made callable: the tools, what `tools/list` shows, the upstream client, the
 /// credentials read at start, and the hooks and handlers. Shared (`Arc`) by every session.
 pub struct Engine {
-    /// What `initialize` reports: the config's server info, with discovery's instructions in
-    /// discovery mode.
+    /// What `initialize` reports on the configured surface: the config's server info, with the
+    /// map of the API and, in discovery mode, discovery's instructions (see
+    /// [`Engine::instructions`] for each surface's).
     pub info: crate::config::ServerInfo,
     tools: Vec<ToolEntry>,
     index: HashMap<String, usize>,
     /// All tools, or discovery; compact schemas or full.
     exposure: Exposure,
-    /// What `tools/list` shows, in order.
-    listed: Vec<McpTool>,
-    /// The catalogue index of each listed tool (`None` for discovery's own tools).
-    listed_index: Vec<Option<usize>>,
+    /// What each surface lists and says (see [`surfaces`]).
+    views: surfaces::Views,
     /// Built on first use (in the background at start in discovery mode).
     #[cfg(feature = "discovery")]
     search: OnceLock<SearchIndex>,
@@ -298,11 +302,11 @@ impl Engine {
         if config.context.search_model.is_some() && exposure.discovery {
             return Err(Error::missing_feature("semantic", "--search-model"));
         }
+        #[cfg(feature = "discovery")]
+        let searched = exposure.discovery || opts.serves_discovery;
         #[cfg(feature = "semantic")]
         let search_model = match &config.context.search_model {
-            Some(dir) if exposure.discovery => {
-                Some(SentenceModel::shared(dir).map_err(|e| Error::Config(e.to_string()))?)
-            }
+            Some(dir) if searched => Some(SentenceModel::shared(dir).map_err(|e| Error::Config(e.to_string()))?),
             Some(_) => {
                 tracing::info!("search model not loaded: every tool is listed, so there is no search");
                 None
@@ -321,33 +325,21 @@ impl Engine {
             })
             .collect();
         let routes = Routes::build(&tools, &config.resources, crate::engine::resources::DESCRIPTION_URI);
-        #[cfg(feature = "discovery")]
-        let listed = meta::listed(&exposure, &config.context.pin_tools, &tools)?;
-        #[cfg(not(feature = "discovery"))]
-        let listed: Vec<McpTool> = tools.iter().map(|t| t.advertised(false)).collect();
-        let metas = if exposure.discovery { exposure::META_TOOLS.len() } else { 0 };
-        let listed_index = listed
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (i >= metas).then(|| index.get(&*t.name).copied()).flatten())
-            .collect();
-        let mut info = config.server;
-        #[cfg(feature = "discovery")]
-        if exposure.discovery {
-            info.instructions = Some(meta::instructions(info.instructions.as_deref(), &tools, &config.apis));
-        }
         let rendering = Rendering {
             budget: config.context.max_result_chars,
             detail: config.context.response_detail,
             format: config.context.response_format,
         };
-        let about_results = results::instructions(tools.iter().map(|t| (&*t.mcp.name, &t.results)), rendering.budget);
-        if let Some(about) = about_results {
-            info.instructions = Some(match info.instructions.take().filter(|i| !i.trim().is_empty()) {
-                Some(i) => format!("{i}\n\n{about}"),
-                None => about,
-            });
-        }
+        let about = surfaces::About {
+            text: config.server.instructions.as_deref(),
+            apis: &config.apis,
+            tags: &config.tags,
+            pins: &config.context.pin_tools,
+            results: results::instructions(tools.iter().map(|t| (&*t.mcp.name, &t.results)), rendering.budget),
+        };
+        let views = surfaces::Views::new(&exposure, &tools, about)?;
+        let mut info = config.server;
+        info.instructions = views.configured_instructions(exposure.discovery);
         opts.metrics.set_tools(tools.len());
         let counters = ToolCounters::new(tools.len() + exposure::META_TOOLS.len());
         let scopes = tools.iter().flat_map(|t| t.scopes.iter().flatten().cloned()).collect();
@@ -356,8 +348,7 @@ impl Engine {
             tools,
             index,
             exposure,
-            listed,
-            listed_index,
+            views,
             #[cfg(feature = "discovery")]
             search: OnceLock::new(),
             #[cfg(feature = "semantic")]
@@ -379,7 +370,7 @@ impl Engine {
             list_ttl: opts.list_ttl.unwrap_or(crate::engine::caching::DEFAULT_LIST_TTL),
         });
         #[cfg(feature = "discovery")]
-        if engine.exposure.discovery {
+        if searched {
             // A large catalogue (Microsoft Graph: 22,000 tools) takes a moment to index: off the
             // start-up path. A search arriving before it is done waits for it.
             let e = engine.clone();
@@ -392,53 +383,14 @@ impl Engine {
         Ok(engine)
     }
 
-    /// Up to `size` listed tools from `start`, and where the next page starts.
-    pub fn mcp_tools_page(&self, start: usize, size: usize) -> (Vec<McpTool>, Option<usize>) {
-        let end = start.saturating_add(size).min(self.listed.len());
-        let page = self.listed.get(start..end).unwrap_or_default().to_vec();
-        (page, (end < self.listed.len()).then_some(end))
-    }
-
-    /// Like [`Engine::mcp_tools_page`], for a caller who may see only some tools: the pages are
-    /// of the tools it may use.
-    pub fn mcp_tools_page_for(&self, caller: &Caller, start: usize, size: usize) -> (Vec<McpTool>, Option<usize>) {
-        if !caller.is_restricted() {
-            return self.mcp_tools_page(start, size);
-        }
-        let visible: Vec<&McpTool> = self
-            .listed
-            .iter()
-            .zip(&self.listed_index)
-            .filter(|(_, i)| i.is_none_or(|i| caller.may_use(&self.tools[i].scopes)))
-            .map(|(t, _)| t)
-            .collect();
-        let end = start.saturating_add(size).min(visible.len());
-        let page = visible.get(start..end).unwrap_or_default().iter().map(|t| (*t).clone()).collect();
-        (page, (end < visible.len()).then_some(end))
-    }
-
     /// Every scope some tool needs, for the metadata's `scopes_supported`.
     pub fn scopes(&self) -> &BTreeSet<String> {
         &self.scopes
     }
 
-    /// Whether `tools/list` shows every caller the same tools on `other` as on this engine
-    /// (the tools, and the scopes that decide who sees them): if not, sessions are told.
-    pub fn lists_as(&self, other: &Engine) -> bool {
-        fn scopes(e: &Engine) -> impl Iterator<Item = Option<&Vec<Vec<String>>>> {
-            e.listed_index.iter().map(|i| i.map(|i| &e.tools[i].scopes))
-        }
-        self.listed == other.listed && scopes(self).eq(scopes(other))
-    }
-
     /// The tools of the catalogue (all of them, whatever `tools/list` shows).
     pub fn tool_count(&self) -> usize {
         self.tools.len()
-    }
-
-    /// The tools `tools/list` shows.
-    pub fn listed_count(&self) -> usize {
-        self.listed.len()
     }
 
     /// What the engine shows (every tool or discovery, full or compact schemas) and why.
@@ -488,16 +440,29 @@ impl Engine {
         }
     }
 
-    /// A `tools/call` from a client: the discovery tools in discovery mode, else the API's tool.
-    /// Counted and logged like [`Engine::call`]; `caller` finds, sees and calls only the tools
-    /// its scopes allow.
+    /// A `tools/call` from a client of the configured surface: the discovery tools in discovery
+    /// mode, else the API's tool. Counted and logged like [`Engine::call`]; `caller` finds, sees
+    /// and calls only the tools its scopes allow.
     pub async fn call_from_client(
         &self,
         name: &str,
         args: Map<String, Value>,
         caller: &Caller,
     ) -> Result<CallToolResult> {
-        self.observed(name, args, self.exposure.discovery, caller).await.0
+        self.call_on(Surface::Configured, name, args, caller).await
+    }
+
+    /// [`Engine::call_from_client`] from a client of `surface`: the discovery tools where it
+    /// serves them; on the discovery path, only what it lists ([`Error::OnlyThroughCallTool`]
+    /// for the rest).
+    pub async fn call_on(
+        &self,
+        surface: Surface,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+    ) -> Result<CallToolResult> {
+        self.observed(name, args, surface, caller).await.0
     }
 
     /// The GET operations served as resources and resource templates.
@@ -536,6 +501,9 @@ impl Engine {
 }
 
 mod call;
+mod surfaces;
+
+pub use surfaces::Surface;
 
 /// Where tools go: the target of tools of no listed API, one per API of [`RuntimeConfig::apis`]
 /// in its order, and each tool's API by index (`None`: the tools of no listed API).

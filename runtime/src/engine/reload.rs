@@ -81,10 +81,8 @@ async fn reload_once(
                 engine.tool_count(),
                 engine.exposure().reason
             );
-            if !old.lists_as(&engine) {
-                let told = live.notify_tool_list_changed().await;
-                tracing::debug!("tools/list_changed sent to {told} sessions");
-            }
+            let told = live.notify_tool_list_changed(|surface| !old.lists_as(&engine, surface)).await;
+            tracing::debug!("tools/list_changed sent to {told} sessions");
             // A large catalogue takes a while to free (Microsoft Graph: hundreds of MB): not on a
             // worker. (A call still holding it frees it when it ends.)
             tokio::task::spawn_blocking(move || drop(old));

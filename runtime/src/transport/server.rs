@@ -10,12 +10,12 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use crate::engine::Engine;
 use crate::engine::caching::CacheHints;
 use crate::engine::caller::Caller;
 use crate::engine::confirm::{Confirmer, Gate};
 use crate::engine::live::LiveEngine;
 use crate::engine::resources;
+use crate::engine::{Engine, Surface};
 
 /// Tools per `tools/list` page: large APIs (Microsoft Graph: 22,000 tools, 60 MB) would otherwise
 /// exceed what clients accept in one message (rmcp: 16 MB); common APIs fit in one page.
@@ -35,6 +35,9 @@ pub struct McpServer {
     list_changed: bool,
     /// Calls of this class ask the user first (`--confirm`); `None`: none do.
     confirm: Option<Arc<Confirmer>>,
+    /// Which tools it shows: the configured mode's, or every tool or discovery's (HTTP's
+    /// `/mcp/tools` and `/mcp/discovery`).
+    surface: Surface,
 }
 
 impl McpServer {
@@ -45,7 +48,7 @@ impl McpServer {
 
     /// A server for whatever engine `live` holds at each request.
     pub fn live(live: LiveEngine) -> Self {
-        McpServer { live, oauth: false, list_changed: false, confirm: None }
+        McpServer { live, oauth: false, list_changed: false, confirm: None, surface: Surface::Configured }
     }
 
     /// The server with callers limited to what their access tokens allow (the HTTP layer puts
@@ -65,6 +68,17 @@ impl McpServer {
     pub fn with_confirm(mut self, confirmer: Option<Arc<Confirmer>>) -> Self {
         self.confirm = confirmer;
         self
+    }
+
+    /// The same server showing `surface` (the same engine, sessions and checks).
+    pub fn on(mut self, surface: Surface) -> Self {
+        self.surface = surface;
+        self
+    }
+
+    /// Which tools it shows.
+    pub fn surface(&self) -> Surface {
+        self.surface
     }
 
     /// The engine now served.
@@ -95,16 +109,17 @@ impl McpServer {
     }
 }
 
-/// A `tools/call` on `engine` for `caller`, answered as the MCP result or error: the one call
-/// path of rmcp's handler ([`McpServer::call_tool`]) and of the HTTP fast path
+/// A `tools/call` on `engine`'s `surface` for `caller`, answered as the MCP result or error: the
+/// one call path of rmcp's handler ([`McpServer::call_tool`]) and of the HTTP fast path
 /// (`transport::http::fast_call`).
 pub(crate) async fn call(
     engine: &Engine,
+    surface: Surface,
     name: &str,
     args: serde_json::Map<String, serde_json::Value>,
     caller: &Caller,
 ) -> Result<rmcp::model::CallToolResult, ErrorData> {
-    engine.call_from_client(name, args, caller).await.map_err(|e| ErrorData::invalid_params(e.to_string(), None))
+    engine.call_on(surface, name, args, caller).await.map_err(|e| ErrorData::invalid_params(e.to_string(), None))
 }
 
 impl ServerHandler for McpServer {
@@ -125,8 +140,8 @@ impl ServerHandler for McpServer {
             capabilities.completions = Some(Default::default());
         }
         let config = ServerConfig::new(capabilities).with_server_info(implementation);
-        match &info.instructions {
-            Some(i) => config.with_instructions(i.clone()),
+        match engine.instructions(self.surface) {
+            Some(i) => config.with_instructions(i.to_string()),
             None => config,
         }
     }
@@ -145,7 +160,7 @@ impl ServerHandler for McpServer {
         };
         let caller = crate::engine::caller::caller(self.oauth, &context.extensions);
         let engine = self.engine();
-        let (tools, next) = engine.mcp_tools_page_for(&caller, start, PAGE_SIZE);
+        let (tools, next) = engine.mcp_tools_page_for(self.surface, &caller, start, PAGE_SIZE);
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next.map(|n| n.to_string());
         let hints = self.list_hints(&engine);
@@ -213,12 +228,15 @@ impl ServerHandler for McpServer {
         // one, and tokio copies a task's whole future when it spawns it and when it ends (a call
         // with its upstream request inline is kilobytes; memcpy was the top of the profile).
         if let Some(confirmer) = &self.confirm
-            && let Gate::Answer(answer) = Box::pin(confirmer.gate(&engine, &request, &args, &context, &caller)).await?
+            && let Gate::Answer(answer) =
+                Box::pin(confirmer.gate(&engine, self.surface, &request, &args, &context, &caller)).await?
         {
             return Ok(answer);
         }
         // Progress when asked for; a cancelled request drops the call and its upstream request.
-        let call = Box::pin(crate::engine::progress::run(call(&engine, &request.name, args, &caller), &context)).await;
+        let call =
+            Box::pin(crate::engine::progress::run(call(&engine, self.surface, &request.name, args, &caller), &context))
+                .await;
         let Some(outcome) = call else {
             return Err(ErrorData::internal_error("the request was cancelled", None));
         };
@@ -237,7 +255,7 @@ impl ServerHandler for McpServer {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let id = context.sink().id().clone();
         if context.accepted().tools_list_changed == Some(true) {
-            self.live.add_subscription(context.sink().clone());
+            self.live.add_subscription(context.sink().clone(), self.surface);
         }
         context.cancelled().await;
         self.live.remove_subscription(&id);
@@ -248,7 +266,7 @@ impl ServerHandler for McpServer {
     /// `initialized` here): remembered, to be told when the tools change.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         if self.list_changed {
-            self.live.add_peer(context.peer);
+            self.live.add_peer(context.peer, self.surface);
         }
     }
 }

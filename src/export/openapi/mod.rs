@@ -87,7 +87,7 @@ fn display_name(op: &Operation) -> String {
     name.unwrap_or(&op.pointer).to_string()
 }
 
-/// The top level: info, servers, paths, components and the default security.
+/// The top level: info, servers, the described tags, paths, components and the default security.
 fn document(ir: &ApiIr, paths: Map<String, Value>, schemas: Map<String, Value>) -> Value {
     let mut info = Map::new();
     info.insert("title".into(), json!(ir.info.title));
@@ -100,6 +100,10 @@ fn document(ir: &ApiIr, paths: Map<String, Value>, schemas: Map<String, Value>) 
     doc.insert("info".into(), Value::Object(info));
     if !ir.servers.is_empty() {
         doc.insert("servers".into(), servers(&ir.servers));
+    }
+    if !ir.info.tags.is_empty() {
+        let tags = ir.info.tags.iter().map(|(name, d)| json!({"name": name, "description": d})).collect();
+        doc.insert("tags".into(), Value::Array(tags));
     }
     doc.insert("paths".into(), Value::Object(paths));
     let mut components = Map::new();

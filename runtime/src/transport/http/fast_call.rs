@@ -108,7 +108,7 @@ impl FastCall {
         let outcome = tokio::select! {
             // The call first (no random pick): the token is rarely cancelled.
             biased;
-            outcome = crate::transport::server::call(&engine, &call.name, call.arguments, &caller) => outcome,
+            outcome = crate::transport::server::call(&engine, self.server.surface(), &call.name, call.arguments, &caller) => outcome,
             () = self.config.cancellation_token.cancelled() => {
                 let e = "no response message received from handler";
                 tracing::error!("Internal server error when empty response: {e}");

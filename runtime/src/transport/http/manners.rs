@@ -128,12 +128,19 @@ fn page(about: &About, request: &Request) -> impl IntoResponse {
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title} (MCP server)</title></head><body>\
 <h1>{title}</h1><p>This is an MCP server (Model Context Protocol, Streamable HTTP) with {tools} tools; \
 <code>tools/list</code> shows {listed}. {mode}.</p>\
+<p>Beside it, <code>{url}/tools</code> lists every tool (for clients that search tools themselves: Claude Code, \
+Codex, VS Code){discovery}.</p>\
 <p>Connect an MCP client to <code>{url}</code>:</p><ul>\
 <li>Claude Code: <code>claude mcp add --transport http mcp-server {url}</code></li>\
 <li>VS Code (<code>.vscode/mcp.json</code>): <code>{{\"servers\": {{\"api\": {{\"type\": \"http\", \"url\": \"{url}\"}}}}}}</code></li>\
 <li>Cursor (<code>.cursor/mcp.json</code>): <code>{{\"mcpServers\": {{\"api\": {{\"url\": \"{url}\"}}}}}}</code></li>\
 <li>MCP Inspector: <code>npx @modelcontextprotocol/inspector</code>, transport Streamable HTTP, URL <code>{url}</code></li></ul>\
 </body></html>\n",
+        discovery = if cfg!(feature = "discovery") {
+            format!(" and <code>{url}/discovery</code> lists search_tools, describe_tools and call_tool")
+        } else {
+            String::new()
+        },
         tools = engine.tool_count(),
         listed = engine.listed_count(),
         mode = escape(&engine.exposure().reason),

@@ -25,6 +25,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use self::fast_call::FastCall;
 use self::manners::About;
 pub use crate::auth::OAuthOptions;
+use crate::engine::Surface;
 use crate::error::{Error, Result};
 use crate::metrics::{Metrics, Readiness};
 use crate::transport::server::McpServer;
@@ -89,38 +90,16 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .with_allowed_origins(origins)
         .enforce_origin_validation();
     let cancel = config.cancellation_token.clone();
-    let about = Arc::new(About::new(&server));
-    // Plain stateless tools/calls are answered beside rmcp, with its checks (fast_call.rs): in
-    // front of the router (front.rs), or with OAuth behind its gate, in /mcp's handler.
-    let fast = FastCall::new(server.clone(), &config);
-    let (in_front, behind_gate) = if oauth.is_some() { (None, fast) } else { (fast, None) };
-    let service = Arc::new(Mcp {
-        rmcp: StreamableHttpService::new(move || Ok(server.clone()), Arc::new(NeverSessionManager::default()), config),
-        fast: behind_gate,
-    });
     let token: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
-    let token_for_metrics = token.clone();
-    let token_for_front = token.clone();
-    // The token check is the outer layer: nothing about the server is told before it.
-    let mcp = axum::Router::new()
-        .nest_service("/mcp", axum::routing::any(streamable).with_state(service))
-        .layer(middleware::from_fn_with_state(about.clone(), self::manners::mcp_manners));
-    let mcp = match &oauth {
+    let guard = match &oauth {
         #[cfg(not(feature = "oauth"))]
         Some(never) => match *never {},
         #[cfg(feature = "oauth")]
-        Some(rs) => {
-            let gate = Arc::new(crate::auth::Gate { server: rs.clone(), engine: live.clone() });
-            let mut with_metadata =
-                mcp.layer(middleware::from_fn_with_state(gate.clone(), crate::auth::require_access));
-            for path in rs.metadata_paths() {
-                with_metadata = with_metadata
-                    .merge(axum::Router::new().route(&path, get(crate::auth::metadata)).with_state(gate.clone()));
-            }
-            with_metadata
-        }
-        None => mcp.layer(middleware::from_fn_with_state(token.clone(), require_token)),
+        Some(rs) => Guard::OAuth(rs.clone(), live.clone()),
+        None => Guard::Token(token.clone()),
     };
+    let (mcp, in_front) = mcp_routes(&server, &config, &guard);
+    let (token_for_metrics, token_for_front) = (token.clone(), token.clone());
     let sse = sse_routes(legacy, token);
     let scrape = scrape_routes(opts.metrics, oauth.is_some(), token_for_metrics);
     // The tool count of the engine served now (a reload may change it).
@@ -135,6 +114,93 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     let front = self::front::Front::new(router, in_front, token_for_front);
     on_ready(addr);
     self::workers::serve(listener, front, opts.workers, shutdown_signal(), move || cancel.cancel()).await
+}
+
+/// Who may use an MCP path: OAuth access tokens (the resource server and the engine whose
+/// tools' scopes it checks), or the bearer token, if any.
+enum Guard {
+    #[cfg(feature = "oauth")]
+    OAuth(Arc<crate::auth::ResourceServer>, crate::engine::live::LiveEngine),
+    Token(Option<Arc<str>>),
+}
+
+/// The paths served: `/mcp` (the configured mode), `/mcp/tools` (every tool) and, with the
+/// `discovery` feature, `/mcp/discovery`.
+fn served_surfaces() -> impl Iterator<Item = (Surface, &'static str)> {
+    Surface::HTTP.into_iter().filter(|(s, _)| cfg!(feature = "discovery") || *s != Surface::Discovery)
+}
+
+/// The MCP paths, each an rmcp service over `server` showing its surface, behind the manners
+/// and `guard` layers (the guard outermost: nothing about the server is told before it); and
+/// the fast paths that may sit in front of the router (none with OAuth: theirs are behind its
+/// gate, in each path's handler).
+fn mcp_routes(
+    server: &McpServer,
+    config: &StreamableHttpServerConfig,
+    guard: &Guard,
+) -> (axum::Router, Vec<(&'static str, FastCall)>) {
+    let about = Arc::new(About::new(server));
+    let mut routes = axum::Router::new();
+    let mut in_front = Vec::new();
+    for (surface, path) in served_surfaces() {
+        let on = server.clone().on(surface);
+        // Plain stateless tools/calls are answered beside rmcp, with its checks (fast_call.rs).
+        let fast = FastCall::new(on.clone(), config);
+        let behind_gate = match guard {
+            #[cfg(feature = "oauth")]
+            Guard::OAuth(..) => fast,
+            Guard::Token(_) => {
+                in_front.extend(fast.map(|f| (path, f)));
+                None
+            }
+        };
+        let never = Arc::new(NeverSessionManager::default());
+        let rmcp = StreamableHttpService::new(move || Ok(on.clone()), never, config.clone());
+        let service = axum::routing::any(streamable).with_state(Arc::new(Mcp { rmcp, fast: behind_gate }));
+        // `/mcp` keeps serving the paths below it that are not a sibling's, as it always has.
+        let router = match surface {
+            Surface::Configured => axum::Router::new().nest_service(path, service),
+            _ => axum::Router::new().route(path, service),
+        };
+        routes = routes.merge(guarded(router, &about, guard, surface));
+    }
+    if !cfg!(feature = "discovery") {
+        let absent = axum::Router::new().route(Surface::Discovery.path(), axum::routing::any(no_discovery));
+        routes = routes.merge(guarded(absent, &about, guard, Surface::Discovery));
+    }
+    #[cfg(feature = "oauth")]
+    if let Guard::OAuth(rs, live) = guard {
+        let gate =
+            Arc::new(crate::auth::Gate { server: rs.clone(), engine: live.clone(), surface: Surface::Configured });
+        for path in rs.metadata_paths() {
+            routes =
+                routes.merge(axum::Router::new().route(&path, get(crate::auth::metadata)).with_state(gate.clone()));
+        }
+    }
+    (routes, in_front)
+}
+
+/// `router` behind the manners layer and `guard`, for a path that shows `surface`.
+fn guarded(router: axum::Router, about: &Arc<About>, guard: &Guard, surface: Surface) -> axum::Router {
+    let router = router.layer(middleware::from_fn_with_state(about.clone(), self::manners::mcp_manners));
+    match guard {
+        #[cfg(feature = "oauth")]
+        Guard::OAuth(rs, live) => {
+            let gate = Arc::new(crate::auth::Gate { server: rs.clone(), engine: live.clone(), surface });
+            router.layer(middleware::from_fn_with_state(gate, crate::auth::require_access))
+        }
+        Guard::Token(token) => {
+            let _ = surface;
+            router.layer(middleware::from_fn_with_state(token.clone(), require_token))
+        }
+    }
+}
+
+/// `/mcp/discovery` of a server built without the `discovery` feature.
+async fn no_discovery() -> Response {
+    let text = "this server was built without the `discovery` feature: it serves no /mcp/discovery \
+                (every tool is at /mcp/tools; regenerate with `mcpgen generate --with discovery`)\n";
+    (StatusCode::NOT_FOUND, text).into_response()
 }
 
 #[cfg(feature = "oauth")]

@@ -1,0 +1,292 @@
+//! Text from API descriptions made fit for a model: plain words on one line (no HTML, no
+//! Markdown, no control characters), first paragraphs and sentences, cuts at a length. An API
+//! description is untrusted input: what comes out of [`plain`] cannot pass for the structure of
+//! the text it is put into (a heading, a list item, a line of its own, a tag).
+
+/// Abbreviations whose period does not end a sentence.
+const ABBREVIATIONS: [&str; 10] = ["e.g", "i.e", "etc", "vs", "approx", "incl", "no", "eg", "ie", "cf"];
+
+/// The first sentence of a text (up to `.`, `!` or `?` before white space, or a blank line), on one
+/// line, at most `max` characters (cut with `…`).
+pub fn first_sentence(text: &str, max: usize) -> String {
+    let text = text.trim();
+    let mut end = text.len();
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        if c == '\n' && bytes.get(i + 1) == Some(&b'\n') {
+            end = i;
+            break;
+        }
+        if matches!(c, '.' | '!' | '?') && bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace) {
+            let word = text[..i].rsplit(|ch: char| ch.is_whitespace() || ch == '(').next().unwrap_or("");
+            if c == '.' && ABBREVIATIONS.contains(&word.to_ascii_lowercase().as_str()) {
+                continue;
+            }
+            end = i + 1;
+            break;
+        }
+    }
+    cap(&text[..end].split_whitespace().collect::<Vec<_>>().join(" "), max)
+}
+
+/// Cuts text to at most `max` characters at a word boundary, marking the cut with `…`.
+pub fn cap_words(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let end = text.char_indices().nth(max.saturating_sub(1)).map_or(text.len(), |(i, _)| i);
+    let (head, next) = (&text[..end], &text[end..]);
+    let inside_word = !next.starts_with(char::is_whitespace) && !head.ends_with(char::is_whitespace);
+    let head = match head.rfind(' ') {
+        // Back to the word's start, unless that loses most of the text.
+        Some(space) if inside_word && space > max / 2 => &head[..space],
+        _ => head,
+    };
+    format!("{}…", head.trim_end().trim_end_matches([',', ';', ':']))
+}
+
+/// Cuts text to at most `max` characters, marking the cut with `…`.
+pub fn cap(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.truncate(out.trim_end().len());
+    out.push('…');
+    out
+}
+
+/// The first paragraph of `text` (blocks are separated by blank lines) that says something in
+/// plain words: headings, fenced code and blocks with no words after [`plain`] are passed over
+/// (`# Introduction`, then the paragraph that introduces). Empty when no paragraph does.
+pub fn first_paragraph(text: &str) -> String {
+    paragraphs(text)
+        .into_iter()
+        .filter(|p| !p.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')))
+        .map(|p| plain(&p))
+        .find(|p| p.chars().any(char::is_alphanumeric))
+        .unwrap_or_default()
+}
+
+/// The blocks of `text` between blank lines, fenced code blocks left out.
+fn paragraphs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        if trimmed.is_empty() {
+            if !current.trim().is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            current.clear();
+            continue;
+        }
+        current.push_str(line);
+        current.push('\n');
+    }
+    if !current.trim().is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// `text` as plain words on one line: HTML comments and tags go (a tag leaves a space), the
+/// common entities are decoded; Markdown's line markers (headings, quotes, list items, GitHub's
+/// `[!NOTE]`), emphasis, backticks and fences go, links and images leave their text; control
+/// characters (line and paragraph separators included) become spaces, and runs of white space
+/// one space.
+pub fn plain(text: &str) -> String {
+    let text = without_html(text);
+    let mut words = String::with_capacity(text.len());
+    for line in text.lines() {
+        let line = without_line_marker(line.trim());
+        if line.starts_with("```") || line.starts_with("~~~") || is_table_rule(line) {
+            continue;
+        }
+        words.push_str(&inline_text(line));
+        words.push(' ');
+    }
+    let spaced: String =
+        words.chars().map(|c| if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') { ' ' } else { c }).collect();
+    // A tag's space before a period or comma (`<b>Pets</b>.`) is not the text's.
+    spaced.split_whitespace().collect::<Vec<_>>().join(" ").replace(" .", ".").replace(" ,", ",")
+}
+
+/// `text` without HTML comments and tags (each replaced by a space), the common entities decoded.
+/// A `<` that does not open a tag (`a < b`) is text.
+fn without_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        if let Some(comment) = after.strip_prefix("!--") {
+            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
+            out.push(' ');
+            continue;
+        }
+        let opens_tag = after.starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '/' | '!' | '?'));
+        match after.find('>').filter(|_| opens_tag) {
+            Some(close) => {
+                out.push(' ');
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('<');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    if !out.contains('&') {
+        return out;
+    }
+    let entities = [("&nbsp;", " "), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&lt;", "<"), ("&gt;", ">")];
+    // `&amp;` last, so that `&amp;lt;` reads `&lt;`.
+    let decoded = entities.iter().fold(out, |s, (entity, c)| s.replace(entity, c));
+    decoded.replace("&amp;", "&")
+}
+
+/// A line without the Markdown marker it starts with: `#`s, `>`s, a list item's `-`, `*`, `+`
+/// or `1.`, and a GitHub alert's `[!NOTE]`.
+fn without_line_marker(line: &str) -> &str {
+    let mut line = line;
+    loop {
+        let before = line;
+        line = line.trim_start_matches(['#', '>']).trim_start();
+        for marker in ["- ", "* ", "+ "] {
+            if let Some(rest) = line.strip_prefix(marker) {
+                line = rest.trim_start();
+            }
+        }
+        let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && line[digits..].starts_with(". ") {
+            line = line[digits + 2..].trim_start();
+        }
+        if line.starts_with("[!")
+            && let Some(end) = line.find(']')
+        {
+            line = line[end + 1..].trim_start();
+        }
+        if line == before {
+            return line;
+        }
+    }
+}
+
+/// A Markdown table's rule (`|---|:--:|`).
+fn is_table_rule(line: &str) -> bool {
+    line.contains('-') && line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
+/// A line's inline Markdown as text: links and images as their text, no emphasis markers or
+/// backticks (`snake_case` names keep their underscores).
+fn inline_text(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(open) = rest.find('[') {
+        let link = rest[open..].find("](").and_then(|mid| {
+            let label = &rest[open + 1..open + mid];
+            let after = &rest[open + mid + 2..];
+            let close = after.find(')')?;
+            (!label.contains(['[', ']'])).then_some((label, open + mid + 2 + close + 1))
+        });
+        match link {
+            Some((label, end)) => {
+                out.push_str(rest[..open].strip_suffix('!').unwrap_or(&rest[..open]));
+                out.push_str(label);
+                rest = &rest[end..];
+            }
+            None => {
+                out.push_str(&rest[..=open]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    let out = out.replace("**", "").replace("__", "").replace('`', "");
+    without_star_emphasis(&out)
+}
+
+/// `*word*` as `word`: a `*` at a word's edge (a letter or digit on one side only) goes; one
+/// between spaces (`a * b`) or inside a word (`2*3`) stays.
+fn without_star_emphasis(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let word = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric());
+    chars
+        .iter()
+        .enumerate()
+        .filter(|&(i, c)| {
+            let (before, after) = (i.checked_sub(1).and_then(|j| chars.get(j)), chars.get(i + 1));
+            *c != '*' || word(before) == word(after)
+        })
+        .map(|(_, c)| c)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sentences() {
+        assert_eq!(first_sentence("Lists pets. Paginated.", 200), "Lists pets.");
+        assert_eq!(first_sentence("Sort order, e.g. asc. Default desc.", 200), "Sort order, e.g. asc.");
+        assert_eq!(first_sentence("Version 1.2 of the API. More.", 200), "Version 1.2 of the API.");
+        assert_eq!(first_sentence("No period\nbut lines\n\nand a paragraph", 200), "No period but lines");
+        assert_eq!(first_sentence("abcdef", 4), "abc…");
+        assert_eq!(first_sentence("  ", 10), "");
+    }
+
+    #[test]
+    fn cuts_fall_between_words() {
+        assert_eq!(cap_words("one two three four", 10), "one two…");
+        assert_eq!(cap_words("one two three", 20), "one two three");
+        assert_eq!(cap_words("abcdefghijklmnop", 8), "abcdefg…", "one long word is cut inside");
+        assert_eq!(cap_words("one two, three", 9), "one two…", "no trailing comma");
+    }
+
+    #[test]
+    fn html_goes_and_leaves_its_text() {
+        assert_eq!(plain("<p>Lists <b>pets</b>.</p><!-- hidden -->Done"), "Lists pets. Done");
+        assert_eq!(plain("script </script><script>alert(1)</script> end"), "script alert(1) end");
+        assert_eq!(plain("a < b and c > d"), "a < b and c > d", "comparisons are text");
+        assert_eq!(plain("Tom &amp; Jerry&nbsp;&lt;3"), "Tom & Jerry <3");
+        assert_eq!(plain("open <!-- never closed"), "open");
+    }
+
+    #[test]
+    fn markdown_goes_and_leaves_its_text() {
+        assert_eq!(plain("# Title\n\n> [!NOTE]\n> A **bold** `code` *note*."), "Title A bold code note.");
+        assert_eq!(plain("- one\n* two\n+ three\n12. four"), "one two three four");
+        assert_eq!(plain("See [the docs](https://x.io) and ![logo](l.png)."), "See the docs and logo.");
+        assert_eq!(plain("Use `snake_case` names, 2 * 3"), "Use snake_case names, 2 * 3");
+        assert_eq!(plain("| a | b |\n|---|:-:|\n| 1 | 2 |"), "| a | b | | 1 | 2 |");
+    }
+
+    #[test]
+    fn no_line_or_control_character_survives() {
+        let hostile = "a\nb\r\n\tc\u{0}d\u{2028}e\u{2029}f\u{85}g\n\n- h";
+        let text = plain(hostile);
+        assert_eq!(text, "a b c d e f g h");
+        assert!(!text.chars().any(char::is_control));
+    }
+
+    #[test]
+    fn the_first_paragraph_that_says_something() {
+        let doc = "# Introduction\n\nThe API manages\nDroplets.\n\n## Auth\n\nTokens.";
+        assert_eq!(first_paragraph(doc), "The API manages Droplets.");
+        assert_eq!(first_paragraph("```\ncode\n```\n\n<br/>\n\nWords here."), "Words here.");
+        assert_eq!(first_paragraph("# Only a heading"), "");
+        assert_eq!(first_paragraph(""), "");
+    }
+}
