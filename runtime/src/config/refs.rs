@@ -71,35 +71,49 @@ fn starts_resource(obj: &Map<String, Value>) -> bool {
 }
 
 /// The subschema of `resource` (a schema resource's root) that `reference` names: `#`, a JSON
-/// pointer fragment (percent-decoded, `~0` and `~1` unescaped) that leads through schema positions
-/// to a schema, or a plain-name fragment that a `$anchor` of the resource declares. `None` for
-/// anything else, a reference to another document included.
+/// pointer fragment (see [`resolve_pointer`]), or a plain-name fragment that a `$anchor` of the
+/// resource declares. `None` for anything else, a reference to another document included.
 pub fn resolve<'a>(resource: &'a Value, reference: &str) -> Option<&'a Value> {
-    let fragment = reference.strip_prefix('#')?;
-    let fragment = percent_encoding::percent_decode_str(fragment).decode_utf8().ok()?;
+    let fragment = decoded_fragment(reference)?;
     if fragment.is_empty() {
         return Some(resource);
     }
-    match fragment.strip_prefix('/') {
-        Some(pointer) => schema_at(resource, pointer.split('/').map(unescape)),
-        None => anchored(resource, &fragment),
+    if fragment.starts_with('/') {
+        return resolve_pointer(resource.as_object()?, reference);
     }
+    anchored(resource, &fragment)
 }
 
-/// The schema a pointer's tokens lead to, through schema positions only.
-fn schema_at(root: &Value, tokens: impl Iterator<Item = String>) -> Option<&Value> {
-    let mut tokens = tokens.peekable();
-    let mut at = root;
+/// The subschema below `root` that a JSON pointer reference (`#/$defs/Node`) names: the fragment
+/// percent-decoded, `~0` and `~1` unescaped, and every step a schema position, to a schema.
+/// `None` for any other reference (`#` itself is the root).
+pub fn resolve_pointer<'a>(root: &'a Map<String, Value>, reference: &str) -> Option<&'a Value> {
+    let fragment = decoded_fragment(reference)?;
+    let mut tokens = fragment.strip_prefix('/')?.split('/').map(unescape);
+    let first = tokens.next()?;
+    let mut at = step(root, &first, &mut tokens)?;
     while let Some(key) = tokens.next() {
-        let value = at.as_object()?.get(&key)?;
-        at = match (keywords::holds(&key), value) {
-            (Holds::Schema | Holds::Schemas, Value::Array(list)) => list.get(tokens.next()?.parse::<usize>().ok()?)?,
-            (Holds::Schema, one) => one,
-            (Holds::NamedSchemas, Value::Object(map)) => map.get(&tokens.next()?)?,
-            _ => return None,
-        };
+        at = step(at.as_object()?, &key, &mut tokens)?;
     }
     is_schema(at).then_some(at)
+}
+
+/// The fragment of a same-document reference, percent-decoded; `None` for another document.
+fn decoded_fragment(reference: &str) -> Option<String> {
+    let fragment = reference.strip_prefix('#')?;
+    percent_encoding::percent_decode_str(fragment).decode_utf8().ok().map(|f| f.into_owned())
+}
+
+/// One step of a pointer from a schema object: its keyword `key`, and the name or index after it
+/// when the keyword holds several subschemas.
+fn step<'a>(schema: &'a Map<String, Value>, key: &str, tokens: &mut impl Iterator<Item = String>) -> Option<&'a Value> {
+    let value = schema.get(key)?;
+    match (keywords::holds(key), value) {
+        (Holds::Schema | Holds::Schemas, Value::Array(list)) => list.get(tokens.next()?.parse::<usize>().ok()?),
+        (Holds::Schema, one) => Some(one),
+        (Holds::NamedSchemas, Value::Object(map)) => map.get(&tokens.next()?),
+        _ => None,
+    }
 }
 
 /// The subschema of a resource that declares `$anchor: name` (not looking into nested resources).
