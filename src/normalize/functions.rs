@@ -305,7 +305,7 @@ fn object_schema_types(obj: &mut serde_json::Map<String, Value>) -> usize {
         }
         _ => {}
     }
-    count + keywords::subschemas_mut(obj).into_iter().map(json_schema_types).sum::<usize>()
+    count + keywords::subschemas_mut(obj).map(json_schema_types).sum::<usize>()
 }
 
 /// Faults inside a function's schema are placed relative to the schema; prefix its own pointer.

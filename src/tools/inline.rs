@@ -170,7 +170,12 @@ impl Run<'_> {
         match keywords::map_held(key, v, |s| self.walk(s)) {
             Some(walked) => walked,
             None => {
-                self.bytes += json_size(v);
+                self.bytes += match v {
+                    // A list that is no data (`type: [..]`) counts its items only, as the estimate
+                    // always has: the depth each budget picks stays where it was.
+                    Value::Array(items) if !keywords::is_data(key) => items.iter().map(json_size).sum(),
+                    _ => json_size(v),
+                };
                 v.clone()
             }
         }

@@ -16,7 +16,7 @@ use crate::schema::keywords::{ADJACENT, SCOPING, SEES_ADJACENT, is_annotation, s
 /// so a merged branch arrives already simplified.
 pub(super) fn merge_annotation_all_of(schema: &mut Value) {
     let Value::Object(obj) = schema else { return };
-    subschemas_mut(obj).into_iter().for_each(merge_annotation_all_of);
+    subschemas_mut(obj).for_each(merge_annotation_all_of);
     let Some(Value::Array(branches)) = obj.get("allOf") else { return };
     let Some(merged) = merged_branches(obj, branches) else { return };
     obj.remove("allOf");

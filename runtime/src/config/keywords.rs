@@ -53,46 +53,101 @@ pub enum Holds {
 
 /// What the value of the keyword `key` of a schema object holds.
 pub fn holds(key: &str) -> Holds {
-    if SCHEMA.contains(&key) {
-        Holds::Schema
-    } else if SCHEMA_LIST.contains(&key) {
-        Holds::Schemas
-    } else if SCHEMA_MAP.contains(&key) {
-        Holds::NamedSchemas
-    } else {
-        Holds::Nothing
+    // A `match` rather than searches of the lists: walkers ask for every keyword of every schema
+    // (a test checks that the two agree).
+    match key {
+        "items"
+        | "additionalProperties"
+        | "additionalItems"
+        | "not"
+        | "if"
+        | "then"
+        | "else"
+        | "contains"
+        | "propertyNames"
+        | "unevaluatedItems"
+        | "unevaluatedProperties"
+        | "contentSchema" => Holds::Schema,
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => Holds::Schemas,
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => Holds::NamedSchemas,
+        _ => Holds::Nothing,
     }
 }
 
 /// The subschemas the value of the keyword `key` holds (none when it holds none, or when the
 /// value does not have the shape the keyword gives it).
-pub fn held<'a>(key: &str, value: &'a Value) -> Vec<&'a Value> {
+pub fn held<'a>(key: &str, value: &'a Value) -> Held<'a> {
     match (holds(key), value) {
-        (Holds::Schema | Holds::Schemas, Value::Array(list)) => list.iter().collect(),
-        (Holds::Schema, one @ (Value::Object(_) | Value::Bool(_))) => vec![one],
-        (Holds::NamedSchemas, Value::Object(map)) => map.values().collect(),
-        _ => Vec::new(),
+        (Holds::Schema | Holds::Schemas, Value::Array(list)) => Held::List(list.iter()),
+        (Holds::Schema, one @ (Value::Object(_) | Value::Bool(_))) => Held::One(Some(one)),
+        (Holds::NamedSchemas, Value::Object(map)) => Held::Map(map.values()),
+        _ => Held::One(None),
     }
 }
 
 /// [`held`], mutable.
-pub fn held_mut<'a>(key: &str, value: &'a mut Value) -> Vec<&'a mut Value> {
+pub fn held_mut<'a>(key: &str, value: &'a mut Value) -> HeldMut<'a> {
     match (holds(key), value) {
-        (Holds::Schema | Holds::Schemas, Value::Array(list)) => list.iter_mut().collect(),
-        (Holds::Schema, one @ (Value::Object(_) | Value::Bool(_))) => vec![one],
-        (Holds::NamedSchemas, Value::Object(map)) => map.values_mut().collect(),
-        _ => Vec::new(),
+        (Holds::Schema | Holds::Schemas, Value::Array(list)) => HeldMut::List(list.iter_mut()),
+        (Holds::Schema, one @ (Value::Object(_) | Value::Bool(_))) => HeldMut::One(Some(one)),
+        (Holds::NamedSchemas, Value::Object(map)) => HeldMut::Map(map.values_mut()),
+        _ => HeldMut::One(None),
     }
 }
 
 /// The subschemas directly under a schema object, keyword by keyword (see [`held`]).
-pub fn subschemas(schema: &Map<String, Value>) -> Vec<&Value> {
-    schema.iter().flat_map(|(key, value)| held(key, value)).collect()
+pub fn subschemas(schema: &Map<String, Value>) -> impl Iterator<Item = &Value> {
+    schema.iter().flat_map(|(key, value)| held(key, value))
 }
 
 /// The subschemas directly under a schema object, mutable (see [`held_mut`]).
-pub fn subschemas_mut(schema: &mut Map<String, Value>) -> Vec<&mut Value> {
-    schema.iter_mut().flat_map(|(key, value)| held_mut(key, value)).collect()
+pub fn subschemas_mut(schema: &mut Map<String, Value>) -> impl Iterator<Item = &mut Value> {
+    schema.iter_mut().flat_map(|(key, value)| held_mut(key, value))
+}
+
+/// The subschemas of one keyword's value ([`held`]), without collecting them: walkers run over
+/// every schema object of large documents.
+pub enum Held<'a> {
+    /// The value is the subschema (or holds none).
+    One(Option<&'a Value>),
+    /// A list of subschemas.
+    List(std::slice::Iter<'a, Value>),
+    /// The subschemas of a map of names.
+    Map(serde_json::map::Values<'a>),
+}
+
+impl<'a> Iterator for Held<'a> {
+    type Item = &'a Value;
+
+    fn next(&mut self) -> Option<&'a Value> {
+        match self {
+            Held::One(one) => one.take(),
+            Held::List(list) => list.next(),
+            Held::Map(map) => map.next(),
+        }
+    }
+}
+
+/// [`Held`], mutable.
+pub enum HeldMut<'a> {
+    /// The value is the subschema (or holds none).
+    One(Option<&'a mut Value>),
+    /// A list of subschemas.
+    List(std::slice::IterMut<'a, Value>),
+    /// The subschemas of a map of names.
+    Map(serde_json::map::ValuesMut<'a>),
+}
+
+impl<'a> Iterator for HeldMut<'a> {
+    type Item = &'a mut Value;
+
+    fn next(&mut self) -> Option<&'a mut Value> {
+        match self {
+            HeldMut::One(one) => one.take(),
+            HeldMut::List(list) => list.next(),
+            HeldMut::Map(map) => map.next(),
+        }
+    }
 }
 
 /// The value of the keyword `key` rebuilt with `f` applied to each subschema it holds (names and
@@ -354,6 +409,23 @@ mod tests {
     }
 
     #[test]
+    fn holds_agrees_with_the_lists() {
+        let listed = SCHEMA.iter().chain(&SCHEMA_LIST).chain(&SCHEMA_MAP);
+        for key in DRAFT_2020_12.iter().chain(listed).chain(&DATA).chain(&["x-id", "example", "nullable"]) {
+            let want = if SCHEMA.contains(key) {
+                Holds::Schema
+            } else if SCHEMA_LIST.contains(key) {
+                Holds::Schemas
+            } else if SCHEMA_MAP.contains(key) {
+                Holds::NamedSchemas
+            } else {
+                Holds::Nothing
+            };
+            assert_eq!(holds(key), want, "{key}");
+        }
+    }
+
+    #[test]
     fn subschemas_are_found_by_position_never_by_name() {
         let schema = json!({
             "type": "object", "required": ["required"], "enum": [{"type": "string"}], "default": {"items": {}},
@@ -364,7 +436,7 @@ mod tests {
         let titles = |v: Vec<&Value>| -> Vec<Value> {
             v.into_iter().map(|s| s.get("title").cloned().unwrap_or(s.clone())).collect()
         };
-        let found = titles(subschemas(schema.as_object().unwrap()));
+        let found = titles(subschemas(schema.as_object().unwrap()).collect());
         assert_eq!(
             found,
             [
@@ -377,8 +449,8 @@ mod tests {
                 json!("a property")
             ]
         );
-        assert!(held("required", &json!({"title": "t"})).is_empty(), "required holds names");
-        assert!(held("properties", &json!([{"title": "t"}])).is_empty(), "a map of schemas is an object");
+        assert_eq!(held("required", &json!({"title": "t"})).count(), 0, "required holds names");
+        assert_eq!(held("properties", &json!([{"title": "t"}])).count(), 0, "a map of schemas is an object");
         assert_eq!(holds("$defs"), Holds::NamedSchemas);
         assert_eq!(holds("enum"), Holds::Nothing);
     }
@@ -387,7 +459,7 @@ mod tests {
     fn mutable_subschemas_match_the_shared_ones() {
         let mut schema = json!({"properties": {"items": {"type": "array"}}, "prefixItems": [{}], "const": {}});
         let obj = schema.as_object_mut().unwrap();
-        let count = subschemas(obj).len();
+        let count = subschemas(obj).count();
         for s in subschemas_mut(obj) {
             s.as_object_mut().unwrap().insert("seen".into(), json!(true));
         }

@@ -125,7 +125,7 @@ fn anchored<'a>(resource: &'a Value, name: &str) -> Option<&'a Value> {
             return Some(schema);
         }
         let nested = |s: &&Value| !(s.as_object().is_some_and(starts_resource));
-        pending.extend(keywords::subschemas(obj).into_iter().filter(nested));
+        pending.extend(keywords::subschemas(obj).filter(nested));
     }
     None
 }

@@ -53,7 +53,7 @@ fn rewrite_refs(v: &mut Value, used: &mut BTreeSet<String>) {
 /// reference).
 fn children_mut(v: &mut Value) -> Vec<&mut Value> {
     let Value::Object(obj) = v else { return Vec::new() };
-    keywords::subschemas_mut(obj).into_iter().filter(|s| s.is_object()).collect()
+    keywords::subschemas_mut(obj).filter(|s| s.is_object()).collect()
 }
 
 fn ref_of(v: &Value) -> Option<&str> {
