@@ -1,9 +1,9 @@
 //! Corpus sweep: runs load -> normalize -> tools on every real API description of the corpus
 //! (`../shared/corpus/fetch.sh`) and reports what loads, what yields tools, and why operations
 //! are skipped. Panics are caught and counted (there must be none). Every tool is built with its
-//! output schema, and each schema a client may be shown (input and output, full and compact) is
-//! checked for `$ref`s that name nothing in it (`runtime::config::refs::unresolved_refs`): there
-//! must be none.
+//! output schema, and each schema a client may be shown (input and output, full and compact, and
+//! the input as `mcpgen export` writes it) is checked for `$ref`s that name nothing in it
+//! (`runtime::config::refs::unresolved_refs`): there must be none.
 //!
 //! `cargo run --release --example sweep [-- CORPUS_DIR]`; per-document results go to
 //! `target/sweep.jsonl`, with a digest of each tool's schemas (compare two runs to count the tools
@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use mcpgen::export::openapi::fold_local_defs;
 use mcpgen::pipeline::{self, DiagKind, OutputSchemaPolicy, PipelineOptions};
 use mcpgen::runtime::config::refs::unresolved_refs;
 use mcpgen::runtime::config::{JsonObject, Tool};
@@ -144,13 +145,17 @@ fn record(path: &Path) -> Value {
     }
 }
 
-/// The schemas a client may be shown of a tool, named: in full (the config's) and compact.
+/// The schemas a client may be shown of a tool, named: in full (the config's), compact, and as
+/// `mcpgen export` writes its input (inlined recursive definitions folded back into `$ref`s).
 fn advertised(tool: &Tool) -> Vec<(&'static str, JsonObject)> {
     let mut out = vec![("input", tool.input_schema.clone())];
     out.extend(tool.output_schema.clone().map(|s| ("output", s)));
     let compact = ToolEntry::new(tool.clone()).advertised(true);
     out.push(("compact input", (*compact.input_schema).clone()));
     out.extend(compact.output_schema.map(|s| ("compact output", (*s).clone())));
+    if let Value::Object(exported) = fold_local_defs(&tool.input_schema) {
+        out.push(("exported input", exported));
+    }
     out
 }
 

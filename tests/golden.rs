@@ -5,6 +5,7 @@
 
 mod common;
 
+use mcpgen::export::openapi::fold_local_defs;
 use mcpgen::pipeline::OutputSchemaPolicy;
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::runtime::config::keywords;
@@ -156,13 +157,17 @@ fn refs_resolve(spec: &str) {
     assert!(unresolved.is_empty(), "{spec}: {} unresolved:\n{}", unresolved.len(), unresolved.join("\n"));
 }
 
-/// A tool's schemas as clients are shown them: in full (the config's) and compact.
+/// A tool's schemas as clients are shown them: in full (the config's), compact, and as `mcpgen
+/// export` writes its input (inlined recursive definitions folded back into `$ref`s).
 fn advertised(tool: &Tool) -> Vec<(&'static str, JsonObject)> {
     let mut out = vec![("input", tool.input_schema.clone())];
     out.extend(tool.output_schema.clone().map(|s| ("output", s)));
     let compact = ToolEntry::new(tool.clone()).advertised(true);
     out.push(("compact input", (*compact.input_schema).clone()));
     out.extend(compact.output_schema.map(|s| ("compact output", (*s).clone())));
+    if let Value::Object(exported) = fold_local_defs(&tool.input_schema) {
+        out.push(("exported input", exported));
+    }
     out
 }
 
