@@ -1,9 +1,13 @@
 //! Corpus sweep: runs load -> normalize -> tools on every real API description of the corpus
 //! (`../shared/corpus/fetch.sh`) and reports what loads, what yields tools, and why operations
-//! are skipped. Panics are caught and counted (there must be none).
+//! are skipped. Panics are caught and counted (there must be none). Every tool is built with its
+//! output schema, and each schema a client may be shown (input and output, full and compact, and
+//! the input as `mcpgen export` writes it) is checked for `$ref`s that name nothing in it
+//! (`runtime::config::refs::unresolved_refs`): there must be none.
 //!
 //! `cargo run --release --example sweep [-- CORPUS_DIR]`; per-document results go to
-//! `target/sweep.jsonl`.
+//! `target/sweep.jsonl`, with a digest of each tool's schemas (compare two runs to count the tools
+//! a change touched).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -11,8 +15,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use mcpgen::pipeline::DiagKind;
-use mcpgen::pipeline::{self, PipelineOptions};
+use mcpgen::export::openapi::fold_local_defs;
+use mcpgen::pipeline::{self, DiagKind, OutputSchemaPolicy, PipelineOptions};
+use mcpgen::runtime::config::refs::unresolved_refs;
+use mcpgen::runtime::config::{JsonObject, Tool};
+use mcpgen::runtime::engine::ToolEntry;
 use serde_json::{Value, json};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -114,7 +121,9 @@ fn sweep(docs: &[PathBuf], threads: usize) -> Vec<Value> {
 fn record(path: &Path) -> Value {
     let spec = path.display().to_string();
     let t = Instant::now();
-    let outcome = std::panic::catch_unwind(|| pipeline::run(&spec, &PipelineOptions::default()));
+    let mut opts = PipelineOptions::default();
+    opts.tools.output_schema = OutputSchemaPolicy::Full;
+    let outcome = std::panic::catch_unwind(|| pipeline::run(&spec, &opts));
     let secs = t.elapsed().as_secs_f64();
     match outcome {
         Err(_) => json!({"doc": spec, "status": "panic", "ops": raw_operation_count(path), "secs": secs}),
@@ -129,9 +138,56 @@ fn record(path: &Path) -> Value {
                 "ops": p.ir.operations.len() + skipped.len(), "tools": p.tools.config.tools.len(),
                 "skipped": skipped, "secs": secs,
                 "warnings": p.diagnostics().filter(|d| d.kind.is_warning()).count(),
+                "unresolved": unresolved(&p.tools.config.tools),
+                "digests": digests(&p.tools.config.tools),
             })
         }
     }
+}
+
+/// The schemas a client may be shown of a tool, named: in full (the config's), compact, and as
+/// `mcpgen export` writes its input (inlined recursive definitions folded back into `$ref`s).
+fn advertised(tool: &Tool) -> Vec<(&'static str, JsonObject)> {
+    let mut out = vec![("input", tool.input_schema.clone())];
+    out.extend(tool.output_schema.clone().map(|s| ("output", s)));
+    let compact = ToolEntry::new(tool.clone()).advertised(true);
+    out.push(("compact input", (*compact.input_schema).clone()));
+    out.extend(compact.output_schema.map(|s| ("compact output", (*s).clone())));
+    if let Value::Object(exported) = fold_local_defs(&tool.input_schema) {
+        out.push(("exported input", exported));
+    }
+    out
+}
+
+/// The `$ref`s of the tools' advertised schemas that name nothing in their schema: how many, in
+/// how many tools, and the first few.
+fn unresolved(tools: &[Tool]) -> Value {
+    let (mut refs, mut affected, mut first) = (0, 0, Vec::new());
+    for tool in tools {
+        let mut any = false;
+        for (which, schema) in advertised(tool) {
+            for r in unresolved_refs(&schema) {
+                refs += 1;
+                any = true;
+                if first.len() < 3 {
+                    first.push(format!("{} ({which}): {r}", tool.name));
+                }
+            }
+        }
+        affected += usize::from(any);
+    }
+    json!({"refs": refs, "tools": affected, "first": first})
+}
+
+/// Each tool's name and a digest of its input and output schemas.
+fn digests(tools: &[Tool]) -> Value {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let digest = |t: &Tool| {
+        let mut h = DefaultHasher::new();
+        serde_json::to_string(&(&t.input_schema, &t.output_schema)).unwrap_or_default().hash(&mut h);
+        format!("{:016x}", h.finish())
+    };
+    Value::Object(tools.iter().map(|t| (t.name.clone(), json!(digest(t)))).collect())
 }
 
 /// The records to `target/sweep.jsonl`, and their sums on stdout.
@@ -142,6 +198,8 @@ fn report(results: &[Value]) {
     let mut skip_causes: BTreeMap<String, usize> = BTreeMap::new();
     let mut error_kinds: BTreeMap<String, usize> = BTreeMap::new();
     let mut slowest: Vec<(f64, String)> = Vec::new();
+    let (mut unresolved_refs, mut unresolved_tools, mut unresolved_docs) = (0, 0, 0);
+    let mut unresolved_first: Vec<String> = Vec::new();
     for r in results {
         if let Some(f) = file.as_mut() {
             let _ = writeln!(f, "{r}");
@@ -155,6 +213,17 @@ fn report(results: &[Value]) {
                 *dialects.entry(r["dialect"].as_str().unwrap_or("").to_string()).or_default() += 1;
                 for c in r["skipped"].as_array().into_iter().flatten() {
                     *skip_causes.entry(c.as_str().unwrap_or("").to_string()).or_default() += 1;
+                }
+                let u = &r["unresolved"];
+                if u["refs"].as_u64().is_some_and(|n| n > 0) {
+                    unresolved_refs += u["refs"].as_u64().unwrap_or(0);
+                    unresolved_tools += u["tools"].as_u64().unwrap_or(0);
+                    unresolved_docs += 1;
+                    let doc = r["doc"].as_str().unwrap_or("");
+                    let name = doc.rsplit("/api/").next().unwrap_or(doc);
+                    for f in u["first"].as_array().into_iter().flatten().take(1) {
+                        unresolved_first.push(format!("{name}: {}", f.as_str().unwrap_or("")));
+                    }
                 }
             }
             Some("error") => {
@@ -176,5 +245,12 @@ fn report(results: &[Value]) {
     println!("by dialect: {dialects:?}");
     println!("skipped operations by cause: {skip_causes:?}");
     println!("documents failing, by error: {error_kinds:#?}");
+    println!(
+        "unresolved $refs in advertised schemas: {unresolved_refs} in {unresolved_tools} tools of {unresolved_docs} documents"
+    );
+    unresolved_first.sort();
+    for example in unresolved_first.iter().take(12) {
+        println!("  {example}");
+    }
     println!("slowest: {:?}", &slowest[..slowest.len().min(5)]);
 }

@@ -15,6 +15,7 @@ const OPENAPI_SAMPLES: &[&str] = &[
     "file-uploads.json",
     "form-data.json",
     "hostile.yaml",
+    "keyword-properties.yaml",
     "multi-file/openapi.yaml",
     "parameter-styles.json",
     "petstore-oas30.json",
@@ -131,7 +132,11 @@ fn export_goldens() {
             &String::from_utf8_lossy(&out.stdout),
         );
     }
-    for (sample, golden) in [("petstore-oas30.json", "petstore-oas30"), ("openai-tools.json", "openai-tools")] {
+    for (sample, golden) in [
+        ("petstore-oas30.json", "petstore-oas30"),
+        ("openai-tools.json", "openai-tools"),
+        ("keyword-properties.yaml", "keyword-properties"),
+    ] {
         let out = mcpgen(&["export", &format!("samples/{sample}"), "--format", "openai", "--strict"]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         expectorate::assert_contents(

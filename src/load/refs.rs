@@ -37,18 +37,39 @@ pub(crate) fn split_ref(base: &str, reference: &str) -> Result<RefTarget, String
     Ok(RefTarget { doc: target.to_string(), pointer })
 }
 
-/// Keys whose values are literal data (never schemas): `$ref`s under them are not followed. The
-/// walk covers the whole document, not only schemas, so a schema's data keyword that also names
-/// something else in OpenAPI is walked: `default` is the catch-all response too.
+/// Keys whose values are literal data (never schemas) where keys are keywords or OpenAPI's fixed
+/// fields: `$ref`s under them are not followed.
 fn is_data_key(key: &str) -> bool {
-    keywords::is_data(key) && key != "default"
+    keywords::is_data(key)
 }
 
-/// Keys whose values map user-chosen names to schemas: a name like `example` there is a schema.
-/// OpenAPI's `components/schemas` is one too.
+/// Keys whose values map user-chosen names to schemas or OpenAPI objects: the keys inside are
+/// names, whatever they spell (a property `example`, a header `x-request-id`, the `default`
+/// response), and each value is a schema or an object whose own keys are keywords again.
 fn is_name_map(key: &str) -> bool {
-    keywords::SCHEMA_MAP.contains(&key) || key == "schemas"
+    keywords::SCHEMA_MAP.contains(&key) || OPENAPI_NAME_MAPS.contains(&key)
 }
+
+/// OpenAPI's (and Swagger 2's) maps of names: paths, status codes, media types, header names, and
+/// the named components (`parameters` is a list in operations, and a map only where it is an
+/// object).
+const OPENAPI_NAME_MAPS: [&str; 15] = [
+    "paths",
+    "webhooks",
+    "responses",
+    "content",
+    "headers",
+    "encoding",
+    "links",
+    "callbacks",
+    "schemas",
+    "parameters",
+    "requestBodies",
+    "securitySchemes",
+    "securityDefinitions",
+    "pathItems",
+    "variables",
+];
 
 /// Loads, transitively, every document that `$ref`s in the set point to.
 pub(super) fn load_referenced(docs: &mut DocumentSet, opts: &LoadOptions) -> Result<()> {
@@ -144,7 +165,8 @@ fn collect_external_refs<'a>(
 ) {
     match v {
         Value::Object(map) => {
-            if let Some(Value::String(r)) = map.get("$ref")
+            // In a map of names, `$ref` would be a name (a property's) and holds no reference.
+            if let Some(Value::String(r)) = map.get("$ref").filter(|_| !in_name_map)
                 && !r.starts_with('#')
             {
                 let pointer: String = path
@@ -162,7 +184,8 @@ fn collect_external_refs<'a>(
                 }
                 if matches!(child, Value::Object(_) | Value::Array(_)) {
                     path.push(PathSeg::Key(k));
-                    collect_external_refs(child, is_name_map(k), path, out);
+                    // Inside a map of names, a key is a name: it never makes a map itself.
+                    collect_external_refs(child, !in_name_map && is_name_map(k), path, out);
                     path.pop();
                 }
             }
@@ -215,6 +238,26 @@ mod tests {
         collect_external_refs(&doc, false, &mut Vec::new(), &mut found);
         let mut refs: Vec<&str> = found.iter().map(|(r, _)| r.as_str()).collect();
         refs.sort_unstable();
-        assert_eq!(refs, ["default.yaml", "enum.yaml", "example.yaml", "named.yaml", "responses.yaml#/Error"]);
+        // A schema's `default` is data; the `default` response is a name in `responses`.
+        assert_eq!(refs, ["enum.yaml", "example.yaml", "named.yaml", "responses.yaml#/Error"]);
+    }
+
+    #[test]
+    fn names_that_spell_keywords_are_names_and_keywords_under_them_are_keywords() {
+        let doc = serde_json::json!({
+            "paths": {"/a": {"get": {"responses": {"200": {
+                "headers": {"x-request-id": {"$ref": "headers.yaml#/RequestId"}},
+                "content": {"application/json": {"schema": {"$ref": "body.yaml"}, "example": {"$ref": "no.yaml"}}}}}}}},
+            "components": {
+                "schemas": {"properties": {"type": "object", "default": {"$ref": "no.yaml"},
+                    "properties": {"properties": {"enum": [{"$ref": "no.yaml"}], "items": {"$ref": "items.yaml"}}}}},
+                "parameters": {"enum": {"$ref": "param.yaml"}},
+                "examples": {"one": {"$ref": "no.yaml"}}},
+        });
+        let mut found = Vec::new();
+        collect_external_refs(&doc, false, &mut Vec::new(), &mut found);
+        let mut refs: Vec<&str> = found.iter().map(|(r, _)| r.as_str()).collect();
+        refs.sort_unstable();
+        assert_eq!(refs, ["body.yaml", "headers.yaml#/RequestId", "items.yaml", "param.yaml"]);
     }
 }

@@ -12,6 +12,7 @@ use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::error::{Error, Location, Result};
 use crate::ir::{Dialect, Function, McpExtension};
 use crate::load::{Document, DocumentSet};
+use crate::schema::keywords;
 
 /// One entry of the list, read but not yet converted.
 struct RawFunction<'a> {
@@ -256,11 +257,11 @@ fn python_type(name: &str) -> Option<Option<&'static str>> {
 }
 
 /// Rewrites Python-style `type` names to JSON Schema's at any depth (schema positions only:
-/// never inside `enum`, `const`, `default` or `examples`); returns how many were rewritten.
+/// never inside `enum`, `const`, `default` or `examples`, and a property named `enum` is a
+/// schema); returns how many were rewritten.
 fn json_schema_types(schema: &mut Value) -> usize {
     match schema {
         Value::Object(obj) => object_schema_types(obj),
-        Value::Array(items) => items.iter_mut().map(json_schema_types).sum(),
         _ => 0,
     }
 }
@@ -304,12 +305,7 @@ fn object_schema_types(obj: &mut serde_json::Map<String, Value>) -> usize {
         }
         _ => {}
     }
-    for (key, value) in obj.iter_mut() {
-        if !matches!(key.as_str(), "enum" | "const" | "default" | "examples" | "example" | "required") {
-            count += json_schema_types(value);
-        }
-    }
-    count
+    count + keywords::subschemas_mut(obj).map(json_schema_types).sum::<usize>()
 }
 
 /// Faults inside a function's schema are placed relative to the schema; prefix its own pointer.
@@ -343,6 +339,20 @@ mod python_type_tests {
                 "point": {"type": "array", "items": [{"type": "integer"}, {"type": "integer"}]},
                 "anything": {}, "flag": {"type": ["boolean", "null"]},
                 "type": {"type": "string", "enum": ["dict", "float"], "default": "dict"}}})
+        );
+    }
+
+    #[test]
+    fn properties_named_like_data_keywords_are_schemas() {
+        let mut s = json!({"type": "dict", "default": {"type": "int"}, "properties": {
+            "enum": {"type": "int"}, "default": {"type": "list", "items": {"type": "str"}},
+            "x-id": {"type": "str"}, "required": {"type": "bool"}}});
+        assert_eq!(json_schema_types(&mut s), 6);
+        assert_eq!(
+            s,
+            json!({"type": "object", "default": {"type": "int"}, "properties": {
+                "enum": {"type": "integer"}, "default": {"type": "array", "items": {"type": "string"}},
+                "x-id": {"type": "string"}, "required": {"type": "boolean"}}})
         );
     }
 

@@ -8,6 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::diag::{DiagKind, Diagnostic, child};
+use crate::schema::keywords;
 
 const PARAM_SCHEMA_KEYS: [&str; 16] = [
     "type",
@@ -58,7 +59,8 @@ pub(super) fn upgrade(doc: &Value, diags: &mut Vec<Diagnostic>) -> Value {
 
     let mut components = Map::new();
     if let Some(Value::Object(defs)) = root.get("definitions") {
-        components.insert("schemas".into(), rewrite_refs(&Value::Object(defs.clone())));
+        let schemas = defs.iter().map(|(name, s)| (name.clone(), rewrite_refs(s))).collect();
+        components.insert("schemas".into(), Value::Object(schemas));
     }
     if let Some(Value::Object(params)) = root.get("parameters") {
         let mut converted = Map::new();
@@ -216,7 +218,7 @@ impl Ctx<'_> {
             match k.as_str() {
                 "collectionFormat" | "allowEmptyValue" => {}
                 k if PARAM_SCHEMA_KEYS.contains(&k) => {
-                    schema.insert(k.into(), rewrite_refs(v));
+                    schema.insert(k.into(), rewrite_keyword_refs(k, v));
                 }
                 "x-nullable" => {
                     schema.insert(k.into(), v.clone());
@@ -291,7 +293,7 @@ fn form_body(form: &[&Value], consumes: &[String]) -> Value {
         if let Some(obj) = p.as_object() {
             for (k, v) in obj {
                 if PARAM_SCHEMA_KEYS.contains(&k.as_str()) || k == "description" {
-                    schema.insert(k.clone(), v.clone());
+                    schema.insert(k.clone(), rewrite_keyword_refs(k, v));
                 }
             }
         }
@@ -367,19 +369,18 @@ fn rewrite_ref(r: &str) -> String {
     }
 }
 
-/// Rewrites every local `$ref` to its OpenAPI 3 location.
-fn rewrite_refs(v: &Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| match (k.as_str(), v) {
-                    ("$ref", Value::String(r)) => (k.clone(), Value::String(rewrite_ref(r))),
-                    _ => (k.clone(), rewrite_refs(v)),
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(rewrite_refs).collect()),
-        other => other.clone(),
+/// A schema with every local `$ref` pointed at its OpenAPI 3 location: at schema positions only,
+/// so that data (`default`, `enum`, `example`, `x-*`) stays as written.
+fn rewrite_refs(schema: &Value) -> Value {
+    let Value::Object(map) = schema else { return schema.clone() };
+    Value::Object(map.iter().map(|(k, v)| (k.clone(), rewrite_keyword_refs(k, v))).collect())
+}
+
+/// The value of one schema keyword, with [`rewrite_refs`] applied to the subschemas it holds.
+fn rewrite_keyword_refs(key: &str, value: &Value) -> Value {
+    match (key, value) {
+        ("$ref", Value::String(r)) => Value::String(rewrite_ref(r)),
+        _ => keywords::map_held(key, value, rewrite_refs).unwrap_or_else(|| value.clone()),
     }
 }
 
@@ -440,6 +441,26 @@ mod tests {
         assert_eq!(up["components"]["securitySchemes"]["basic"]["scheme"], "basic");
         assert_eq!(up["components"]["securitySchemes"]["o"]["flows"]["clientCredentials"]["tokenUrl"], "https://t");
         assert!(diags.is_empty());
+    }
+
+    #[test]
+    fn refs_are_rewritten_at_schema_positions_only() {
+        let schema = json!({"type": "object", "properties": {
+            "$ref": {"$ref": "#/definitions/Id"}, "default": {"items": {"$ref": "#/definitions/Id"}},
+            "example": {"type": "object", "example": {"$ref": "#/definitions/Id"}, "default": {"$ref": "#/definitions/Id"},
+                        "enum": [{"$ref": "#/definitions/Id"}], "x-ref": {"$ref": "#/definitions/Id"}}}});
+        let up = rewrite_refs(&schema);
+        assert_eq!(up["properties"]["$ref"]["$ref"], "#/components/schemas/Id");
+        assert_eq!(up["properties"]["default"]["items"]["$ref"], "#/components/schemas/Id");
+        assert_eq!(up["properties"]["example"], schema["properties"]["example"], "data stays as written");
+        let form = form_body(
+            &[&json!({"name": "ids", "in": "formData", "type": "array",
+            "items": {"$ref": "#/definitions/Id"}, "default": [{"$ref": "#/definitions/Id"}]})],
+            &[],
+        );
+        let ids = &form["content"]["application/x-www-form-urlencoded"]["schema"]["properties"]["ids"];
+        assert_eq!(ids["items"]["$ref"], "#/components/schemas/Id");
+        assert_eq!(ids["default"], json!([{"$ref": "#/definitions/Id"}]));
     }
 
     #[test]

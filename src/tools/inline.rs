@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::simplify::merge_annotation_all_of;
 use crate::normalize::DEFS_PREFIX;
-use crate::schema::keywords;
+use crate::schema::keywords::{self, Holds};
 
 #[derive(Debug, Clone, Copy)]
 pub struct InlineLimits {
@@ -132,44 +132,52 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// One schema, its references inlined (a boolean schema, or anything else, as it is).
     fn walk(&mut self, v: &Value) -> Value {
         if self.bytes > self.budget {
             return Value::Null;
         }
-        match v {
-            Value::Object(map) => {
-                self.nodes += 1;
-                self.bytes += 2 + map.keys().map(|k| k.len() + 4).sum::<usize>();
-                if let Some(Value::String(r)) = map.get("$ref")
-                    && let Some(name) = r.strip_prefix(DEFS_PREFIX)
-                {
-                    let target = self.reference(r, name);
-                    if map.len() == 1 {
-                        return target;
-                    }
-                    let siblings: Map<String, Value> = map
-                        .iter()
-                        .filter(|(k, _)| *k != "$ref")
-                        .map(|(k, v)| (k.clone(), self.walk_keyword(k, v)))
-                        .collect();
-                    return merge_siblings(target, siblings);
-                }
-                Value::Object(map.iter().map(|(k, v)| (k.clone(), self.walk_keyword(k, v))).collect())
+        let Value::Object(map) = v else {
+            self.bytes += json_size(v);
+            return v.clone();
+        };
+        self.nodes += 1;
+        self.bytes += 2 + map.keys().map(|k| k.len() + 4).sum::<usize>();
+        if let Some(Value::String(r)) = map.get("$ref")
+            && let Some(name) = r.strip_prefix(DEFS_PREFIX)
+        {
+            let target = self.reference(r, name);
+            if map.len() == 1 {
+                return target;
             }
-            Value::Array(items) => Value::Array(items.iter().map(|i| self.walk(i)).collect()),
-            other => {
-                self.bytes += json_size(other);
-                other.clone()
-            }
+            let siblings: Map<String, Value> =
+                map.iter().filter(|(k, _)| *k != "$ref").map(|(k, v)| (k.clone(), self.walk_keyword(k, v))).collect();
+            return merge_siblings(target, siblings);
         }
+        Value::Object(map.iter().map(|(k, v)| (k.clone(), self.walk_keyword(k, v))).collect())
     }
 
+    /// One keyword's value: the subschemas it holds walked (by position: a property named
+    /// `required` or `default` is a schema), anything else copied as data.
     fn walk_keyword(&mut self, key: &str, v: &Value) -> Value {
-        if keywords::is_data(key) {
-            self.bytes += json_size(v);
-            v.clone()
-        } else {
-            self.walk(v)
+        if let Value::Object(names) = v
+            && keywords::holds(key) == Holds::NamedSchemas
+        {
+            // The map's own braces and names count toward the size, like a schema's keywords.
+            self.nodes += 1;
+            self.bytes += 2 + names.keys().map(|k| k.len() + 4).sum::<usize>();
+        }
+        match keywords::map_held(key, v, |s| self.walk(s)) {
+            Some(walked) => walked,
+            None => {
+                self.bytes += match v {
+                    // A list that is no data (`type: [..]`) counts its items only, as the estimate
+                    // always has: the depth each budget picks stays where it was.
+                    Value::Array(items) if !keywords::is_data(key) => items.iter().map(json_size).sum(),
+                    _ => json_size(v),
+                };
+                v.clone()
+            }
         }
     }
 
@@ -236,57 +244,40 @@ fn merge_siblings(target: Value, siblings: Map<String, Value>) -> Value {
 /// Removes, everywhere in a schema, the properties marked with `flag` (`readOnly` for inputs,
 /// `writeOnly` for outputs), and their `required` entries.
 pub(crate) fn strip_flagged_properties(schema: &mut Value, flag: &str) {
-    match schema {
-        Value::Object(obj) => {
-            if let Some(Value::Object(props)) = obj.get_mut("properties") {
-                let removed: Vec<String> = props
-                    .iter()
-                    .filter(|(_, s)| s.get(flag) == Some(&Value::Bool(true)))
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                for k in &removed {
-                    props.remove(k);
-                }
-                if !removed.is_empty()
-                    && let Some(Value::Array(req)) = obj.get_mut("required")
-                {
-                    req.retain(|r| !r.as_str().is_some_and(|r| removed.iter().any(|k| k == r)));
-                    if req.is_empty() {
-                        obj.remove("required");
-                    }
-                }
-            }
-            for (k, v) in obj.iter_mut() {
-                if !keywords::is_data(k) {
-                    strip_flagged_properties(v, flag);
-                }
+    let Value::Object(obj) = schema else { return };
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        let removed: Vec<String> =
+            props.iter().filter(|(_, s)| s.get(flag) == Some(&Value::Bool(true))).map(|(k, _)| k.clone()).collect();
+        for k in &removed {
+            props.remove(k);
+        }
+        if !removed.is_empty()
+            && let Some(Value::Array(req)) = obj.get_mut("required")
+        {
+            req.retain(|r| !r.as_str().is_some_and(|r| removed.iter().any(|k| k == r)));
+            if req.is_empty() {
+                obj.remove("required");
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|i| strip_flagged_properties(i, flag)),
-        _ => {}
+    }
+    for sub in keywords::subschemas_mut(obj) {
+        strip_flagged_properties(sub, flag);
     }
 }
 
 /// Gives every array schema an `items` (some clients reject arrays without one).
 pub(crate) fn ensure_array_items(schema: &mut Value) {
-    match schema {
-        Value::Object(obj) => {
-            let is_array = match obj.get("type") {
-                Some(Value::String(t)) => t == "array",
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
-                _ => false,
-            };
-            if is_array && !obj.contains_key("items") {
-                obj.insert("items".into(), json!({}));
-            }
-            for (k, v) in obj.iter_mut() {
-                if !keywords::is_data(k) {
-                    ensure_array_items(v);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(ensure_array_items),
-        _ => {}
+    let Value::Object(obj) = schema else { return };
+    let is_array = match obj.get("type") {
+        Some(Value::String(t)) => t == "array",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+        _ => false,
+    };
+    if is_array && !obj.contains_key("items") {
+        obj.insert("items".into(), json!({}));
+    }
+    for sub in keywords::subschemas_mut(obj) {
+        ensure_array_items(sub);
     }
 }
 
@@ -373,6 +364,41 @@ mod tests {
     fn data_is_not_walked() {
         let out = inline(&json!({"default": {"$ref": "#/$defs/X"}}), &BTreeMap::new(), InlineLimits::default());
         assert_eq!(out.schema, json!({"default": {"$ref": "#/$defs/X"}}));
+    }
+
+    #[test]
+    fn properties_named_like_keywords_are_schemas() {
+        let r = reg(json!({"Boolean": {"type": "boolean"}}));
+        let flag = || json!({"$ref": "#/$defs/Boolean"});
+        let names = ["required", "default", "enum", "const", "examples", "example", "x-id", "$ref", "properties"];
+        let props: Map<String, Value> = names.iter().map(|n| (n.to_string(), flag())).collect();
+        let schema = json!({"type": "object", "properties": props, "$defs": {"D": {"properties": {"enum": flag()}}},
+            "patternProperties": {"^default$": flag()}, "dependentSchemas": {"required": {"properties": {"a": flag()}}}});
+        let out = inline(&schema, &r, InlineLimits::default()).schema;
+        for name in names {
+            assert_eq!(out["properties"][name], json!({"type": "boolean"}), "{name}");
+        }
+        assert_eq!(out["$defs"]["D"]["properties"]["enum"], json!({"type": "boolean"}));
+        assert_eq!(out["patternProperties"]["^default$"], json!({"type": "boolean"}));
+        assert_eq!(out["dependentSchemas"]["required"]["properties"]["a"], json!({"type": "boolean"}));
+    }
+
+    #[test]
+    fn flags_and_items_are_found_under_any_property_name() {
+        let mut s = json!({"type": "object", "properties": {
+            "default": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string", "readOnly": true}}},
+            "enum": {"type": "array"},
+            "properties": {"type": "object", "properties": {"readOnly": {"type": "boolean"}, "list": {"type": "array"}}}}});
+        strip_flagged_properties(&mut s, "readOnly");
+        ensure_array_items(&mut s);
+        assert_eq!(s["properties"]["default"], json!({"type": "object", "properties": {}}));
+        assert_eq!(s["properties"]["enum"]["items"], json!({}));
+        assert_eq!(s["properties"]["properties"]["properties"]["readOnly"], json!({"type": "boolean"}));
+        assert_eq!(s["properties"]["properties"]["properties"]["list"]["items"], json!({}));
+        // Data is no schema: an array in a default keeps its shape.
+        let mut d = json!({"default": {"type": "array"}, "examples": [{"type": "array"}]});
+        ensure_array_items(&mut d);
+        assert_eq!(d, json!({"default": {"type": "array"}, "examples": [{"type": "array"}]}));
     }
 
     #[test]

@@ -9,24 +9,14 @@
 
 use serde_json::{Map, Value};
 
-use crate::schema::keywords::{ADJACENT, SCHEMA, SCHEMA_LIST, SCHEMA_MAP, SCOPING, SEES_ADJACENT, is_annotation};
+use crate::schema::keywords::{ADJACENT, SCOPING, SEES_ADJACENT, is_annotation, subschemas_mut};
 
 /// Merges, everywhere in a schema (schema positions only, never data such as `enum` or
 /// `default`), every `allOf` that only adds annotations to at most one schema. Innermost first,
 /// so a merged branch arrives already simplified.
 pub(super) fn merge_annotation_all_of(schema: &mut Value) {
     let Value::Object(obj) = schema else { return };
-    for (key, value) in obj.iter_mut() {
-        let key = key.as_str();
-        match value {
-            Value::Object(_) if SCHEMA.contains(&key) => merge_annotation_all_of(value),
-            Value::Array(list) if SCHEMA_LIST.contains(&key) || key == "items" => {
-                list.iter_mut().for_each(merge_annotation_all_of);
-            }
-            Value::Object(map) if SCHEMA_MAP.contains(&key) => map.values_mut().for_each(merge_annotation_all_of),
-            _ => {}
-        }
-    }
+    subschemas_mut(obj).for_each(merge_annotation_all_of);
     let Some(Value::Array(branches)) = obj.get("allOf") else { return };
     let Some(merged) = merged_branches(obj, branches) else { return };
     obj.remove("allOf");
@@ -185,14 +175,14 @@ mod tests {
         let shape = || json!({"allOf": [{"type": "string"}, {"description": "d"}]});
         let plain = json!({"type": "string", "description": "d"});
         let v = json!({
-            "properties": {"allOf": shape(), "p": {"items": shape(), "additionalProperties": shape()}},
+            "properties": {"allOf": shape(), "default": shape(), "p": {"items": shape(), "additionalProperties": shape()}},
             "anyOf": [shape(), {"prefixItems": [shape()], "items": [shape()]}],
             "$defs": {"D": {"not": shape(), "patternProperties": {"^x": shape()}}},
             "enum": [shape()], "const": shape(), "default": shape(), "examples": [shape()], "example": shape(),
             "x-data": shape(), "required": ["allOf"],
         });
         let want = json!({
-            "properties": {"allOf": plain, "p": {"items": plain, "additionalProperties": plain}},
+            "properties": {"allOf": plain, "default": plain, "p": {"items": plain, "additionalProperties": plain}},
             "anyOf": [plain, {"prefixItems": [plain], "items": [plain]}],
             "$defs": {"D": {"not": plain, "patternProperties": {"^x": plain}}},
             "enum": [shape()], "const": shape(), "default": shape(), "examples": [shape()], "example": shape(),

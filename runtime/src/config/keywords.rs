@@ -7,8 +7,12 @@
 //! engine needs it too (compact schemas) and `src/runtime/` is copied verbatim into generated
 //! crates, where it may name nothing outside itself; the rest of mcpgen reaches it through its
 //! `schema` module, as `schema::keywords`. Each user picks the set it means: a walker over
-//! subschemas wants [`SCHEMA`], [`SCHEMA_LIST`] and [`SCHEMA_MAP`] (or [`is_data`] to know what
-//! never to walk), a merge of schema objects wants [`is_annotation`], [`SCOPING`] and [`ADJACENT`].
+//! subschemas goes through [`holds`], [`subschemas`], [`subschemas_mut`] or [`map_held`], which
+//! know where subschemas sit, so that it never takes a property name (`required`, `enum`,
+//! `items`...) for a keyword nor data (`default`, `examples`...) for a schema; a merge of schema
+//! objects wants [`is_annotation`], [`SCOPING`] and [`ADJACENT`].
+
+use serde_json::{Map, Value};
 
 /// Keywords whose value is one schema (`items` may also be a list of them, as in drafts before
 /// 2020-12).
@@ -32,6 +36,132 @@ pub const SCHEMA_LIST: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
 
 /// Keywords whose value maps names (never rewritten) to schemas.
 pub const SCHEMA_MAP: [&str; 5] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+
+/// What the value of a schema keyword holds, for walkers over subschemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holds {
+    /// One subschema ([`SCHEMA`]); a list of them too, for `items` in drafts before 2020-12.
+    Schema,
+    /// A list of subschemas ([`SCHEMA_LIST`]).
+    Schemas,
+    /// Subschemas by name ([`SCHEMA_MAP`]): the names are property or definition names, never
+    /// keywords, whatever they spell (`required`, `$ref`, `x-id`).
+    NamedSchemas,
+    /// No subschema: data, a constraint's value, an annotation, or a keyword mcpgen does not know.
+    Nothing,
+}
+
+/// What the value of the keyword `key` of a schema object holds.
+pub fn holds(key: &str) -> Holds {
+    // A `match` rather than searches of the lists: walkers ask for every keyword of every schema
+    // (a test checks that the two agree).
+    match key {
+        "items"
+        | "additionalProperties"
+        | "additionalItems"
+        | "not"
+        | "if"
+        | "then"
+        | "else"
+        | "contains"
+        | "propertyNames"
+        | "unevaluatedItems"
+        | "unevaluatedProperties"
+        | "contentSchema" => Holds::Schema,
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => Holds::Schemas,
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => Holds::NamedSchemas,
+        _ => Holds::Nothing,
+    }
+}
+
+/// The subschemas the value of the keyword `key` holds (none when it holds none, or when the
+/// value does not have the shape the keyword gives it).
+pub fn held<'a>(key: &str, value: &'a Value) -> Held<'a> {
+    match (holds(key), value) {
+        (Holds::Schema | Holds::Schemas, Value::Array(list)) => Held::List(list.iter()),
+        (Holds::Schema, one @ (Value::Object(_) | Value::Bool(_))) => Held::One(Some(one)),
+        (Holds::NamedSchemas, Value::Object(map)) => Held::Map(map.values()),
+        _ => Held::One(None),
+    }
+}
+
+/// [`held`], mutable.
+pub fn held_mut<'a>(key: &str, value: &'a mut Value) -> HeldMut<'a> {
+    match (holds(key), value) {
+        (Holds::Schema | Holds::Schemas, Value::Array(list)) => HeldMut::List(list.iter_mut()),
+        (Holds::Schema, one @ (Value::Object(_) | Value::Bool(_))) => HeldMut::One(Some(one)),
+        (Holds::NamedSchemas, Value::Object(map)) => HeldMut::Map(map.values_mut()),
+        _ => HeldMut::One(None),
+    }
+}
+
+/// The subschemas directly under a schema object, keyword by keyword (see [`held`]).
+pub fn subschemas(schema: &Map<String, Value>) -> impl Iterator<Item = &Value> {
+    schema.iter().flat_map(|(key, value)| held(key, value))
+}
+
+/// The subschemas directly under a schema object, mutable (see [`held_mut`]).
+pub fn subschemas_mut(schema: &mut Map<String, Value>) -> impl Iterator<Item = &mut Value> {
+    schema.iter_mut().flat_map(|(key, value)| held_mut(key, value))
+}
+
+/// The subschemas of one keyword's value ([`held`]), without collecting them: walkers run over
+/// every schema object of large documents.
+pub enum Held<'a> {
+    /// The value is the subschema (or holds none).
+    One(Option<&'a Value>),
+    /// A list of subschemas.
+    List(std::slice::Iter<'a, Value>),
+    /// The subschemas of a map of names.
+    Map(serde_json::map::Values<'a>),
+}
+
+impl<'a> Iterator for Held<'a> {
+    type Item = &'a Value;
+
+    fn next(&mut self) -> Option<&'a Value> {
+        match self {
+            Held::One(one) => one.take(),
+            Held::List(list) => list.next(),
+            Held::Map(map) => map.next(),
+        }
+    }
+}
+
+/// [`Held`], mutable.
+pub enum HeldMut<'a> {
+    /// The value is the subschema (or holds none).
+    One(Option<&'a mut Value>),
+    /// A list of subschemas.
+    List(std::slice::IterMut<'a, Value>),
+    /// The subschemas of a map of names.
+    Map(serde_json::map::ValuesMut<'a>),
+}
+
+impl<'a> Iterator for HeldMut<'a> {
+    type Item = &'a mut Value;
+
+    fn next(&mut self) -> Option<&'a mut Value> {
+        match self {
+            HeldMut::One(one) => one.take(),
+            HeldMut::List(list) => list.next(),
+            HeldMut::Map(map) => map.next(),
+        }
+    }
+}
+
+/// The value of the keyword `key` rebuilt with `f` applied to each subschema it holds (names and
+/// order kept); `None` when it holds none, for the caller to keep or copy the value as it is.
+pub fn map_held(key: &str, value: &Value, mut f: impl FnMut(&Value) -> Value) -> Option<Value> {
+    match (holds(key), value) {
+        (Holds::Schema | Holds::Schemas, Value::Array(list)) => Some(Value::Array(list.iter().map(f).collect())),
+        (Holds::Schema, one @ (Value::Object(_) | Value::Bool(_))) => Some(f(one)),
+        (Holds::NamedSchemas, Value::Object(map)) => {
+            Some(Value::Object(map.iter().map(|(name, s)| (name.clone(), f(s))).collect()))
+        }
+        _ => None,
+    }
+}
 
 /// The combinators: lists of schemas that all apply to the same value (all, any or one of them).
 pub const COMBINATORS: [&str; 3] = ["allOf", "anyOf", "oneOf"];
@@ -133,6 +263,8 @@ pub fn instance_types(key: &str) -> &'static [&'static str] {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     /// Every keyword of JSON Schema 2020-12's vocabularies.
@@ -274,6 +406,78 @@ mod tests {
         for key in ADJACENT.iter().flat_map(|g| g.iter()).chain(&SEES_ADJACENT) {
             assert!(!is_data(key) && !is_annotation(key), "{key}");
         }
+    }
+
+    #[test]
+    fn holds_agrees_with_the_lists() {
+        let listed = SCHEMA.iter().chain(&SCHEMA_LIST).chain(&SCHEMA_MAP);
+        for key in DRAFT_2020_12.iter().chain(listed).chain(&DATA).chain(&["x-id", "example", "nullable"]) {
+            let want = if SCHEMA.contains(key) {
+                Holds::Schema
+            } else if SCHEMA_LIST.contains(key) {
+                Holds::Schemas
+            } else if SCHEMA_MAP.contains(key) {
+                Holds::NamedSchemas
+            } else {
+                Holds::Nothing
+            };
+            assert_eq!(holds(key), want, "{key}");
+        }
+    }
+
+    #[test]
+    fn subschemas_are_found_by_position_never_by_name() {
+        let schema = json!({
+            "type": "object", "required": ["required"], "enum": [{"type": "string"}], "default": {"items": {}},
+            "x-data": {"type": "string"}, "items": [{"title": "first"}, true], "not": {"title": "not"},
+            "properties": {"required": {"title": "a property"}, "enum": {"title": "another"}},
+            "anyOf": [{"title": "branch"}], "additionalProperties": false,
+        });
+        let titles = |v: Vec<&Value>| -> Vec<Value> {
+            v.into_iter().map(|s| s.get("title").cloned().unwrap_or(s.clone())).collect()
+        };
+        let found = titles(subschemas(schema.as_object().unwrap()).collect());
+        assert_eq!(
+            found,
+            [
+                json!(false),
+                json!("branch"),
+                json!("first"),
+                json!(true),
+                json!("not"),
+                json!("another"),
+                json!("a property")
+            ]
+        );
+        assert_eq!(held("required", &json!({"title": "t"})).count(), 0, "required holds names");
+        assert_eq!(held("properties", &json!([{"title": "t"}])).count(), 0, "a map of schemas is an object");
+        assert_eq!(holds("$defs"), Holds::NamedSchemas);
+        assert_eq!(holds("enum"), Holds::Nothing);
+    }
+
+    #[test]
+    fn mutable_subschemas_match_the_shared_ones() {
+        let mut schema = json!({"properties": {"items": {"type": "array"}}, "prefixItems": [{}], "const": {}});
+        let obj = schema.as_object_mut().unwrap();
+        let count = subschemas(obj).count();
+        for s in subschemas_mut(obj) {
+            s.as_object_mut().unwrap().insert("seen".into(), json!(true));
+        }
+        assert_eq!(count, 2);
+        assert_eq!(
+            schema,
+            json!({"properties": {"items": {"type": "array", "seen": true}}, "prefixItems": [{"seen": true}], "const": {}})
+        );
+    }
+
+    #[test]
+    fn map_held_rebuilds_only_schema_positions() {
+        let mark = |s: &Value| json!({"was": s});
+        assert_eq!(map_held("properties", &json!({"enum": {}}), mark), Some(json!({"enum": {"was": {}}})));
+        assert_eq!(map_held("items", &json!([true]), mark), Some(json!([{"was": true}])));
+        assert_eq!(map_held("not", &json!({}), mark), Some(json!({"was": {}})));
+        assert_eq!(map_held("default", &json!({}), mark), None);
+        assert_eq!(map_held("not", &json!("text"), mark), None, "not a schema");
     }
 
     #[test]

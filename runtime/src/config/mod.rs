@@ -11,6 +11,7 @@
 
 pub mod binding;
 pub mod keywords;
+pub mod refs;
 pub mod response;
 pub mod security;
 

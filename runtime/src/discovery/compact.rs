@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value};
 
-use crate::config::keywords::{self, SCHEMA, SCHEMA_LIST, SCHEMA_MAP};
+use crate::config::keywords::{self, Holds};
 use crate::discovery::analyzer::Analyzer;
 pub use crate::text::{cap, cap_words, first_sentence};
 
@@ -88,7 +88,7 @@ fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool,
             {
                 continue;
             }
-            (k, Value::Object(map)) if SCHEMA_MAP.contains(&k) => {
+            (k, Value::Object(map)) if keywords::holds(k) == Holds::NamedSchemas => {
                 let names_properties = k == "properties";
                 Value::Object(
                     map.iter()
@@ -99,12 +99,11 @@ fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool,
                         .collect(),
                 )
             }
-            (k, sub) if SCHEMA.contains(&k) => compact_value(sub, None, known),
-            (k, Value::Array(list)) if SCHEMA_LIST.contains(&k) => {
-                Value::Array(list.iter().map(|s| compact_value(s, None, known)).collect())
+            // Other subschemas, and everything else as it is: a constraint or data (`enum`,
+            // `default`, `required`...).
+            (k, _) => {
+                keywords::map_held(k, value, |sub| compact_value(sub, None, known)).unwrap_or_else(|| value.clone())
             }
-            // Everything else is a constraint or data (`enum`, `default`, `required`...): as it is.
-            _ => value.clone(),
         };
         out.insert(key.clone(), compacted);
     }
@@ -114,8 +113,7 @@ fn compact_node(schema: &Map<String, Value>, property: Option<&str>, root: bool,
 fn compact_value(value: &Value, property: Option<&str>, known: &Known) -> Value {
     match value {
         Value::Object(map) => Value::Object(compact_node(map, property, false, known)),
-        // `items: [..]` (older drafts) or a boolean schema.
-        Value::Array(list) => Value::Array(list.iter().map(|s| compact_value(s, None, known)).collect()),
+        // A boolean schema.
         other => other.clone(),
     }
 }
@@ -385,6 +383,18 @@ mod tests {
         assert!(s["properties"].get("example").is_some());
         assert!(s["properties"].get("x-id").is_some());
         assert_eq!(s["properties"]["mode"]["default"], json!({"example": 1}));
+    }
+
+    #[test]
+    fn references_still_resolve_in_the_compact_form() {
+        let s = compact(json!({"type": "object", "$defs": {"B": {"type": "boolean", "examples": [true]}},
+            "properties": {"required": {"$ref": "#/$defs/B"}, "examples": {"items": {"$ref": "#/$defs/B"}},
+                "description": {"type": "string", "title": "description"}}}));
+        assert_eq!(s["$defs"]["B"], json!({"type": "boolean"}));
+        assert_eq!(s["properties"]["required"], json!({"$ref": "#/$defs/B"}));
+        assert_eq!(s["properties"]["examples"]["items"], json!({"$ref": "#/$defs/B"}));
+        assert_eq!(s["properties"]["description"], json!({"type": "string"}));
+        assert!(crate::config::refs::unresolved_refs(s.as_object().unwrap()).is_empty());
     }
 
     #[test]

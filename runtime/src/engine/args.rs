@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::config::refs;
+
 /// Drops the `null`s that mean "absent" from `args`, following `schema` (the tool's full input
 /// schema; `$ref`s into its own `$defs` are followed). Returns how many were dropped.
 pub fn drop_absent_nulls(schema: &Map<String, Value>, args: &mut Map<String, Value>) -> usize {
@@ -62,12 +64,13 @@ fn drop_in_value(root: &Map<String, Value>, schema: &Map<String, Value>, value: 
     }
 }
 
-/// Follows a `$ref` into the schema's own `$defs` (tool schemas refer nowhere else).
+/// Follows a `$ref` to the subschema of the tool schema it names, its own `$defs` mostly (tool
+/// schemas refer nowhere else).
 fn resolve<'a>(root: &'a Map<String, Value>, schema: &'a Map<String, Value>) -> &'a Map<String, Value> {
     let mut current = schema;
     for _ in 0..8 {
         let Some(Value::String(r)) = current.get("$ref") else { break };
-        let target = r.strip_prefix("#/$defs/").and_then(|name| root.get("$defs")?.get(name)?.as_object());
+        let target = if r == "#" { Some(root) } else { refs::resolve_pointer(root, r).and_then(Value::as_object) };
         match target {
             Some(t) => current = t,
             None => break,
@@ -139,6 +142,15 @@ mod tests {
         );
         assert_eq!(n, 2);
         assert_eq!(args, json!({"trip": {"legs": [{"to": "Oslo"}, {"to": null}], "seat": null}}));
+    }
+
+    #[test]
+    fn escaped_references_and_the_root_are_followed() {
+        let schema = json!({"type": "object", "$defs": {"a/b": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+            "properties": {"x": {"$ref": "#/$defs/a~1b"}, "self": {"$ref": "#"}, "limit": {"type": "integer"}}});
+        let (n, args) = run(schema, json!({"x": {"n": null}, "self": {"limit": null}}));
+        assert_eq!(n, 2);
+        assert_eq!(args, json!({"x": {}, "self": {}}));
     }
 
     #[test]

@@ -49,37 +49,11 @@ fn rewrite_refs(v: &mut Value, used: &mut BTreeSet<String>) {
     }
 }
 
-/// How a keyword's value is walked when looking for subschemas.
-enum KeyKind {
-    Data,
-    NameMap,
-    Schema,
-}
-
-fn key_kind(key: &str) -> KeyKind {
-    if keywords::is_data(key) {
-        KeyKind::Data
-    } else if keywords::SCHEMA_MAP.contains(&key) {
-        KeyKind::NameMap
-    } else {
-        KeyKind::Schema
-    }
-}
-
-/// The subschemas directly under a schema (objects only: nothing else holds a reference).
+/// The subschemas directly under a schema, by position (objects only: nothing else holds a
+/// reference).
 fn children_mut(v: &mut Value) -> Vec<&mut Value> {
-    let mut out = Vec::new();
-    let Value::Object(obj) = v else { return out };
-    for (k, c) in obj.iter_mut() {
-        match (key_kind(k), c) {
-            (KeyKind::Data, _) => {}
-            (KeyKind::NameMap, Value::Object(m)) => out.extend(m.values_mut().filter(|s| s.is_object())),
-            (KeyKind::Schema, Value::Array(items)) => out.extend(items.iter_mut().filter(|s| s.is_object())),
-            (KeyKind::Schema, c @ Value::Object(_)) => out.push(c),
-            _ => {}
-        }
-    }
-    out
+    let Value::Object(obj) = v else { return Vec::new() };
+    keywords::subschemas_mut(obj).filter(|s| s.is_object()).collect()
 }
 
 fn ref_of(v: &Value) -> Option<&str> {
@@ -150,6 +124,18 @@ mod tests {
         assert_eq!(v["properties"]["b"], json!({"$ref": "#/components/schemas/N", "description": "B"}));
         assert_eq!(v["properties"]["a"]["minProperties"], 1, "an assertion beside a $ref would change meaning");
         assert_eq!(v["properties"]["a"]["properties"]["next"]["$ref"], "#/components/schemas/N");
+    }
+
+    #[test]
+    fn refs_are_rewritten_at_schema_positions_only() {
+        let schema = json!({"properties": {"default": {"$ref": "#/$defs/A"}, "x-b": {"items": {"$ref": "#/$defs/B"}}},
+            "default": {"$ref": "#/$defs/C"}, "examples": [{"$ref": "#/$defs/C"}], "x-c": {"$ref": "#/$defs/C"}});
+        let mut used = BTreeSet::new();
+        let out = refer(&schema, &mut used);
+        assert_eq!(used.into_iter().collect::<Vec<_>>(), ["A", "B"]);
+        assert_eq!(out["properties"]["default"]["$ref"], "#/components/schemas/A");
+        assert_eq!(out["properties"]["x-b"]["items"]["$ref"], "#/components/schemas/B");
+        assert_eq!(out["default"], json!({"$ref": "#/$defs/C"}), "data stays as written");
     }
 
     #[test]
