@@ -15,11 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use mcpgen::export::openapi::fold_local_defs;
+use mcpgen::export::advertised_schemas;
 use mcpgen::pipeline::{self, DiagKind, OutputSchemaPolicy, PipelineOptions};
+use mcpgen::runtime::config::Tool;
 use mcpgen::runtime::config::refs::unresolved_refs;
-use mcpgen::runtime::config::{JsonObject, Tool};
-use mcpgen::runtime::engine::ToolEntry;
 use serde_json::{Value, json};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -145,27 +144,13 @@ fn record(path: &Path) -> Value {
     }
 }
 
-/// The schemas a client may be shown of a tool, named: in full (the config's), compact, and as
-/// `mcpgen export` writes its input (inlined recursive definitions folded back into `$ref`s).
-fn advertised(tool: &Tool) -> Vec<(&'static str, JsonObject)> {
-    let mut out = vec![("input", tool.input_schema.clone())];
-    out.extend(tool.output_schema.clone().map(|s| ("output", s)));
-    let compact = ToolEntry::new(tool.clone()).advertised(true);
-    out.push(("compact input", (*compact.input_schema).clone()));
-    out.extend(compact.output_schema.map(|s| ("compact output", (*s).clone())));
-    if let Value::Object(exported) = fold_local_defs(&tool.input_schema) {
-        out.push(("exported input", exported));
-    }
-    out
-}
-
 /// The `$ref`s of the tools' advertised schemas that name nothing in their schema: how many, in
 /// how many tools, and the first few.
 fn unresolved(tools: &[Tool]) -> Value {
     let (mut refs, mut affected, mut first) = (0, 0, Vec::new());
     for tool in tools {
         let mut any = false;
-        for (which, schema) in advertised(tool) {
+        for (which, schema) in advertised_schemas(tool) {
             for r in unresolved_refs(&schema) {
                 refs += 1;
                 any = true;

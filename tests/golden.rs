@@ -5,13 +5,11 @@
 
 mod common;
 
-use mcpgen::export::openapi::fold_local_defs;
+use mcpgen::export::advertised_schemas;
 use mcpgen::pipeline::OutputSchemaPolicy;
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::runtime::config::keywords;
 use mcpgen::runtime::config::refs::unresolved_refs;
-use mcpgen::runtime::config::{JsonObject, Tool};
-use mcpgen::runtime::engine::ToolEntry;
 use serde_json::Value;
 
 /// One test per sample (and per check), so that one failure hides no other.
@@ -151,25 +149,11 @@ fn refs_resolve(spec: &str) {
     let p = pipeline::run(spec, &opts).unwrap_or_else(|e| panic!("{spec}: {e}"));
     let mut unresolved = Vec::new();
     for tool in &p.tools.config.tools {
-        for (which, schema) in advertised(tool) {
+        for (which, schema) in advertised_schemas(tool) {
             unresolved.extend(unresolved_refs(&schema).into_iter().map(|r| format!("{} ({which}): {r}", tool.name)));
         }
     }
     assert!(unresolved.is_empty(), "{spec}: {} unresolved:\n{}", unresolved.len(), unresolved.join("\n"));
-}
-
-/// A tool's schemas as clients are shown them: in full (the config's), compact, and as `mcpgen
-/// export` writes its input (inlined recursive definitions folded back into `$ref`s).
-fn advertised(tool: &Tool) -> Vec<(&'static str, JsonObject)> {
-    let mut out = vec![("input", tool.input_schema.clone())];
-    out.extend(tool.output_schema.clone().map(|s| ("output", s)));
-    let compact = ToolEntry::new(tool.clone()).advertised(true);
-    out.push(("compact input", (*compact.input_schema).clone()));
-    out.extend(compact.output_schema.map(|s| ("compact output", (*s).clone())));
-    if let Value::Object(exported) = fold_local_defs(&tool.input_schema) {
-        out.push(("exported input", exported));
-    }
-    out
 }
 
 /// Every array schema has `items` (found by position: data and property names are no schemas).

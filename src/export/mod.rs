@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::ir::Operation;
-use crate::runtime::config::{RuntimeConfig, Tool};
+use crate::runtime::config::{JsonObject, RuntimeConfig, Tool};
+use crate::runtime::engine::ToolEntry;
 
 /// The tool-list format of an LLM API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,6 +286,22 @@ fn gemini(tool: &Tool, input: Value) -> Value {
         decl.insert("responseJsonSchema".into(), Value::Object(output.clone()));
     }
     Value::Object(decl)
+}
+
+/// A tool's schemas as clients are shown them, named: in full (the config's input and output),
+/// compact (discovery's `describe_tools`, `--schema-detail compact`), and the input as `mcpgen
+/// export` writes it (inlined recursive definitions folded back into `$ref`s). What the corpus
+/// sweep and the goldens check for `$ref`s that resolve.
+pub fn advertised_schemas(tool: &Tool) -> Vec<(&'static str, JsonObject)> {
+    let mut out = vec![("input", tool.input_schema.clone())];
+    out.extend(tool.output_schema.clone().map(|s| ("output", s)));
+    let compact = ToolEntry::new(tool.clone()).advertised(true);
+    out.push(("compact input", (*compact.input_schema).clone()));
+    out.extend(compact.output_schema.map(|s| ("compact output", (*s).clone())));
+    if let Value::Object(exported) = openapi::fold_local_defs(&tool.input_schema) {
+        out.push(("exported input", exported));
+    }
+    out
 }
 
 #[cfg(test)]
