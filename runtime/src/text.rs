@@ -191,14 +191,23 @@ fn is_table_rule(line: &str) -> bool {
 /// A line's inline Markdown as text: links and images as their text, no emphasis markers or
 /// backticks (`snake_case` names keep their underscores).
 fn inline_text(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
+    let out = link_labels(line).replace("**", "").replace("__", "").replace('`', "");
+    without_star_emphasis(&out)
+}
+
+/// Markdown links and images as their text (`[Link header](https://…)` -> `Link header`).
+pub fn link_labels(text: &str) -> String {
+    if !text.contains("](") {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
     while let Some(open) = rest.find('[') {
         let link = rest[open..].find("](").and_then(|mid| {
             let label = &rest[open + 1..open + mid];
             let after = &rest[open + mid + 2..];
             let close = after.find(')')?;
-            (!label.contains(['[', ']'])).then_some((label, open + mid + 2 + close + 1))
+            (!label.contains(['[', ']', '\n'])).then_some((label, open + mid + 2 + close + 1))
         });
         match link {
             Some((label, end)) => {
@@ -213,8 +222,7 @@ fn inline_text(line: &str) -> String {
         }
     }
     out.push_str(rest);
-    let out = out.replace("**", "").replace("__", "").replace('`', "");
-    without_star_emphasis(&out)
+    out
 }
 
 /// `*word*` as `word`: a `*` at a word's edge (a letter or digit on one side only) goes; one

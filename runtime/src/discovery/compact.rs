@@ -233,31 +233,7 @@ fn without_leading_note(text: &str) -> &str {
 /// Text with Markdown links reduced to their text (`[Link header](https://…)` -> `Link header`)
 /// and bare URLs dropped: a model cannot follow them, and they cost many tokens.
 pub fn without_links(text: &str) -> String {
-    if !text.contains("](") && !text.contains("://") {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('[') {
-        let link = rest[open..].find("](").and_then(|mid| {
-            let label = &rest[open + 1..open + mid];
-            let after = &rest[open + mid + 2..];
-            let close = after.find(')')?;
-            (!label.contains(['[', ']', '\n'])).then_some((label, open + mid + 2 + close + 1))
-        });
-        match link {
-            Some((label, end)) => {
-                out.push_str(&rest[..open]);
-                out.push_str(label);
-                rest = &rest[end..];
-            }
-            None => {
-                out.push_str(&rest[..=open]);
-                rest = &rest[open + 1..];
-            }
-        }
-    }
-    out.push_str(rest);
+    let out = crate::text::link_labels(text);
     if !out.contains("://") {
         return out;
     }
