@@ -1,11 +1,14 @@
 //! The second look at BM25's candidates: what a bag of words cannot see. A request that says a
 //! tool's summary ("list pull requests" for "List pull requests") names that tool, however long
 //! its description; the thing a request's verb acts on ("list the open **issues** that have a
-//! label") is what the tool's path ends at (`/issues`, not `/labels`); and a verb asks for a shape
-//! of call as well as a method (a list reads a collection, a delete removes one item).
+//! label") is what the tool's path ends at (`/issues`, not `/labels`); a verb asks for a shape of
+//! call as well as a method (a list reads a collection, a delete removes one item); and a path
+//! that says more than the request (`/commits/{sha}/pulls` for "list pull requests") is less
+//! likely than one that says only what it asks.
 //!
-//! Each signal multiplies a document's score by at most `1 + weight`, so BM25 still decides among
-//! documents the signals do not tell apart, and a document no word matched stays unmatched.
+//! Each signal multiplies a document's score (the first three by at most `1 +` their weight, the
+//! last by [`PATH_UNSAID`] per word), so BM25 still decides among documents the signals do not
+//! tell apart, and a document no word matched stays unmatched.
 
 use crate::discovery::query::Request;
 
@@ -62,8 +65,8 @@ pub(crate) enum Shape {
 }
 
 impl Shape {
-    /// The shape a request asks for: reads in the plural list; deletes, updates and reads of one
-    /// named thing act on an item; creates are left to the method.
+    /// The shape a request asks for: reads in the plural list; deletes and updates act on an
+    /// item; creates and reads of one thing are left to the method.
     pub(crate) fn of(request: &Request, methods: Option<&[&str]>) -> Option<Shape> {
         match methods? {
             m if m.contains(&"GET") && request.plural => Some(Shape::List),
