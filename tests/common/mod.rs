@@ -366,14 +366,17 @@ impl Connected {
     pub fn url(&self) -> &str {
         &self.http.as_ref().expect("an HTTP server").1
     }
-    /// The names discovery's `search_tools` returns for `query`.
+    /// The names discovery's `search_tools` finds for `query` by its words or meaning; none when
+    /// it only has the closest by spelling (`"closest": true`).
     pub async fn found(&self, query: &str) -> Vec<String> {
         let r = self.call("search_tools", serde_json::json!({ "query": query })).await;
-        let tools = r.structured_content.map(|s| s["tools"].clone()).unwrap_or_default();
+        let found = r.structured_content.filter(|s| s["closest"] != true);
+        let tools = found.map(|s| s["tools"].clone()).unwrap_or_default();
         tools.as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(String::from)).collect()
     }
     /// [`Connected::found`] once the search model has made the tools' vectors (in the
-    /// background; words answer meanwhile, here with nothing), within two minutes.
+    /// background; words answer meanwhile, here with only the closest by spelling), within two
+    /// minutes.
     pub async fn found_by_meaning(&self, query: &str) -> Vec<String> {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
         let mut names = self.found(query).await;
