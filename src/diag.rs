@@ -27,6 +27,8 @@ pub enum DiagKind {
     Lenient,
     /// Two operations share an operationId.
     DuplicateOperationId,
+    /// A passage of a text the model would read was withheld: instruction-like text (`src/trust/`).
+    TextWithheld,
 }
 
 impl DiagKind {

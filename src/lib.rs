@@ -33,6 +33,7 @@ pub mod responses;
 mod schema;
 mod tokens;
 mod tools;
+pub mod trust;
 
 pub use cli::{InspectReport, main};
 pub use error::{Error, Location, Result};

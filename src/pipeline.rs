@@ -30,6 +30,8 @@ pub struct PipelineOptions {
     pub lenient: bool,
     /// Show progress on stderr when it is a terminal and the work takes a while.
     pub progress: bool,
+    /// Which texts of the input pass as written (`--allow-description-text`).
+    pub trust: crate::trust::TrustOptions,
 }
 
 /// The IR and the tools of one input, with every diagnostic of every stage.
@@ -155,7 +157,9 @@ pub fn run_loaded(origin: &str, doc: load::Document, opts: &PipelineOptions) -> 
 
 /// The first half of [`run_loaded`]: the document normalised and bound, before its tools are
 /// built (for callers whose tool options depend on the API, such as its title).
-pub fn prepare(doc: load::Document, opts: &PipelineOptions) -> Result<ApiIr> {
+pub fn prepare(mut doc: load::Document, opts: &PipelineOptions) -> Result<ApiIr> {
+    let cleaning = crate::trust::clean_document(&mut doc, &opts.trust);
+    doc.warnings.extend(cleaning.withheld);
     bind(normalize(doc, opts.lenient)?, &opts.routing)
 }
 

@@ -145,6 +145,12 @@ pub(crate) struct InputArgs {
     /// Skip bad entries of a function list (no name, duplicate name, non-object schema) with a warning.
     #[arg(long, help_heading = "Function lists")]
     pub lenient: bool,
+
+    /// Keep the text at this JSON pointer (and under it) as written, though it reads like
+    /// instructions to the model (repeatable; the warning names the pointer): e.g.
+    /// '#/paths/~1pets/get/description', or 'other.yaml#/...' in another file of the document.
+    #[arg(long, value_name = "POINTER", help_heading = "Trust")]
+    pub allow_description_text: Vec<String>,
 }
 
 /// `--strict` as every command but `export` means it.
@@ -191,6 +197,7 @@ impl InputArgs {
             strict,
             lenient: self.lenient,
             progress: true,
+            trust: crate::trust::TrustOptions { allow: self.allow_description_text.clone() },
         })
     }
 }

@@ -88,6 +88,17 @@ impl DocumentSet {
         &self.docs[&self.root]
     }
 
+    /// The ids of every document, the root's first (then by id).
+    pub fn ids(&self) -> Vec<String> {
+        let others = self.docs.keys().filter(|id| **id != self.root).cloned();
+        std::iter::once(self.root.clone()).chain(others).collect()
+    }
+
+    /// A document, to change it in place (cleaning its texts).
+    pub fn value_mut(&mut self, doc: &str) -> Option<&mut Value> {
+        self.docs.get_mut(doc)
+    }
+
     pub fn get(&self, doc: &str) -> Option<&Value> {
         self.docs.get(doc)
     }
