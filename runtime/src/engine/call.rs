@@ -137,6 +137,9 @@ impl Engine {
     ) -> Result<CallToolResult> {
         let Some(&index) = self.index.get(name) else {
             obs.outcome = Some(Outcome::UnknownTool);
+            if let Some(reason) = self.withheld.reason(name) {
+                return Err(Error::Withheld { tool: name.to_string(), why: reason.why() });
+            }
             return Err(Error::UnknownTool(name.to_string()));
         };
         obs.tool = Some(index);
