@@ -2,7 +2,7 @@
 //! definition changes after a user approved it (a description that now tells the model to do
 //! something else, a new required argument).
 //!
-//! The file keeps, for each tool, the SHA-256 of its definition as clients are shown it ([`file`]:
+//! The file keeps, for each tool, the SHA-256 of its definition as clients are shown it ([`mod@file`]:
 //! name, title, description, input and output schemas, annotations; canonical JSON) and the
 //! definition itself. Each time the server builds its catalogue (at start and on each reload) the
 //! tools are checked against it ([`compare`]): a tool that matches its pin is served; one whose
@@ -139,7 +139,11 @@ impl Pinner {
         }
         self.log(&review);
         let withheld = review.withheld;
-        config.tools.retain(|t| !withheld.contains_key(&t.name));
+        if !withheld.is_empty() {
+            config.tools.retain(|t| !withheld.contains_key(&t.name));
+            // Measured on every tool: `auto` estimates the shorter list instead.
+            config.context.tools_list_tokens = None;
+        }
         Ok(Withheld(Arc::new(withheld)))
     }
 
