@@ -13,6 +13,17 @@ pub enum Error {
     /// No tool of that name.
     #[error("unknown tool `{0}`")]
     UnknownTool(String),
+    /// A tool withheld by `--pin-definitions`: its definition changed since it was approved, or
+    /// it is new.
+    #[error(
+        "tool `{tool}` is withheld: {why}; it is served again once an operator approves it with `mcpgen pins update`"
+    )]
+    Withheld {
+        /// The tool's name.
+        tool: String,
+        /// Why ([`crate::engine::pins::Reason::why`]).
+        why: String,
+    },
     /// A tool that the discovery path (`/mcp/discovery`) does not list, called there directly.
     #[error(
         "`{0}` is not called directly on this endpoint, which lists search_tools, describe_tools and call_tool: \

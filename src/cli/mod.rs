@@ -6,6 +6,7 @@ mod export;
 mod generate;
 mod inspect;
 mod output;
+mod pins;
 mod search;
 mod serve;
 mod values;
@@ -66,6 +67,9 @@ pub(crate) enum Command {
     /// Search an API's tools as discovery mode's search_tools does: how findable is each operation?
     #[command(after_help = search::EXAMPLES)]
     Search(search::SearchArgs),
+    /// Approve the tool definitions `serve --pin-definitions` serves (`update`), or check them (`check`).
+    #[command(after_help = pins::EXAMPLES)]
+    Pins(pins::PinsArgs),
 }
 
 /// The input and how it becomes tools: shared by every command.
@@ -250,7 +254,7 @@ pub(crate) fn open(input: &InputArgs, more: &[String], strict: bool) -> crate::e
     Ok(inputs)
 }
 
-const COMMANDS: [&str; 8] = ["inspect", "serve", "generate", "config", "export", "convert", "search", "help"];
+const COMMANDS: [&str; 9] = ["inspect", "serve", "generate", "config", "export", "convert", "search", "pins", "help"];
 
 /// `mcpgen SPEC ...` is `mcpgen generate SPEC ...` when the first argument is an input: an
 /// existing path, an http(s) URL, or `-`. Any other word is a mistyped command.
@@ -274,7 +278,7 @@ fn with_default_command(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::O
             .unwrap_or_else(|| format!(" (and no file `{text}` exists)"));
         return Err(format!(
             "unknown command `{text}`{closest}\n\nCommands: {}. `mcpgen SPEC` (an existing file, a URL or -) is `mcpgen generate SPEC`.",
-            COMMANDS[..7].join(", ")
+            COMMANDS[..COMMANDS.len() - 1].join(", ")
         ));
     }
     let mut out = args;
@@ -310,6 +314,7 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Pins(args) => pins::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

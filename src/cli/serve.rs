@@ -37,6 +37,8 @@ Examples:
   mcpgen serve openapi.yaml --response-detail full            response bodies byte for byte (no lean JSON), as before
   mcpgen serve openapi.yaml --transport http --metrics-bind 127.0.0.1:9090 --log-format json
                                                               Prometheus /metrics on an internal port, JSON logs
+  mcpgen serve openapi.yaml --pin-definitions pins.json --watch
+                                                              only approved tool definitions (`mcpgen pins update`)
   mcpgen serve openapi.yaml --transport http --workers 4      4 threads serving HTTP (default: one per CPU)";
 
 #[derive(Debug, Clone, Args)]
@@ -55,7 +57,7 @@ pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub server: ServerArgs,
 
-    /// Reload when SPEC changes (or a file its $refs reach, or --bindings): tools/list changes
+    /// Reload when SPEC changes (or a file its $refs reach, --bindings, --pin-definitions): tools/list changes
     /// without a restart, calls in flight finish, a broken edit is logged and the old tools stay.
     /// SIGHUP reloads too, with or without it.
     #[arg(long, help_heading = "Server")]
@@ -113,6 +115,10 @@ pub(crate) fn build_config(args: &ServeArgs) -> Result<(RuntimeConfig, Vec<PathB
     };
     if let Some(bindings) = args.input.bindings.as_deref() {
         files.push(std::path::absolute(bindings).unwrap_or_else(|_| PathBuf::from(bindings)));
+    }
+    // An approval (`mcpgen pins update`) is picked up as an edit of the input is.
+    if let Some(pins) = args.server.pins.pin_definitions.as_deref() {
+        files.push(std::path::absolute(pins).unwrap_or_else(|_| pins.to_path_buf()));
     }
     check_bound(&inputs.origin, &config)?;
     Ok((config, files))

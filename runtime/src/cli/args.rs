@@ -363,6 +363,10 @@ pub struct ServerArgs {
     /// `--confirm`.
     #[command(flatten)]
     pub confirm: crate::engine::confirm::ConfirmArgs,
+
+    /// `--pin-definitions`, `--pins-auto-approve`.
+    #[command(flatten)]
+    pub pins: crate::engine::pins::PinArgs,
 }
 
 /// Parses `--header 'Name: value'` into the trimmed name and value; the name must be an HTTP token.

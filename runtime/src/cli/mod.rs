@@ -185,16 +185,20 @@ fn engine_options(
         list_ttl: Some(args.caching.list_ttl()),
         // Streamable HTTP serves /mcp/discovery beside /mcp whatever the mode.
         serves_discovery: args.transport == Transport::Http,
+        withheld: Default::default(),
     })
 }
 
 /// Builds engines for configs as the flags say: the first one, and each reload's.
 fn engine_builder(args: &ServerArgs, base_url: Option<String>, metrics: Arc<Metrics>, ext: Extensions) -> Arc<BuildFn> {
     let args = args.clone();
+    let pinner = args.pins.pinner();
     Arc::new(move |mut config: RuntimeConfig| {
         args.context.apply(&mut config.context);
         args.resources.apply(&mut config.resources);
-        let opts = engine_options(&args, &config, base_url.clone(), metrics.clone())?;
+        // Before the engine is built: a withheld tool is in no listing, search or call.
+        let withheld = pinner.as_ref().map(|p| p.apply(&mut config)).transpose()?.unwrap_or_default();
+        let opts = EngineOptions { withheld, ..engine_options(&args, &config, base_url.clone(), metrics.clone())? };
         Engine::with_extensions(config, opts, ext.clone())
     })
 }

@@ -6,7 +6,8 @@ use super::*;
 
 impl Engine {
     /// Calls a tool. Failures of the call itself (bad arguments, upstream errors) are results with
-    /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`]). The call is
+    /// `isError: true`; only an unknown tool is an `Err` ([`Error::UnknownTool`], or
+    /// [`Error::Withheld`] for a tool `--pin-definitions` withholds). The call is
     /// counted in the metrics and logged (`tools/call`, with a request id, the tool, the outcome,
     /// the upstream status and the duration; never arguments, headers or credentials) at `info`
     /// with [`EngineOptions::log_calls`], else at `debug`.
@@ -137,6 +138,9 @@ impl Engine {
     ) -> Result<CallToolResult> {
         let Some(&index) = self.index.get(name) else {
             obs.outcome = Some(Outcome::UnknownTool);
+            if let Some(reason) = self.withheld.reason(name) {
+                return Err(Error::Withheld { tool: name.to_string(), why: reason.why() });
+            }
             return Err(Error::UnknownTool(name.to_string()));
         };
         obs.tool = Some(index);

@@ -11,6 +11,7 @@ pub mod live;
 #[cfg(feature = "discovery")]
 pub mod meta;
 pub mod overview;
+pub mod pins;
 pub mod progress;
 #[cfg(feature = "reload")]
 pub mod reload;
@@ -73,6 +74,9 @@ pub struct EngineOptions {
     /// index is built in the background at start and the search model loaded, as in discovery
     /// mode.
     pub serves_discovery: bool,
+    /// The tools `--pin-definitions` withheld from this catalogue (see [`pins`]): a call to one
+    /// says why.
+    pub withheld: pins::Withheld,
 }
 
 /// Whose credentials go upstream.
@@ -247,6 +251,8 @@ pub struct Engine {
     /// The context's result budget, detail and format.
     rendering: Rendering,
     list_ttl: std::time::Duration,
+    /// Tools not in the catalogue because their definitions are not approved (`--pin-definitions`).
+    withheld: pins::Withheld,
 }
 
 /// How results are written: the context's budget (a tool's own overrides it), detail and format.
@@ -341,6 +347,7 @@ impl Engine {
         let mut info = config.server;
         info.instructions = views.configured_instructions(exposure.discovery);
         opts.metrics.set_tools(tools.len());
+        opts.metrics.set_withheld(opts.withheld.count("changed"), opts.withheld.count("new"));
         let counters = ToolCounters::new(tools.len() + exposure::META_TOOLS.len());
         let scopes = tools.iter().flat_map(|t| t.scopes.iter().flatten().cloned()).collect();
         let engine = Arc::new(Engine {
@@ -368,6 +375,7 @@ impl Engine {
             routes,
             rendering,
             list_ttl: opts.list_ttl.unwrap_or(crate::engine::caching::DEFAULT_LIST_TTL),
+            withheld: opts.withheld,
         });
         #[cfg(feature = "discovery")]
         if searched {
@@ -492,6 +500,11 @@ impl Engine {
         if let Some(&index) = self.index.get(name) {
             self.counters.count(&self.metrics, index, name, Outcome::Forbidden);
         }
+    }
+
+    /// The tools `--pin-definitions` withheld from this catalogue.
+    pub fn withheld(&self) -> &pins::Withheld {
+        &self.withheld
     }
 
     /// The tool named `name` (any tool of the catalogue, listed or not); `None` when there is none.

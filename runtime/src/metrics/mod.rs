@@ -8,7 +8,8 @@
 //! else a client chooses: `tool` is a name of the catalogue (or empty for an unknown tool).
 //!
 //! The metrics, all prefixed `mcpgen_`:
-//! - `tool_calls_total{tool,outcome}` (see [`Outcome`]), `tool_calls_in_flight`, `tools`;
+//! - `tool_calls_total{tool,outcome}` (see [`Outcome`]), `tool_calls_in_flight`, `tools`,
+//!   `tools_withheld{reason}` (`--pin-definitions`: `changed`, `new`);
 //! - `upstream_responses_total{status}`, `upstream_errors_total{kind}`,
 //!   `upstream_request_duration_seconds` (a histogram, one observation per attempt),
 //!   `upstream_retries_total`, `rate_limit_waits_total`, `rate_limit_wait_seconds_total`;
@@ -177,6 +178,7 @@ mod tests {
         m.upstream_error(UpstreamFault::Timeout, Duration::from_secs(1));
         m.rate_limit_wait(Duration::from_millis(250));
         m.reloaded(false);
+        m.set_withheld(2, 1);
         let text = m.encode();
         for line in [
             "mcpgen_tool_calls_total{tool=\"getPet\",outcome=\"ok\"} 2",
@@ -192,6 +194,8 @@ mod tests {
             "mcpgen_reloads_total{result=\"error\"} 1",
             "mcpgen_reloads_total{result=\"ok\"} 0",
             "mcpgen_tool_calls_in_flight 0",
+            "mcpgen_tools_withheld{reason=\"changed\"} 2",
+            "mcpgen_tools_withheld{reason=\"new\"} 1",
         ] {
             assert!(text.lines().any(|l| l == line), "{line} missing from\n{text}");
         }

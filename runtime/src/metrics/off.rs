@@ -34,6 +34,9 @@ impl Metrics {
     pub fn set_tools(&self, _n: usize) {}
 
     /// Not counted.
+    pub fn set_withheld(&self, _changed: usize, _new: usize) {}
+
+    /// Not counted.
     pub fn upstream_response(&self, _status: u16, _took: Duration) {}
 
     /// Not counted.

@@ -48,6 +48,7 @@ pub struct Metrics {
     unknown_tool: Counter,
     pub(super) in_flight: Gauge,
     tools: Gauge,
+    withheld: Family<NameLabel, Gauge>,
     upstream_responses: Family<StatusLabel, Counter>,
     upstream_errors: Family<NameLabel, Counter>,
     upstream_duration: Histogram,
@@ -80,12 +81,17 @@ impl Metrics {
         for result in ["ok", "error"] {
             reloads.get_or_create_owned(&[("result", result)]);
         }
+        let withheld = Family::<NameLabel, Gauge>::default();
+        for reason in ["changed", "new"] {
+            withheld.get_or_create_owned(&[("reason", reason)]);
+        }
         let m = Metrics {
             registry: Registry::default(),
             tool_calls,
             unknown_tool,
             in_flight: Gauge::default(),
             tools: Gauge::default(),
+            withheld,
             upstream_responses: Family::default(),
             upstream_errors: Family::default(),
             upstream_duration: Histogram::new(LATENCY_BUCKETS),
@@ -97,6 +103,11 @@ impl Metrics {
         registry.register("tool_calls", "Tool calls by tool and outcome", m.tool_calls.clone());
         registry.register("tool_calls_in_flight", "Tool calls being answered now", m.in_flight.clone());
         registry.register("tools", "Tools in the loaded catalogue", m.tools.clone());
+        registry.register(
+            "tools_withheld",
+            "Tools withheld by --pin-definitions, by reason (changed, new)",
+            m.withheld.clone(),
+        );
         registry.register(
             "upstream_responses",
             "Upstream HTTP responses by status code, one per attempt",
@@ -151,6 +162,14 @@ impl Metrics {
     /// The catalogue now served has `n` tools.
     pub fn set_tools(&self, n: usize) {
         self.tools.set(i64::try_from(n).unwrap_or(i64::MAX));
+    }
+
+    /// The catalogue now served withholds `changed` tools whose definitions changed and `new`
+    /// tools without a pin (`--pin-definitions`).
+    pub fn set_withheld(&self, changed: usize, new: usize) {
+        for (reason, n) in [("changed", changed), ("new", new)] {
+            self.withheld.get_or_create(&[("reason", reason)]).set(i64::try_from(n).unwrap_or(i64::MAX));
+        }
     }
 
     /// An upstream attempt that got a complete response.
