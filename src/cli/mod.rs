@@ -2,6 +2,7 @@
 
 mod config;
 mod convert;
+mod diff;
 mod export;
 mod generate;
 mod inspect;
@@ -34,6 +35,7 @@ Examples:
   mcpgen config openapi.yaml -o api.mcp.json   a runtime config to edit, then `mcpgen serve api.mcp.json`
   mcpgen inspect openai-tools.json             function-calling lists work too
   mcpgen export openapi.yaml --format openai   any input as an OpenAI / Anthropic / Gemini / MCP tool list
+  mcpgen diff v1.yaml v2.yaml                  what changed for agents between two versions, and what breaks
   mcpgen serve functions.json --forward-url http://localhost:9000/tools
                                                a function list served as MCP, each call POSTed to the URL";
 
@@ -67,6 +69,9 @@ pub(crate) enum Command {
     /// Search an API's tools as discovery mode's search_tools does: how findable is each operation?
     #[command(after_help = search::EXAMPLES)]
     Search(search::SearchArgs),
+    /// Compare two versions of an API's tools: what changed for an agent, and what breaks it.
+    #[command(after_help = diff::EXAMPLES)]
+    Diff(diff::DiffArgs),
     /// Approve the tool definitions `serve --pin-definitions` serves (`update`), or check them (`check`).
     #[command(after_help = pins::EXAMPLES)]
     Pins(pins::PinsArgs),
@@ -254,7 +259,7 @@ pub(crate) fn open(input: &InputArgs, more: &[String], strict: bool) -> crate::e
     Ok(inputs)
 }
 
-const COMMANDS: [&str; 9] = ["inspect", "serve", "generate", "config", "export", "convert", "search", "pins", "help"];
+const COMMANDS: [&str; 10] = ["inspect", "serve", "generate", "config", "export", "convert", "search", "diff", "pins", "help"];
 
 /// `mcpgen SPEC ...` is `mcpgen generate SPEC ...` when the first argument is an input: an
 /// existing path, an http(s) URL, or `-`. Any other word is a mistyped command.
@@ -287,7 +292,8 @@ fn with_default_command(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::O
 }
 
 /// Runs the `mcpgen` command line (`mcpgen SPEC`, for a file, a URL or `-`, is `mcpgen generate
-/// SPEC`). Exit code 0 on success, 1 on an error, 2 on a command line that does not parse.
+/// SPEC`). Exit code 0 on success, 1 on an error, 2 on a command line that does not parse (`diff`:
+/// 1 for breaking changes with `--fail-on-breaking`, 2 on an error).
 pub fn main() -> ExitCode {
     // Started again as a `_jq` worker (see the runtime's `response::jq`): run the filter only.
     if let Some(code) = crate::runtime::run_worker_if_asked() {
@@ -314,6 +320,7 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Diff(args) => return diff::main(&args),
         Command::Pins(args) => pins::run(&args),
     };
     match result {

@@ -198,14 +198,18 @@ impl Run<'_> {
     }
 }
 
-/// What stands in for a schema cut short: its type, and a word on what it is.
+/// How the description of a schema cut short ends ([`placeholder`]).
+pub(crate) const CUT_SHORT: &str = "(nested structure not shown)";
+
+/// What stands in for a schema cut short: its type, and a word on what it is (its description
+/// ends with [`CUT_SHORT`]).
 fn placeholder(name: &str, target: &Value) -> Value {
     let mut out = Map::new();
     if let Some(t) = target.get("type") {
         out.insert("type".into(), t.clone());
     }
     let what = target.get("description").and_then(Value::as_str).map(first_sentence).unwrap_or(name);
-    out.insert("description".into(), json!(format!("{what} (nested structure not shown)")));
+    out.insert("description".into(), json!(format!("{what} {CUT_SHORT}")));
     Value::Object(out)
 }
 
