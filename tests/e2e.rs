@@ -42,6 +42,7 @@ e2e! { Serve:
     auto_mode_switches_at_its_limits => discovery_threshold,
     optional_nulls_are_left_out => nulls,
     both_surfaces_over_http => surfaces,
+    planted_instructions_reach_no_client => untrusted_text,
 }
 
 /// The checks of results that fit the model (tests/common/results.rs), against `mcpgen serve`.

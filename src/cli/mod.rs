@@ -259,7 +259,8 @@ pub(crate) fn open(input: &InputArgs, more: &[String], strict: bool) -> crate::e
     Ok(inputs)
 }
 
-const COMMANDS: [&str; 10] = ["inspect", "serve", "generate", "config", "export", "convert", "search", "diff", "pins", "help"];
+const COMMANDS: [&str; 10] =
+    ["inspect", "serve", "generate", "config", "export", "convert", "search", "diff", "pins", "help"];
 
 /// `mcpgen SPEC ...` is `mcpgen generate SPEC ...` when the first argument is an input: an
 /// existing path, an http(s) URL, or `-`. Any other word is a mistyped command.

@@ -33,7 +33,7 @@ static COMMENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?s)<!--(.*?)(--
 
 /// Elements whose content is not text: removed whole.
 static NON_TEXT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?is)<(script|style|iframe|object|embed|noscript|template)\b[^>]*>.*?(</\s*(script|style|iframe|object|embed|noscript|template)\s*>|\z)").expect("valid pattern")
+    Regex::new(r"(?is)<(script|style|iframe|object|embed|noscript|template)\b[^>]*>.*?(</\s*(script|style|iframe|object|embed|noscript|template)\s*>|\z)|</\s*(script|style|iframe|object|embed|noscript|template)\s*>").expect("valid pattern")
 });
 
 /// Tags of HTML elements (not `<token>` placeholders, generics or XML samples' own names).

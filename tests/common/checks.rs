@@ -70,6 +70,7 @@ pub async fn all(subject: &Subject, mock: &Mock) {
     discovery_threshold(subject, mock).await;
     nulls(subject, mock).await;
     surfaces(subject, mock).await;
+    untrusted_text(subject, mock).await;
 }
 
 pub fn ok(r: &rmcp::model::CallToolResult) {
@@ -478,6 +479,32 @@ pub async fn nulls(subject: &Subject, mock: &Mock) {
 /// at `/mcp/tools` and discovery's three at `/mcp/discovery`. A call through `call_tool` there is
 /// the direct call on `/mcp/tools` (same result, same upstream request); each path's `tools/call`
 /// takes only what the path shows.
+/// Tool poisoning: the `<IMPORTANT>` block planted in postForm's description reaches no client,
+/// in any tool mode; the sentences around it do.
+pub async fn untrusted_text(subject: &Subject, mock: &Mock) {
+    for mode in [
+        &["--tool-mode", "all"][..],
+        &["--tool-mode", "all", "--schema-detail", "compact"],
+        &["--tool-mode", "discovery"],
+    ] {
+        let cmd = subject.command(&format!("{}/api", mock.url()), mode);
+        let c = connect(&cmd, Transport::Stdio).await;
+        let mut seen = serde_json::to_string(&c.client.list_all_tools().await.unwrap()).unwrap();
+        if mode.contains(&"discovery") {
+            let found = c.call("search_tools", json!({"query": "post a form", "limit": 3})).await;
+            let described = c.call("describe_tools", json!({"names": ["postForm"]})).await;
+            seen = format!(
+                "{seen}{}{}",
+                serde_json::to_string(&found).unwrap(),
+                serde_json::to_string(&described).unwrap()
+            );
+        }
+        assert!(!seen.contains("CANARY") && !seen.contains("id_rsa"), "{mode:?}: {seen}");
+        assert!(seen.contains("Posts a form.") && seen.contains("Fields are URL-encoded."), "{mode:?}: {seen}");
+        c.client.cancel().await.unwrap();
+    }
+}
+
 pub async fn surfaces(subject: &Subject, mock: &Mock) {
     let cmd = subject.command(&format!("{}/api", mock.url()), &["--tool-mode", "discovery"]);
     let (_child, url) = spawn_http(&cmd, &[]).await;
