@@ -55,9 +55,10 @@ pub fn clean_document(doc: &mut Document, opts: &TrustOptions) -> Cleaning {
     for id in doc.docs.ids() {
         let prefix = doc.docs.place(&id, "");
         let allowed = |pointer: &str| opts.allows(&format!("{prefix}{pointer}"));
-        let mut walk = walk::Walk { known: &is_known, allowed: &allowed, cuts: Vec::new(), texts: 0 };
+        let allowed: Option<&dyn Fn(&str) -> bool> = (!opts.allow.is_empty()).then_some(&allowed);
+        let mut walk = walk::Walk::new(&is_known, allowed);
         if let Some(value) = doc.docs.value_mut(&id) {
-            walk.value(value, "#", false);
+            walk.root(value);
         }
         cleaning.texts += walk.texts;
         cleaning.withheld.extend(walk.cuts.iter().map(|cut| warning(&format!("{prefix}{}", cut.pointer), cut)));
@@ -71,8 +72,9 @@ pub fn clean_value(value: &mut Value, opts: &TrustOptions) -> Cleaning {
     let known = own_names(std::iter::once(&*value));
     let is_known = |name: &str| known.contains(&name.to_ascii_lowercase());
     let allowed = |pointer: &str| opts.allows(pointer);
-    let mut walk = walk::Walk { known: &is_known, allowed: &allowed, cuts: Vec::new(), texts: 0 };
-    walk.value(value, "#", false);
+    let allowed: Option<&dyn Fn(&str) -> bool> = (!opts.allow.is_empty()).then_some(&allowed);
+    let mut walk = walk::Walk::new(&is_known, allowed);
+    walk.root(value);
     Cleaning { withheld: walk.cuts.iter().map(|cut| warning(&cut.pointer, cut)).collect(), texts: walk.texts }
 }
 

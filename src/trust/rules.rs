@@ -103,6 +103,8 @@ pub(crate) const ROLE_TAG_OPEN: &str = r"(?i)<\s*(system|system[-_]?prompt|instr
 pub(crate) const EMPHASIS_OPEN: &str = r"(?i)<\s*(important|critical|attention|urgent)(\s[^<>]*)?>";
 
 pub(crate) struct Rules {
+    /// Every pattern at once: most texts match none, and one pass over them says so.
+    any: RegexSet,
     sets: Vec<(Rule, RegexSet)>,
     named_tool: Regex,
     base64: Regex,
@@ -110,19 +112,28 @@ pub(crate) struct Rules {
     pub(crate) emphasis_open: Regex,
 }
 
+/// A pattern as compiled: case-insensitive, with ASCII word boundaries (a Unicode `\b` keeps the
+/// regex crate's DFA off any text with a non-ASCII letter, five times slower over the corpus).
+fn compiled(pattern: &str) -> String {
+    format!("(?i){}", pattern.replace(r"\b", r"(?-u:\b)"))
+}
+
 pub(crate) static RULES: LazyLock<Rules> = LazyLock::new(|| {
-    let set = |patterns: &[&str]| {
-        let case_insensitive: Vec<String> = patterns.iter().map(|p| format!("(?i){p}")).collect();
-        RegexSet::new(case_insensitive).expect("the rules' patterns are valid")
-    };
+    let set =
+        |patterns: &[&str]| RegexSet::new(patterns.iter().map(|p| compiled(p))).expect("the rules' patterns are valid");
+    let every: Vec<&str> =
+        [ASSISTANT_DIRECTIVE, ROLE_TAG_TEXT, HIDE_FROM_USER, OTHER_TOOLS, &[NAMED_TOOL, ROLE_TAG_OPEN]].concat();
+    let mut any: Vec<String> = every.iter().map(|p| compiled(p)).collect();
+    any.push(BASE64_RUN.to_string());
     Rules {
+        any: RegexSet::new(any).expect("the rules' patterns are valid"),
         sets: vec![
             (Rule::AssistantDirective, set(ASSISTANT_DIRECTIVE)),
             (Rule::RoleTag, set(ROLE_TAG_TEXT)),
             (Rule::HideFromUser, set(HIDE_FROM_USER)),
             (Rule::OtherTools, set(OTHER_TOOLS)),
         ],
-        named_tool: Regex::new(&format!("(?i){NAMED_TOOL}")).expect("valid pattern"),
+        named_tool: Regex::new(&compiled(NAMED_TOOL)).expect("valid pattern"),
         base64: Regex::new(BASE64_RUN).expect("valid pattern"),
         role_open: Regex::new(ROLE_TAG_OPEN).expect("valid pattern"),
         emphasis_open: Regex::new(EMPHASIS_OPEN).expect("valid pattern"),
@@ -133,6 +144,9 @@ impl Rules {
     /// The first rule `passage` trips (as read: invisible characters already removed), if any.
     /// `known` says whether a name is one of the API's own operations or functions.
     pub(crate) fn check(&self, passage: &str, known: &dyn Fn(&str) -> bool) -> Option<Rule> {
+        if !self.any.is_match(passage) {
+            return None;
+        }
         if self.role_open.is_match(passage) {
             return Some(Rule::RoleTag);
         }

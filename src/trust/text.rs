@@ -169,7 +169,8 @@ fn without_markup(text: &str) -> String {
 /// bidirectional controls, Unicode tags, the byte order mark) and the variation selectors that
 /// smuggle bytes (`U+E0100`..; the emoji ones, `U+FE00`.., stay).
 pub fn is_invisible(c: char) -> bool {
-    matches!(get_general_category(c), GeneralCategory::Format) || ('\u{E0100}'..='\u{E01EF}').contains(&c)
+    !c.is_ascii() && matches!(get_general_category(c), GeneralCategory::Format)
+        || ('\u{E0100}'..='\u{E01EF}').contains(&c)
 }
 
 /// Text hidden in invisible characters: three or more in a row, Unicode tag characters, or

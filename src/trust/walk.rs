@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::text::{self, Withheld};
-use crate::diag::child;
+use crate::diag::escape_segment;
 
 /// Keys whose values map names to objects (OpenAPI's and JSON Schema's maps).
 const NAME_MAPS: &[&str] = &[
@@ -52,80 +52,135 @@ pub struct Cut {
 pub(crate) struct Walk<'a> {
     /// Names of the API's own operations and functions (naming them is no warning).
     pub known: &'a dyn Fn(&str) -> bool,
-    /// Whether the text at a pointer is allowed as it is (`--allow-description-text`).
-    pub allowed: &'a dyn Fn(&str) -> bool,
+    /// Whether the text at a pointer is allowed as it is (`--allow-description-text`); `None`
+    /// when nothing is.
+    pub allowed: Option<&'a dyn Fn(&str) -> bool>,
     /// What was cut, in document order.
     pub cuts: Vec<Cut>,
     /// How many texts and enum values were read.
     pub texts: usize,
+    /// The escaped segments from the root to where the walk is (a pointer is made only when
+    /// one is needed: a document has far more places than cuts).
+    path: Vec<String>,
 }
 
-impl Walk<'_> {
-    /// Cleans every text under `value` (at `pointer`); `names` says the object's keys are names.
-    pub(crate) fn value(&mut self, value: &mut Value, pointer: &str, names: bool) {
+impl<'a> Walk<'a> {
+    pub(crate) fn new(known: &'a dyn Fn(&str) -> bool, allowed: Option<&'a dyn Fn(&str) -> bool>) -> Self {
+        Walk { known, allowed, cuts: Vec::new(), texts: 0, path: Vec::new() }
+    }
+
+    /// Cleans every text under `value`, the document's root.
+    pub(crate) fn root(&mut self, value: &mut Value) {
+        self.value(value, false);
+    }
+
+    /// The JSON pointer of where the walk is.
+    fn pointer(&self) -> String {
+        let mut p = String::from("#");
+        for seg in &self.path {
+            p.push('/');
+            p.push_str(seg);
+        }
+        p
+    }
+
+    fn is_allowed(&self) -> bool {
+        self.allowed.is_some_and(|allowed| allowed(&self.pointer()))
+    }
+
+    fn enter(&mut self, seg: &str) {
+        self.path.push(escape_segment(seg));
+    }
+
+    /// Cleans every text under `value`; `names` says the object's keys are names.
+    fn value(&mut self, value: &mut Value, names: bool) {
         match value {
             Value::Object(map) if names => {
-                for (name, v) in map.iter_mut() {
-                    self.value(v, &child(pointer, name), false);
+                for (name, v) in map.iter_mut().filter(|(_, v)| v.is_object() || v.is_array()) {
+                    self.enter(name);
+                    self.value(v, false);
+                    self.path.pop();
                 }
             }
-            Value::Object(map) if !allows_text(map) => self.object(map, pointer),
+            Value::Object(map) if !allows_text(map) => self.object(map),
             Value::Array(items) => {
-                for (i, v) in items.iter_mut().enumerate() {
-                    self.value(v, &child(pointer, i.to_string()), false);
+                for (i, v) in items.iter_mut().enumerate().filter(|(_, v)| v.is_object() || v.is_array()) {
+                    self.path.push(i.to_string());
+                    self.value(v, false);
+                    self.path.pop();
                 }
             }
             _ => {}
         }
     }
 
-    fn object(&mut self, map: &mut Map<String, Value>, pointer: &str) {
+    fn object(&mut self, map: &mut Map<String, Value>) {
         let mut emptied = Vec::new();
         for (key, v) in map.iter_mut() {
-            let at = child(pointer, key);
-            if DATA.contains(&key.as_str()) || (key.starts_with("x-") && key != "x-mcp") || (self.allowed)(&at) {
+            let is_text = TEXTS.contains(&key.as_str()) && v.is_string();
+            let is_enum = key == "enum" && v.is_array();
+            let skipped = DATA.contains(&key.as_str()) || (key.starts_with("x-") && key != "x-mcp");
+            if skipped || !(is_text || is_enum || v.is_object() || v.is_array()) {
                 continue;
             }
-            match v {
-                Value::String(s) if TEXTS.contains(&key.as_str()) => {
-                    self.texts += 1;
-                    let cleaned = text::clean(s, self.known);
-                    self.cuts
-                        .extend(cleaned.withheld.into_iter().map(|withheld| Cut { pointer: at.clone(), withheld }));
-                    if cleaned.text.is_empty() && !s.is_empty() {
-                        emptied.push(key.clone());
+            self.enter(key);
+            if !self.is_allowed() {
+                match v {
+                    Value::String(s) if is_text => {
+                        if self.text(s) {
+                            emptied.push(key.clone());
+                        }
                     }
-                    *s = cleaned.text;
-                }
-                Value::Array(values) if key == "enum" => {
-                    self.enum_values(values, &at);
-                    if values.is_empty() {
-                        emptied.push(key.clone());
+                    Value::Array(values) if is_enum => {
+                        self.enum_values(values);
+                        if values.is_empty() {
+                            emptied.push(key.clone());
+                        }
                     }
+                    _ => self.value(v, NAME_MAPS.contains(&key.as_str())),
                 }
-                _ => self.value(v, &at, NAME_MAPS.contains(&key.as_str())),
             }
+            self.path.pop();
         }
         for key in emptied {
             map.remove(&key);
         }
     }
 
+    /// Cleans one text in place; whether cleaning left nothing of it.
+    fn text(&mut self, s: &mut String) -> bool {
+        self.texts += 1;
+        let cleaned = text::clean(s, self.known);
+        if !cleaned.withheld.is_empty() {
+            let pointer = self.pointer();
+            self.cuts.extend(cleaned.withheld.into_iter().map(|withheld| Cut { pointer: pointer.clone(), withheld }));
+        }
+        let emptied = cleaned.text.is_empty() && !s.is_empty();
+        *s = cleaned.text;
+        emptied
+    }
+
     /// Enum values cannot be cut (the API takes them whole): a flagged one is withheld.
-    fn enum_values(&mut self, values: &mut Vec<Value>, pointer: &str) {
-        let mut i = 0;
-        values.retain(|v| {
-            let at = child(pointer, i.to_string());
-            i += 1;
-            let Value::String(s) = v else { return true };
+    fn enum_values(&mut self, values: &mut Vec<Value>) {
+        let mut kept = Vec::with_capacity(values.len());
+        for (i, v) in std::mem::take(values).into_iter().enumerate() {
+            let Value::String(s) = &v else {
+                kept.push(v);
+                continue;
+            };
             self.texts += 1;
-            if (self.allowed)(&at) {
-                return true;
+            self.path.push(i.to_string());
+            let rule = if self.is_allowed() { None } else { text::judge_value(s, self.known) };
+            match rule {
+                Some(rule) => {
+                    let withheld = Withheld { rule, passage: excerpt_value(s) };
+                    self.cuts.push(Cut { pointer: self.pointer(), withheld });
+                }
+                None => kept.push(v),
             }
-            let Some(rule) = text::judge_value(s, self.known) else { return true };
-            self.cuts.push(Cut { pointer: at, withheld: Withheld { rule, passage: excerpt_value(s) } });
-            false
-        });
+            self.path.pop();
+        }
+        *values = kept;
     }
 }
 
@@ -153,8 +208,8 @@ mod tests {
 
     fn walk(mut doc: Value, allow: &[&str]) -> (Value, Vec<(String, &'static str)>) {
         let allowed = |p: &str| allow.contains(&p);
-        let mut w = Walk { known: &|_| false, allowed: &allowed, cuts: Vec::new(), texts: 0 };
-        w.value(&mut doc, "#", false);
+        let mut w = Walk::new(&|_| false, Some(&allowed));
+        w.root(&mut doc);
         let cuts = w.cuts.into_iter().map(|c| (c.pointer, c.withheld.rule.id())).collect();
         (doc, cuts)
     }
