@@ -18,6 +18,7 @@
 mod cli;
 mod conventions;
 mod diag;
+mod doctor;
 mod error;
 pub mod export;
 pub mod generate;

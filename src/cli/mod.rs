@@ -2,6 +2,7 @@
 
 mod config;
 mod convert;
+mod doctor;
 mod export;
 mod generate;
 mod inspect;
@@ -66,6 +67,9 @@ pub(crate) enum Command {
     /// Search an API's tools as discovery mode's search_tools does: how findable is each operation?
     #[command(after_help = search::EXAMPLES)]
     Search(search::SearchArgs),
+    /// How well an API description serves an AI agent: findings with JSON pointers and fixes, and a score.
+    #[command(after_help = doctor::EXAMPLES)]
+    Doctor(doctor::DoctorArgs),
 }
 
 /// The input and how it becomes tools: shared by every command.
@@ -243,7 +247,7 @@ pub(crate) fn open(input: &InputArgs, more: &[String], strict: bool) -> crate::e
     Ok(inputs)
 }
 
-const COMMANDS: [&str; 8] = ["inspect", "serve", "generate", "config", "export", "convert", "search", "help"];
+const COMMANDS: [&str; 9] = ["inspect", "serve", "generate", "config", "export", "convert", "search", "doctor", "help"];
 
 /// `mcpgen SPEC ...` is `mcpgen generate SPEC ...` when the first argument is an input: an
 /// existing path, an http(s) URL, or `-`. Any other word is a mistyped command.
@@ -267,7 +271,7 @@ fn with_default_command(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::O
             .unwrap_or_else(|| format!(" (and no file `{text}` exists)"));
         return Err(format!(
             "unknown command `{text}`{closest}\n\nCommands: {}. `mcpgen SPEC` (an existing file, a URL or -) is `mcpgen generate SPEC`.",
-            COMMANDS[..7].join(", ")
+            COMMANDS[..8].join(", ")
         ));
     }
     let mut out = args;
@@ -303,6 +307,10 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Doctor(args) => match doctor::run(&args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

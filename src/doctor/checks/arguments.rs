@@ -1,0 +1,196 @@
+//! What an agent fills a tool's arguments by: their descriptions, and what their values mean.
+//!
+//! The arguments are an operation's parameters that become the tool's arguments (not fixed
+//! headers such as `Accept`; request body fields are not checked: their pointers are not
+//! kept), a function's properties, a config tool's input schema's properties.
+//!
+//! - `undocumented-required-parameter`, `undocumented-optional-parameter`: no description (on
+//!   the parameter or its schema).
+//! - `undocumented-well-known-parameter` (whether required or not): no description, but a name
+//!   that says most of it ([`WELL_KNOWN`], or a path parameter named after a resource of the
+//!   path: `petId` in `/pets/{petId}`).
+//! - `undocumented-enum`: an enum (or an array of one) of two values or more of which some are
+//!   coded ([`coded`]: numbers, digits, one or two characters), when no description mentions any
+//!   of its values (as a word). Extensions such as `x-enumDescriptions` do not count: tool schemas
+//!   have no `x-` keywords, so agents never see them. Words such as `asc`/`desc` or
+//!   `available`/`sold` explain themselves.
+
+use serde_json::Value;
+
+use crate::doctor::rules::{
+    UNDOCUMENTED_ENUM, UNDOCUMENTED_OPTIONAL_PARAMETER, UNDOCUMENTED_REQUIRED_PARAMETER,
+    UNDOCUMENTED_WELL_KNOWN_PARAMETER,
+};
+use crate::doctor::{Argument, Context, Finding, Subject};
+
+/// Names that say what they hold (lower case, without `_`, `-`, `$`, `.`, `[`, `]`).
+const WELL_KNOWN: &[&str] = &[
+    "id",
+    "page",
+    "pagenumber",
+    "perpage",
+    "pagesize",
+    "limit",
+    "offset",
+    "cursor",
+    "after",
+    "before",
+    "startingafter",
+    "endingbefore",
+    "pagetoken",
+    "nexttoken",
+    "sort",
+    "sortby",
+    "order",
+    "orderby",
+    "direction",
+    "q",
+    "query",
+    "search",
+    "fields",
+    "expand",
+    "include",
+    "format",
+    "lang",
+    "language",
+    "locale",
+    "since",
+    "until",
+    "top",
+    "skip",
+    "count",
+];
+
+/// Two-character values that are words.
+const SHORT_WORDS: &[&str] = &["on", "no", "ok", "id", "up", "eq", "ne", "gt", "lt", "ge", "le", "in", "or"];
+
+pub(crate) fn check(ctx: &Context<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for s in &ctx.subjects {
+        let path = s.tool.http.as_ref().map(|h| h.path.as_str()).unwrap_or_default();
+        for arg in ctx.arguments(s) {
+            out.extend(undocumented(s, &arg, path));
+            out.extend(undocumented_enum(s, &arg));
+        }
+    }
+    out
+}
+
+fn undocumented(s: &Subject<'_>, arg: &Argument<'_>, path: &str) -> Option<Finding> {
+    if arg.description.is_some() {
+        return None;
+    }
+    let (rule, kind) = if well_known(arg, path) {
+        (&UNDOCUMENTED_WELL_KNOWN_PARAMETER, if arg.required { "required parameter" } else { "parameter" })
+    } else if arg.required {
+        (&UNDOCUMENTED_REQUIRED_PARAMETER, "required parameter")
+    } else {
+        (&UNDOCUMENTED_OPTIONAL_PARAMETER, "optional parameter")
+    };
+    Some(
+        Finding::new(
+            rule,
+            &arg.pointer,
+            format!("{kind} `{}` of {} has no description", arg.name, s.label()),
+            "describe what it holds, its format, and where the agent gets a value (which tool returns it)",
+        )
+        .about(&s.pointer),
+    )
+}
+
+/// Whether the argument's name says what it holds (see the module's doc).
+fn well_known(arg: &Argument<'_>, path: &str) -> bool {
+    let name: String =
+        arg.name.chars().filter(|c| !matches!(c, '_' | '-' | '$' | '.' | '[' | ']')).collect::<String>().to_lowercase();
+    if WELL_KNOWN.contains(&name.as_str()) {
+        return true;
+    }
+    let Some(stem) = name.strip_suffix("id").filter(|s| !s.is_empty() && arg.in_path) else { return false };
+    path.split('/').filter(|seg| !seg.starts_with('{')).any(|seg| {
+        let seg: String = seg.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+        !seg.is_empty() && (seg.starts_with(stem) || stem.starts_with(seg.trim_end_matches('s')))
+    })
+}
+
+fn undocumented_enum(s: &Subject<'_>, arg: &Argument<'_>) -> Option<Finding> {
+    let values = enum_values(arg.schema)?;
+    if values.len() < 2 || !values.iter().any(|v| coded(v, values)) {
+        return None;
+    }
+    let texts: Vec<&str> =
+        [arg.description, arg.schema.get("description").and_then(Value::as_str)].into_iter().flatten().collect();
+    if values.iter().any(|v| texts.iter().any(|t| mentions(t, &value_text(v)))) {
+        return None;
+    }
+    let shown: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    Some(
+        Finding::new(
+            &UNDOCUMENTED_ENUM,
+            &arg.pointer,
+            format!(
+                "`{}` of {} takes {}, and nothing says what they mean",
+                arg.name,
+                s.label(),
+                super::some_of(&shown, 5)
+            ),
+            "say what each value means in the description (\"1: active, 2: suspended\"; agents are not shown \
+             `x-` extensions), or use values that say it",
+        )
+        .about(&s.pointer),
+    )
+}
+
+/// The values of the schema's `enum`, or of its items' for an array.
+fn enum_values(schema: &Value) -> Option<&Vec<Value>> {
+    schema.get("enum").or_else(|| schema.get("items")?.get("enum"))?.as_array()
+}
+
+/// Whether `v` (one of `all`) is a code rather than a word: a number, digits, one character, or
+/// two that are not a short word (unless five or more two-letter values of one case: country or
+/// language codes).
+fn coded(v: &Value, all: &[Value]) -> bool {
+    let s = match v {
+        Value::Number(_) => return true,
+        Value::String(s) => s.trim(),
+        _ => return false,
+    };
+    if s.is_empty() || s.chars().all(|c| c.is_ascii_digit() || matches!(c, '-' | '.')) {
+        return !s.is_empty();
+    }
+    match s.chars().count() {
+        1 => true,
+        2 => !SHORT_WORDS.contains(&s.to_lowercase().as_str()) && !country_or_language_codes(all),
+        _ => false,
+    }
+}
+
+fn country_or_language_codes(all: &[Value]) -> bool {
+    let two = |f: fn(&char) -> bool| {
+        all.iter().all(|v| v.as_str().is_some_and(|s| s.chars().count() == 2 && s.chars().all(|c| f(&c))))
+    };
+    all.len() >= 5 && (two(char::is_ascii_lowercase) || two(char::is_ascii_uppercase))
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether `text` has `word` as a word of its own (not inside a longer one), ignoring case.
+fn mentions(text: &str, word: &str) -> bool {
+    let (text, word) = (text.to_lowercase(), word.to_lowercase());
+    if word.is_empty() {
+        return false;
+    }
+    let is_word_char = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(&word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    })
+}
+
+#[cfg(test)]
+mod tests;
