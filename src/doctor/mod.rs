@@ -11,8 +11,9 @@
 //! - **Score** ([`score`]): out of 100. Each finding costs its severity's weight (error 10,
 //!   warning 3, info 1) to every operation it concerns, at most 10 an operation; the API loses
 //!   `100 × (their sum) / (10 × operations)`, where operations are its tools and the operations
-//!   skipped. A finding that concerns no one operation (a diagnostic outside the operations)
-//!   costs its weight directly, at most 10 for each rule. Rounded, floored at 0.
+//!   skipped. A finding that concerns no one operation (a diagnostic outside the operations, a
+//!   token a user gets once) costs its weight directly, at most 10 for each rule. Rounded,
+//!   floored at 0.
 
 mod checks;
 mod context;

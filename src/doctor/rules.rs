@@ -25,7 +25,7 @@ pub(crate) const UNDESCRIBED_OPERATION: Rule = rule(
     "an operation without a summary or a description is a bare tool name to the agent",
 );
 pub(crate) const MISSING_SUMMARY: Rule =
-    rule("missing-summary", Warning, "the summary is the tool's title and the first thing search and the agent read");
+    rule("missing-summary", Info, "the summary is the tool's title, which clients show and search weighs most");
 pub(crate) const DUPLICATE_SUMMARY: Rule =
     rule("duplicate-summary", Warning, "operations with one summary look alike: the agent cannot tell them apart");
 pub(crate) const GENERIC_SUMMARY: Rule = rule(

@@ -106,7 +106,7 @@ fn a_well_described_api_has_no_findings_and_scores_100() {
 fn each_operation_loses_its_findings_weights_up_to_ten() {
     let tools = ["#/a", "#/b", "#/c", "#/d"];
     // One warning on a: 3 of 40.
-    let one = [finding(&rules::MISSING_SUMMARY, "#/a", &["#/a"])];
+    let one = [finding(&rules::GENERIC_SUMMARY, "#/a", &["#/a"])];
     assert_eq!(score(&tools, &one), 93);
     // Two errors on a: capped at 10 of 40.
     let capped = [
@@ -147,7 +147,7 @@ fn the_score_is_floored_at_zero() {
 fn errors_come_first_then_the_most_operations_then_tokens_then_pointers() {
     let mut found = [
         finding(&rules::UNPAGINATED_LIST, "#/b", &["#/b"]),
-        finding(&rules::MISSING_SUMMARY, "#/z", &["#/z"]),
+        finding(&rules::DUPLICATE_SUMMARY, "#/z", &["#/z"]),
         finding(&rules::GENERIC_SUMMARY, "#/a", &["#/a"]),
         finding(&rules::EXTERNAL_TOKEN_REQUIRED, "#/s", &["#/a", "#/b"]),
         finding(&rules::LARGE_TOOL_DEFINITION, "#/y", &["#/y"]).with_tokens(2_000),

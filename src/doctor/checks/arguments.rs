@@ -8,9 +8,10 @@
 //!   the parameter or its schema).
 //! - `undocumented-well-known-parameter` (whether required or not): no description, but a name
 //!   that says most of it ([`WELL_KNOWN`], or a path parameter named after a resource of the
-//!   path: `petId` in `/pets/{petId}`).
-//! - `undocumented-enum`: an enum (or an array of one) of two values or more of which some are
-//!   coded ([`coded`]: numbers, digits, one or two characters), when no description mentions any
+//!   path, with `id` or without: `petId` in `/pets/{petId}`, `charge` in `/charges/{charge}`).
+//! - `undocumented-enum`: an enum (or an array of one) of two values or more of which half or more
+//!   are coded ([`coded`]: numbers, digits, one or two characters; GitHub's reactions, `+1`, `-1`,
+//!   `laugh`, `heart`..., are words with a few codes), when no description mentions any
 //!   of its values (as a word). Extensions such as `x-enumDescriptions` do not count: tool schemas
 //!   have no `x-` keywords, so agents never see them. Words such as `asc`/`desc` or
 //!   `available`/`sold` explain themselves.
@@ -105,7 +106,10 @@ fn well_known(arg: &Argument<'_>, path: &str) -> bool {
     if WELL_KNOWN.contains(&name.as_str()) {
         return true;
     }
-    let Some(stem) = name.strip_suffix("id").filter(|s| !s.is_empty() && arg.in_path) else { return false };
+    let stem = name.strip_suffix("id").unwrap_or(&name);
+    if stem.is_empty() || !arg.in_path {
+        return false;
+    }
     path.split('/').filter(|seg| !seg.starts_with('{')).any(|seg| {
         let seg: String = seg.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
         !seg.is_empty() && (seg.starts_with(stem) || stem.starts_with(seg.trim_end_matches('s')))
@@ -114,7 +118,7 @@ fn well_known(arg: &Argument<'_>, path: &str) -> bool {
 
 fn undocumented_enum(s: &Subject<'_>, arg: &Argument<'_>) -> Option<Finding> {
     let values = enum_values(arg.schema)?;
-    if values.len() < 2 || !values.iter().any(|v| coded(v, values)) {
+    if values.len() < 2 || values.iter().filter(|v| coded(v, values)).count() * 2 < values.len() {
         return None;
     }
     let texts: Vec<&str> =

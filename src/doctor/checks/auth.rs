@@ -3,7 +3,9 @@
 //!
 //! A tool depends on such schemes when each alternative of its `security` has one of them (no
 //! alternative mcpgen performs alone, and none that needs no credentials); each finding counts
-//! the tools that depend on its scheme. A scheme no tool depends on is not reported.
+//! the tools that depend on its scheme. A scheme no tool depends on is not reported. In the
+//! score, an unsupported scheme (and an undefined one) costs each tool that depends on it (their
+//! calls fail); a token to get elsewhere costs the API once (a user sets it once).
 //!
 //! - `unsupported-auth`: mutual TLS, and HTTP schemes that answer a challenge (`digest`,
 //!   `negotiate`, `ntlm`, `hoba`, `mutual`, `scram-*`): no fixed value in an env var passes.
@@ -17,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::child;
 use crate::doctor::rules::{EXTERNAL_TOKEN_REQUIRED, UNDEFINED_SECURITY_SCHEME, UNSUPPORTED_AUTH};
-use crate::doctor::{Context, Finding, Origin};
+use crate::doctor::{Context, Finding, Origin, Severity};
 use crate::ir::{self, Dialect, HttpScheme};
 use crate::runtime::config::SecurityScheme;
 
@@ -72,7 +74,12 @@ fn external(ctx: &Context<'_>) -> Vec<Finding> {
                  how a user gets a long-lived token",
             )
         };
-        out.push(finding.about_all(tools));
+        out.push(match finding.severity {
+            // The tools' calls fail: each of them loses its worth.
+            Severity::Error => finding.about_all(tools),
+            // A user sets a token once: a cost to the API, not to each call.
+            _ => finding.spanning(tools.len()),
+        });
     }
     out
 }

@@ -3,7 +3,9 @@
 //!
 //! A list operation is a `GET` whose path ends in a collection (not in a `{parameter}`) and
 //! whose JSON response (`crate::responses::sample`) is an array, or an object with an array
-//! member of objects (Slack's `channels`, Stripe's `data`). It has no paging when it has no
+//! member of objects (Slack's `channels`, Stripe's `data`) when the path's last word says a
+//! collection ([`says_collection`]: a plural, or `list`, `search`, ...; a single thing's object,
+//! such as `/oauth.token`'s, may hold arrays of its own). It has no paging when it has no
 //! page-size parameter (`limit`, `per_page`, ... as `responses::sample` finds them) and no page,
 //! offset or cursor parameter (as the engine's pager finds them). Its size is estimated at
 //! [`DEFAULT_PAGE_SIZE`] items (or the items of its declared example, when more), lean or full
@@ -96,10 +98,23 @@ fn list_size(ir: &ApiIr, op: &Operation, full: bool) -> Option<(usize, usize)> {
     let sample = sample::sample_response(ir, op)?;
     let value = if full { sample.value } else { lean(&sample.value, &sample::origin(ir, op)) };
     let Value::Object(obj) = &value else { return None };
+    if !says_collection(&op.path) {
+        return None;
+    }
     let items = main_list(obj)?;
     let first = items.first()?;
     let missing = DEFAULT_PAGE_SIZE.saturating_sub(items.len());
     Some((json_chars(&value) + missing * (json_chars(first) + 1), items.len().max(DEFAULT_PAGE_SIZE)))
+}
+
+/// Words that end a list operation's path without being plurals.
+const LIST_WORDS: &[&str] = &["list", "search", "find", "query", "all", "history", "feed", "index"];
+
+/// Whether the last word of `path` names a collection: a plural (`pets`, not `address`) or one of
+/// [`LIST_WORDS`] (Slack's `/usergroups.list`).
+fn says_collection(path: &str) -> bool {
+    let last = path.rsplit('/').find(|s| !s.is_empty()).and_then(|s| super::words(s).pop()).unwrap_or_default();
+    LIST_WORDS.contains(&last.as_str()) || (last.ends_with('s') && !last.ends_with("ss") && last.len() > 3)
 }
 
 /// The object's main list: among its array members whose items are objects, the one with the

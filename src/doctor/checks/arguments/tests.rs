@@ -49,6 +49,12 @@ fn a_well_known_name_is_info_whether_required_or_not() {
 }
 
 #[test]
+fn a_path_parameter_named_after_its_resource_is_well_known() {
+    let found = findings_of(&with_params("/charges/{charge}", &["{name: charge, in: path, required: true}"]));
+    assert_eq!(of_rule(&found, "undocumented-well-known-parameter").len(), 1, "{found:#?}");
+}
+
+#[test]
 fn an_id_named_after_no_resource_of_the_path_is_not_well_known() {
     let found = findings_of(&with_params("/pets/{ownerId}", &["{name: ownerId, in: path, required: true}"]));
     assert_eq!(of_rule(&found, "undocumented-required-parameter").len(), 1, "{found:#?}");
@@ -158,6 +164,17 @@ fn an_enum_of_words_explains_itself() {
         &[
             "{name: order, in: query, description: The order., schema: {type: string, enum: [asc, desc]}}",
             "{name: status, in: query, description: S., schema: {type: string, enum: [available, pending, sold]}}",
+        ],
+    ));
+    assert!(of_rule(&found, "undocumented-enum").is_empty(), "{found:#?}");
+}
+
+#[test]
+fn an_enum_of_words_with_a_few_codes_explains_itself() {
+    let found = findings_of(&with_params(
+        "/reactions",
+        &[
+            "{name: content, in: query, description: C., schema: {type: string, enum: [\"+1\", \"-1\", laugh, heart, rocket]}}",
         ],
     ));
     assert!(of_rule(&found, "undocumented-enum").is_empty(), "{found:#?}");

@@ -1,4 +1,4 @@
-use crate::doctor::tests::{api, findings_of, of_rule};
+use crate::doctor::tests::{api, findings_of, of_rule, report_of};
 
 /// `GET /a` and `GET /b`, each with `security` (a YAML flow sequence; empty: none), and these
 /// security schemes (YAML flow mappings by name).
@@ -69,4 +69,12 @@ fn a_scheme_the_api_requires_is_pointed_at_in_the_api_s_security() {
     let f = of_rule(&found, "undefined-security-scheme");
     assert_eq!(f.len(), 1, "{found:#?}");
     assert_eq!(f[0].pointer, "#/security");
+}
+
+#[test]
+fn a_token_to_get_elsewhere_costs_the_api_once_and_a_failing_scheme_each_tool() {
+    // One warning for the API: 3 points, whatever the number of tools.
+    assert_eq!(report_of(&secured("[{code: []}]", "[{code: []}]", SCHEMES)).score, 97);
+    // An error on each of the two tools: all of their worth.
+    assert_eq!(report_of(&secured("[{mtls: []}]", "[{mtls: []}]", SCHEMES)).score, 0);
 }

@@ -70,3 +70,13 @@ fn one_item_is_no_list() {
     let found = findings_of(&list("/pets", &[], PET));
     assert!(!found.iter().any(|f| f.rule.starts_with("unpaginated")), "{found:#?}");
 }
+
+#[test]
+fn an_object_of_a_single_thing_is_no_list() {
+    let schema =
+        format!("{{type: object, properties: {{scopes: {{type: array, items: {PET}}}, token: {{type: string}}}}}}");
+    let found = findings_of(&list("/oauth.token", &[], &schema));
+    assert!(!found.iter().any(|f| f.rule.starts_with("unpaginated")), "{found:#?}");
+    let found = findings_of(&list("/usergroups.list", &[], &schema));
+    assert_eq!(of_rule(&found, "unpaginated-list").len(), 1, "{found:#?}");
+}
