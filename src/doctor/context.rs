@@ -168,13 +168,14 @@ impl<'a> Context<'a> {
             .iter()
             .map(|(name, s)| {
                 let schema = self.resolve(s, tool);
+                let bound = tool.http.as_ref().and_then(|h| h.params.iter().find(|p| p.arg == *name));
                 Argument {
                     name,
                     pointer: child(&properties, name),
                     required: required.is_some_and(|r| r.iter().any(|v| v.as_str() == Some(name))),
                     description: text(s.get("description")).or_else(|| text(schema.get("description"))),
                     schema,
-                    in_path: false,
+                    in_path: bound.is_some_and(|p| p.location == crate::ir::ParamLocation::Path),
                 }
             })
             .collect()
@@ -192,12 +193,15 @@ impl<'a> Context<'a> {
 }
 
 impl Subject<'_> {
-    /// The subject in a message: `GET /pets`, function `name`, tool `name`.
+    /// The subject in a message: `GET /pets`, function `name`, tool `name` (`GET /pets`).
     pub(crate) fn label(&self) -> String {
         match self.origin {
             Origin::Operation(op) if op.function.is_none() => format!("{} {}", op.method.as_upper(), op.path),
             Origin::Operation(_) | Origin::Function(_) => format!("function `{}`", self.tool.name),
-            Origin::Tool => format!("tool `{}`", self.tool.name),
+            Origin::Tool => match &self.tool.http {
+                Some(h) => format!("tool `{}` ({} {})", self.tool.name, h.method.as_upper(), h.path),
+                None => format!("tool `{}`", self.tool.name),
+            },
         }
     }
 }

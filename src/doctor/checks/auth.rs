@@ -8,7 +8,8 @@
 //! calls fail); a token to get elsewhere costs the API once (a user sets it once).
 //!
 //! - `unsupported-auth`: mutual TLS, and HTTP schemes that answer a challenge (`digest`,
-//!   `negotiate`, `ntlm`, `hoba`, `mutual`, `scram-*`): no fixed value in an env var passes.
+//!   `negotiate`, `ntlm`, `hoba`, `mutual`, `scram-*`): no fixed value in an env var passes. (A
+//!   runtime config's are known by the descriptions mcpgen gave them.)
 //! - `external-token-required`: OAuth2 without the client-credentials flow, OpenID Connect, other
 //!   HTTP schemes: a token obtained elsewhere works until it expires.
 //! - `undefined-security-scheme` (API descriptions): an operation's (or the API's) `security`
@@ -53,12 +54,13 @@ fn external(ctx: &Context<'_>) -> Vec<Finding> {
         let Some(SecurityScheme::External { description, env }) = schemes.get(name) else { continue };
         let declared = ctx.ir.and_then(|ir| ir.security_schemes.get(name));
         let tools_word = super::plural(tools.len(), "tool");
-        let finding = if declared.is_some_and(unsupported) {
+        let finding = if declared.map_or_else(|| unsupported_in_config(description), unsupported) {
             Finding::new(
                 &UNSUPPORTED_AUTH,
                 scheme_pointer(ctx, name),
                 format!(
-                    "security scheme `{name}` ({description}) is the only way to call {tools_word}: their calls fail"
+                    "security scheme `{name}` ({description}) is the only way to call {tools_word}: {} calls fail",
+                    if tools.len() == 1 { "its" } else { "their" }
                 ),
                 "offer an alternative mcpgen can send (an API key or a bearer token) in those operations' `security`",
             )
@@ -93,6 +95,14 @@ fn unsupported(scheme: &ir::SecurityScheme) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether no fixed credential passes a config's external scheme, as its description (the one
+/// `crate::tools::security` writes) says: mutual TLS, or an HTTP scheme that answers a challenge.
+fn unsupported_in_config(description: &str) -> bool {
+    let http = description.strip_prefix("HTTP `").and_then(|rest| rest.split('`').next());
+    description.starts_with("mutual TLS")
+        || http.is_some_and(|name| CHALLENGE_SCHEMES.contains(&name) || name.starts_with("scram-"))
 }
 
 /// Where the scheme `name` is declared: the document's components (Swagger 2.0's

@@ -7,7 +7,7 @@
 
 use super::group_digits;
 use crate::doctor::rules::{HUGE_TOOL_DEFINITION, LARGE_TOOL_DEFINITION};
-use crate::doctor::{Context, Finding};
+use crate::doctor::{Context, Finding, Origin};
 use crate::runtime::engine::ToolEntry;
 
 /// A tool's definition over this many tokens is large: forty of them fill `serve`'s 20,000-token
@@ -32,9 +32,11 @@ pub(crate) fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 rule,
                 &s.pointer,
                 format!(
-                    "the tool `{}` of {} takes {} tokens in tools/list (over {})",
-                    s.tool.name,
-                    s.label(),
+                    "{} takes {} tokens in tools/list (over {})",
+                    match s.origin {
+                        Origin::Tool => s.label(),
+                        _ => format!("the tool `{}` of {}", s.tool.name, s.label()),
+                    },
                     group_digits(tokens),
                     group_digits(limit)
                 ),

@@ -7,7 +7,8 @@
 //! - `duplicate-summary`: one summary (ignoring case, spacing and a final `.`) on several
 //!   operations; each gets a finding.
 //! - `generic-summary`: a summary of one word (`Get`, `listPets`), of generic words only
-//!   ([`GENERIC_WORDS`]: `Update item`, `Get all`), or of the method and path's words only
+//!   ([`GENERIC_WORDS`], none of them a word of the path: `Update item`, `Get all`), or of the
+//!   method and path's words only
 //!   (`GET /pets`, `get pets` for `GET /pets`; a few small words such as `by` aside).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -148,7 +149,7 @@ fn generic(s: &Subject<'_>, summary: &str) -> Option<Finding> {
     let words = words(summary);
     let why = if !summary.contains(char::is_whitespace) {
         "is a single word: it does not say what the operation does to what"
-    } else if words.iter().all(|w| GENERIC_WORDS.contains(&w.as_str())) {
+    } else if words.iter().all(|w| GENERIC_WORDS.contains(&w.as_str()) && !route_words(s).contains(w)) {
         "is generic: it names no resource and no purpose"
     } else if restates_route(s, &words) {
         "only restates the method and path"
@@ -166,13 +167,16 @@ fn generic(s: &Subject<'_>, summary: &str) -> Option<Finding> {
     )
 }
 
+/// The words of the tool's method and path (none without an HTTP binding).
+fn route_words(s: &Subject<'_>) -> BTreeSet<String> {
+    let Some(http) = &s.tool.http else { return BTreeSet::new() };
+    super::words(&format!("{} {}", http.method.as_upper(), http.path)).into_iter().collect()
+}
+
 /// Whether `words` (a summary's) are the words of the tool's method and path, small words aside.
 fn restates_route(s: &Subject<'_>, words: &[String]) -> bool {
-    let Some(http) = &s.tool.http else { return false };
-    let route: BTreeSet<String> =
-        super::words(&format!("{} {}", http.method.as_upper(), http.path)).into_iter().collect();
     let said: BTreeSet<String> = words.iter().filter(|w| !SMALL_WORDS.contains(&w.as_str())).cloned().collect();
-    !said.is_empty() && said == route
+    !said.is_empty() && said == route_words(s)
 }
 
 /// `duplicate-summary`: one finding for each operation whose summary another has too.

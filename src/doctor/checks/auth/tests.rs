@@ -78,3 +78,17 @@ fn a_token_to_get_elsewhere_costs_the_api_once_and_a_failing_scheme_each_tool() 
     // An error on each of the two tools: all of their worth.
     assert_eq!(report_of(&secured("[{mtls: []}]", "[{mtls: []}]", SCHEMES)).score, 0);
 }
+
+#[test]
+fn a_runtime_config_s_schemes_are_known_by_their_descriptions() {
+    use crate::pipeline::{self, PipelineOptions};
+    let text = secured("[{mtls: []}]", "[{code: []}]", SCHEMES);
+    let p = pipeline::run_str(&text, "t.yaml", &PipelineOptions::default()).expect("reads");
+    let found = crate::doctor::of_config(&p.tools.config, "t.mcp.json").findings;
+    let unsupported = of_rule(&found, "unsupported-auth");
+    assert_eq!(unsupported.len(), 1, "{found:#?}");
+    assert_eq!(unsupported[0].pointer, "#/security_schemes/mtls");
+    assert_eq!(of_rule(&found, "external-token-required")[0].pointer, "#/security_schemes/code");
+    assert!(super::unsupported_in_config("HTTP `digest` authentication: the env var holds it"));
+    assert!(!super::unsupported_in_config("HTTP `token` authentication: the env var holds it"));
+}

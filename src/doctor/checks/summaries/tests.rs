@@ -69,6 +69,12 @@ fn a_one_word_summary_is_generic() {
 }
 
 #[test]
+fn a_generic_word_that_names_the_path_s_resource_is_not_generic() {
+    let found = findings_of(&api(&op("get", "/data", "      summary: Get the data of this account\n"), ""));
+    assert!(of_rule(&found, "generic-summary").is_empty(), "{found:#?}");
+}
+
+#[test]
 fn a_summary_of_generic_words_is_generic() {
     for summary in ["Update item", "Get all", "Get the details"] {
         let found = findings_of(&api(&op("put", "/pets", &format!("      summary: {summary}\n")), ""));
