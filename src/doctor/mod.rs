@@ -132,6 +132,12 @@ impl Finding {
         self
     }
 
+    /// Also concerning what `other` (a finding of the same rule at the same place) concerns.
+    pub(crate) fn absorb(&mut self, other: Finding) {
+        self.subjects.extend(other.subjects);
+        self.operations = self.subjects.len();
+    }
+
     /// With `tokens` at stake.
     pub(crate) fn with_tokens(mut self, tokens: usize) -> Self {
         self.tokens = tokens;

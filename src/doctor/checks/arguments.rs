@@ -16,6 +16,8 @@
 //!   have no `x-` keywords, so agents never see them. Words such as `asc`/`desc` or
 //!   `available`/`sold` explain themselves.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::doctor::rules::{
@@ -66,13 +68,33 @@ const WELL_KNOWN: &[&str] = &[
 const SHORT_WORDS: &[&str] = &["on", "no", "ok", "id", "up", "eq", "ne", "gt", "lt", "ge", "le", "in", "or"];
 
 pub(crate) fn check(ctx: &Context<'_>) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let mut found = Vec::new();
     for s in &ctx.subjects {
         let path = s.tool.http.as_ref().map(|h| h.path.as_str()).unwrap_or_default();
         for arg in ctx.arguments(s) {
-            out.extend(undocumented(s, &arg, path));
-            out.extend(undocumented_enum(s, &arg));
+            found.extend(undocumented(s, &arg, path));
+            found.extend(undocumented_enum(s, &arg));
         }
+    }
+    once_per_place(found)
+}
+
+/// One finding for a parameter a path item declares for several operations: the first
+/// operation's, concerning them all.
+fn once_per_place(found: Vec<Finding>) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::with_capacity(found.len());
+    let mut at: HashMap<(String, &'static str), usize> = HashMap::new();
+    for f in found {
+        match at.get(&(f.pointer.clone(), f.rule)) {
+            Some(&i) => out[i].absorb(f),
+            None => {
+                at.insert((f.pointer.clone(), f.rule), out.len());
+                out.push(f);
+            }
+        }
+    }
+    for f in out.iter_mut().filter(|f| f.operations > 1) {
+        f.message.push_str(&format!(" (declared once for {} operations)", f.operations));
     }
     out
 }

@@ -193,3 +193,19 @@ fn codes_are_numbers_digits_and_short_strings() {
     let countries: Vec<_> = ["us", "gb", "fr", "de", "es"].map(|c| json!(c)).to_vec();
     assert!(!coded(&json!("fr"), &countries));
 }
+
+#[test]
+fn a_parameter_of_a_path_item_is_one_finding_for_its_operations() {
+    let text = api(
+        "  /pets/{ownerKey}:\n    parameters:\n      - {name: ownerKey, in: path, required: true}\n    get:\n      \
+         summary: Show the owner's pets\n      responses: {\"204\": {description: none}}\n    delete:\n      summary: \
+         Forget the owner's pets\n      responses: {\"204\": {description: none}}",
+        "",
+    );
+    let found = findings_of(&text);
+    let f = of_rule(&found, "undocumented-required-parameter");
+    assert_eq!(f.len(), 1, "{found:#?}");
+    assert_eq!(f[0].pointer, "#/paths/~1pets~1{ownerKey}/parameters/0");
+    assert_eq!(f[0].operations, 2);
+    assert!(f[0].message.ends_with("(declared once for 2 operations)"), "{}", f[0].message);
+}
