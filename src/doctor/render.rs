@@ -27,7 +27,7 @@ pub(super) fn text(report: &Report, all: bool) -> String {
 }
 
 fn api_text(out: &mut String, api: &ApiReport, all: bool) {
-    let _ = writeln!(out, "{} {} ({}, {})", api.title, api.version, api.source, api.dialect);
+    let _ = writeln!(out, "{}", one_line(&format!("{} {} ({}, {})", api.title, api.version, api.source, api.dialect)));
     let c = &api.counts;
     let _ = writeln!(
         out,
@@ -64,9 +64,15 @@ fn api_text(out: &mut String, api: &ApiReport, all: bool) {
     }
 }
 
-/// `severity rule pointer: message — fix`.
+/// `severity rule pointer: message — fix`, on one line whatever the document's texts hold.
 pub(crate) fn line(f: &Finding) -> String {
-    format!("{} {} {}: {} — {}", f.severity.as_str(), f.rule, f.pointer, f.message, f.fix)
+    let (pointer, message, fix) = (one_line(&f.pointer), one_line(&f.message), one_line(&f.fix));
+    format!("{} {} {pointer}: {message} — {fix}", f.severity.as_str(), f.rule)
+}
+
+/// `text` with line breaks, tabs and other control characters as spaces.
+fn one_line(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') { ' ' } else { c }).collect()
 }
 
 /// The findings by rule, each group in the findings' order, the groups in the order of their
@@ -86,4 +92,25 @@ pub(super) fn json(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::doctor::Report;
+    use crate::doctor::tests::{api, report_of};
+
+    #[test]
+    fn each_finding_is_one_line() {
+        let op = |path: &str| {
+            format!(
+                "  {path}:\n    get:\n      summary: \"List the pets\\nfor\\tadoption\"\n      responses: {{\"204\": {{description: none}}}}\n"
+            )
+        };
+        let report = Report::new(vec![report_of(&api(&[op("/cats"), op("/dogs")].concat(), ""))]);
+        let text = report.text(true);
+        let findings: Vec<&str> = text.lines().skip_while(|l| *l != "Findings:").skip(1).collect();
+        assert_eq!(findings.len(), 2, "{text}");
+        assert!(findings.iter().all(|l| l.starts_with("warning duplicate-summary #/paths/")), "{text}");
+        assert!(findings[0].contains("\"List the pets for adoption\""), "{text}");
+    }
 }
