@@ -171,6 +171,12 @@ pub struct Operation {
 /// One parameter: where it goes on the wire, how it is serialised, and its schema.
 #[derive(Debug, Clone, Serialize)]
 pub struct Parameter {
+    /// JSON pointer of the parameter where it is declared, e.g. `#/paths/~1pets/get/parameters/0`
+    /// (the path item's `parameters` for one declared there, the original index for Swagger 2.0);
+    /// the operation's pointer for an undeclared path variable; empty for a bound function's
+    /// argument (its function's schema declares it). Not serialised.
+    #[serde(skip)]
+    pub pointer: String,
     /// The name on the wire (path variable, query key, header or cookie name).
     pub name: String,
     /// Where it goes; `in` when serialised.

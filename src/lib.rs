@@ -19,6 +19,7 @@ mod cli;
 mod conventions;
 mod diag;
 mod diff;
+mod doctor;
 mod error;
 pub mod export;
 pub mod generate;

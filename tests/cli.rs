@@ -189,6 +189,7 @@ fn help_matches_golden() {
         (&["generate", "--help"][..], "help-generate.txt"),
         (&["export", "--help"][..], "help-export.txt"),
         (&["convert", "--help"][..], "help-convert.txt"),
+        (&["doctor", "--help"][..], "help-doctor.txt"),
     ] {
         let out = mcpgen(args);
         assert!(out.status.success());
@@ -505,4 +506,34 @@ fn flags_a_config_cannot_take_are_named() {
     }
     let out = mcpgen(&["inspect", &path, "--include-op", "nothing*"]);
     assert!(stderr(&out).contains("the filters exclude all 20 tools"), "{}", stderr(&out));
+}
+
+/// `doctor` exits with 0 whatever it finds unless `--fail-on`'s level is reached (then 1, and a
+/// line on stderr); an input it cannot read fails as in every command.
+#[test]
+fn doctor_fails_only_when_asked() {
+    let errors = "tests/fixtures/doctor/agent-unfriendly.yaml";
+    let warnings = "samples/petstore-oas30.json";
+    let nothing = "samples/anthropic-tools.json";
+    for (args, code) in [
+        (&[errors][..], 0),
+        (&["--fail-on", "error", errors][..], 1),
+        (&["--fail-on", "warning", errors][..], 1),
+        (&["--fail-on", "error", warnings][..], 0),
+        (&["--fail-on", "warning", warnings][..], 1),
+        (&["--fail-on", "warning", "--json", nothing][..], 0),
+    ] {
+        let out = mcpgen(&[&["doctor"][..], args].concat());
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+        assert!(!out.stdout.is_empty(), "{args:?}: a report either way");
+        if code == 1 {
+            let err = stderr(&out);
+            assert!(err.starts_with("mcpgen doctor: ") && err.contains("or above (--fail-on"), "{args:?}: {err}");
+        }
+    }
+    let out = mcpgen(&["doctor", "--fail-on", "error", "tests/fixtures/bad/malformed.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("error: tests/fixtures/bad/malformed.json"), "{}", stderr(&out));
+    let out = mcpgen(&["doctor", "--fail-on", "info", warnings]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }

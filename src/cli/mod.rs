@@ -3,6 +3,7 @@
 mod config;
 mod convert;
 mod diff;
+mod doctor;
 mod export;
 mod generate;
 mod inspect;
@@ -69,6 +70,9 @@ pub(crate) enum Command {
     /// Search an API's tools as discovery mode's search_tools does: how findable is each operation?
     #[command(after_help = search::EXAMPLES)]
     Search(search::SearchArgs),
+    /// How well an API description serves an AI agent: findings with JSON pointers and fixes, and a score.
+    #[command(after_help = doctor::EXAMPLES)]
+    Doctor(doctor::DoctorArgs),
     /// Compare two versions of an API's tools: what changed for an agent, and what breaks it.
     #[command(after_help = diff::EXAMPLES)]
     Diff(diff::DiffArgs),
@@ -259,8 +263,8 @@ pub(crate) fn open(input: &InputArgs, more: &[String], strict: bool) -> crate::e
     Ok(inputs)
 }
 
-const COMMANDS: [&str; 10] =
-    ["inspect", "serve", "generate", "config", "export", "convert", "search", "diff", "pins", "help"];
+const COMMANDS: [&str; 11] =
+    ["inspect", "serve", "generate", "config", "export", "convert", "search", "doctor", "diff", "pins", "help"];
 
 /// `mcpgen SPEC ...` is `mcpgen generate SPEC ...` when the first argument is an input: an
 /// existing path, an http(s) URL, or `-`. Any other word is a mistyped command.
@@ -321,6 +325,10 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Doctor(args) => match doctor::run(&args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
         Command::Diff(args) => return diff::main(&args),
         Command::Pins(args) => pins::run(&args),
     };

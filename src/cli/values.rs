@@ -81,3 +81,21 @@ impl From<ForwardModeArg> for ForwardMode {
 pub(super) fn name_of(value: &impl ValueEnum) -> String {
     value.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
 }
+
+/// `--fail-on` of `mcpgen doctor`: the least severe finding that fails the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FailOnArg {
+    /// Exit with code 1 when a finding is an error.
+    Error,
+    /// Exit with code 1 when a finding is a warning or an error.
+    Warning,
+}
+
+impl From<FailOnArg> for crate::doctor::Severity {
+    fn from(f: FailOnArg) -> crate::doctor::Severity {
+        match f {
+            FailOnArg::Error => crate::doctor::Severity::Error,
+            FailOnArg::Warning => crate::doctor::Severity::Warning,
+        }
+    }
+}

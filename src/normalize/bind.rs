@@ -413,6 +413,7 @@ fn parameters_and_body(
         let (schema, description) = crate::conventions::parameter_description(schema);
         let style = ParamStyle::default_for(location);
         parameters.push(Parameter {
+            pointer: String::new(),
             required: location == ParamLocation::Path || required.contains(&arg),
             argument: (arg != wire).then_some(arg),
             name: wire,

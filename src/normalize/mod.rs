@@ -15,6 +15,11 @@ pub(crate) use bind::missing_binding;
 pub use bind::{Bindings, Forward, ForwardMode, Routing, bind};
 pub(crate) use schema::DEFS_PREFIX;
 
+/// Where Swagger 2.0's upgrade keeps a parameter's index in the list that declared it (body and
+/// form parameters leave the list, so the upgraded list's indices differ): the walker reads it
+/// for [`crate::ir::Parameter::pointer`].
+const DECLARED_INDEX: &str = "x-mcpgen-declared-index";
+
 /// Normalises a loaded document. Problems confined to one operation become diagnostics; the
 /// document fails as a whole only when nothing usable is left. `lenient`: bad entries of a
 /// function list are skipped with a warning instead of failing the list.

@@ -230,8 +230,9 @@ impl<'d> Walker<'d> {
         pointer: &str,
     ) -> OpResult<Vec<Parameter>> {
         let mut params: Vec<Parameter> = Vec::new();
-        let levels = [(item, "../parameters"), (op, "parameters")];
-        for (level, rel) in levels {
+        let item_ptr = pointer.rsplit_once('/').map_or(pointer, |(item, _)| item);
+        let levels = [(item, "../parameters", item_ptr), (op, "parameters", pointer)];
+        for (level, rel, holder) in levels {
             let Some(list) = level.value.get("parameters") else { continue };
             let at = child(pointer, rel);
             let Value::Array(list) = list else {
@@ -239,7 +240,10 @@ impl<'d> Walker<'d> {
             };
             for (i, p) in list.iter().enumerate() {
                 let p_ptr = child(&at, i.to_string());
-                let Some(param) = self.parameter(Located { value: p, doc: level.doc }, &p_ptr)? else { continue };
+                let Some(mut param) = self.parameter(Located { value: p, doc: level.doc }, &p_ptr)? else { continue };
+                let index =
+                    p.get(super::DECLARED_INDEX).and_then(Value::as_u64).map_or(i.to_string(), |n| n.to_string());
+                param.pointer = self.docs.place(level.doc, &child(&child(holder, "parameters"), index));
                 // Operation-level parameters override path-level ones with the same name and location.
                 params.retain(|q| !(q.name == param.name && q.location == param.location));
                 params.push(param);
@@ -266,6 +270,7 @@ impl<'d> Walker<'d> {
                     format!("path variable `{{{var}}}` has no parameter; a string is assumed"),
                 );
                 params.push(Parameter {
+                    pointer: self.docs.place(op.doc, pointer),
                     name: var.to_string(),
                     location: ParamLocation::Path,
                     required: true,
@@ -342,6 +347,7 @@ impl<'d> Walker<'d> {
             _ => (serde_json::json!({"type": "string"}), None),
         };
         Ok(Some(Parameter {
+            pointer: String::new(),
             name: name.to_string(),
             location,
             required: location == ParamLocation::Path || obj.get("required") == Some(&Value::Bool(true)),

@@ -116,7 +116,12 @@ impl Ctx<'_> {
             }
         }
         // Path-level body/form parameters are folded into each operation above; the rest stay.
-        let plain: Vec<Value> = path_params.iter().filter(|p| !is_body_like(p)).map(|p| self.parameter(p)).collect();
+        let plain: Vec<Value> = path_params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !is_body_like(p))
+            .map(|(i, p)| declared_at(self.parameter(p), i))
+            .collect();
         if !plain.is_empty() {
             out.insert("parameters".into(), Value::Array(plain));
         }
@@ -142,14 +147,15 @@ impl Ctx<'_> {
         let consumes = str_list(op.get("consumes")).or_default(&self.global_consumes);
         let produces = str_list(op.get("produces")).or_default(&self.global_produces);
         let own = self.inline_params(op.get("parameters"));
-        // Operation parameters override path parameters with the same name and location.
-        let mut params: Vec<Value> = path_params
+        // Operation parameters override path parameters with the same name and location. Path
+        // parameters kept here are body-like (the others stay on the path item): no index.
+        let mut params: Vec<(Option<usize>, Value)> = path_params
             .iter()
             .filter(|pp| !own.iter().any(|o| o.get("name") == pp.get("name") && o.get("in") == pp.get("in")))
             .filter(|pp| is_body_like(pp))
-            .cloned()
+            .map(|pp| (None, pp.clone()))
             .collect();
-        params.extend(own);
+        params.extend(own.into_iter().enumerate().map(|(i, p)| (Some(i), p)));
 
         let mut out = Map::new();
         for (k, v) in op {
@@ -163,11 +169,11 @@ impl Ctx<'_> {
         let mut plain = Vec::new();
         let mut body: Option<&Value> = None;
         let mut form: Vec<&Value> = Vec::new();
-        for p in &params {
+        for (index, p) in &params {
             match p.get("in").and_then(Value::as_str) {
                 Some("body") => body = Some(p),
                 Some("formData") => form.push(p),
-                _ => plain.push(self.parameter(p)),
+                _ => plain.push(index.map_or_else(|| self.parameter(p), |i| declared_at(self.parameter(p), i))),
             }
         }
         if !plain.is_empty() {
@@ -276,6 +282,14 @@ impl Ctx<'_> {
         }
         Value::Object(out)
     }
+}
+
+/// `p` with the index of its declaration (see [`super::DECLARED_INDEX`]).
+fn declared_at(mut p: Value, index: usize) -> Value {
+    if let Value::Object(obj) = &mut p {
+        obj.insert(super::DECLARED_INDEX.into(), json!(index));
+    }
+    p
 }
 
 fn is_body_like(p: &Value) -> bool {

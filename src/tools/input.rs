@@ -489,6 +489,7 @@ mod tests {
 
     fn param(name: &str, location: ParamLocation) -> Parameter {
         Parameter {
+            pointer: String::new(),
             name: name.into(),
             location,
             required: location == ParamLocation::Path,

@@ -78,15 +78,20 @@ pub fn clean_value(value: &mut Value, opts: &TrustOptions) -> Cleaning {
     Cleaning { withheld: walk.cuts.iter().map(|cut| warning(&cut.pointer, cut)).collect(), texts: walk.texts }
 }
 
-/// The warning for one cut: where, the rule, what was read, and how to keep it.
+/// The warning for one cut: where, the rule, what was read, and ([`KEEP`]) how to keep it.
 fn warning(place: &str, cut: &Cut) -> Diagnostic {
-    let message = format!(
-        "withheld from the model, instruction-like text ({}): \"{}\"; if the API's authors meant it for the model, \
-         --allow-description-text '{place}' (or x-mcp-allow-text: true) keeps it",
-        cut.withheld.rule.id(),
-        cut.withheld.passage
-    );
+    let (rule, passage) = (cut.withheld.rule.id(), &cut.withheld.passage);
+    let message =
+        format!("withheld from the model, instruction-like text ({rule}): \"{passage}\"{KEEP}{}", keep(place));
     Diagnostic::new(DiagKind::TextWithheld, place, message)
+}
+
+/// Where a warning of withheld text goes on to say how to keep it.
+pub const KEEP: &str = "; if the API's authors meant it for the model, ";
+
+/// How to keep the text at `place`.
+pub fn keep(place: &str) -> String {
+    format!("--allow-description-text '{place}' (or x-mcp-allow-text: true) keeps it")
 }
 
 /// The API's own operation and function names (lowercase): text may name them.

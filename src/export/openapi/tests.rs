@@ -133,6 +133,7 @@ fn bindings_place_arguments_and_keep_their_names() {
 fn style_and_explode_only_when_not_default() {
     let param = |location: ParamLocation, style: ParamStyle, explode: bool| {
         let p = Parameter {
+            pointer: String::new(),
             name: "a".into(),
             location,
             required: false,
