@@ -57,7 +57,7 @@ pub(super) fn run(args: &DoctorArgs) -> Result<ExitCode> {
         Source::Api(p) => vec![doctor::of_pipeline(p)],
         Source::Config { config, kind: ConfigKind::Given } => vec![doctor::of_config(config, &inputs.origin)],
         Source::Config { config, kind: ConfigKind::Merged { warnings } } => {
-            super::report_merge_warnings(warnings);
+            super::report_merge_warnings(warnings, super::say_on_stderr);
             doctor::of_merged(config, &inputs.origin, made.take())
         }
     };

@@ -56,7 +56,7 @@ pub(super) fn run(args: &InspectArgs) -> Result<()> {
     // A pipeline's warnings are in the report; those of APIs merged with others go to stderr.
     let mut inputs = crate::pipeline::open(&args.input.specs(&args.more), &opts, &super::report_warnings)?;
     if let Source::Config { kind: ConfigKind::Merged { warnings }, .. } = &inputs.source {
-        super::report_merge_warnings(warnings);
+        super::report_merge_warnings(warnings, super::say_on_stderr);
     }
     args.context.apply(&mut inputs.source.config_mut().context);
     let progress = crate::progress::Progress::start(true, "counting tokens");

@@ -224,31 +224,55 @@ fn parse_method(s: &str) -> Result<Method, String> {
         .ok_or_else(|| format!("unknown HTTP method {s:?} (GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE)"))
 }
 
+/// How warnings are said: on stderr as `warning: ...` lines, or (`serve`, whose stderr is its log,
+/// text or JSON) as log events.
+pub(crate) type Say = fn(&str);
+
+/// A warning on stderr.
+pub(crate) fn say_on_stderr(line: &str) {
+    eprintln!("warning: {line}");
+}
+
+/// A warning in the log (`--log-format json` keeps every line JSON).
+pub(crate) fn say_in_log(line: &str) {
+    tracing::warn!("{line}");
+}
+
 /// Warnings of a pipeline run, on stderr, briefly: `inspect` shows them all.
 pub(crate) fn report_warnings(p: &crate::pipeline::Pipeline) {
+    report_warnings_by(p, say_on_stderr);
+}
+
+/// [`report_warnings`], said by `say`.
+pub(crate) fn report_warnings_by(p: &crate::pipeline::Pipeline, say: Say) {
     let warnings: Vec<_> = p.diagnostics().filter(|d| d.kind.is_warning()).collect();
     for d in warnings.iter().take(5) {
-        eprintln!("warning: {d}");
+        say(&d.to_string());
     }
     if warnings.len() > 5 {
-        eprintln!("warning: ... and {} more; `mcpgen inspect {}` lists them all", warnings.len() - 5, p.origin);
+        say(&format!("... and {} more; `mcpgen inspect {}` lists them all", warnings.len() - 5, p.origin));
     }
 }
 
-/// What merging several APIs renamed to keep them apart, on stderr.
-pub(crate) fn report_merge_warnings(warnings: &[String]) {
+/// What merging several APIs renamed to keep them apart, by `say`.
+pub(crate) fn report_merge_warnings(warnings: &[String], say: Say) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        say(w);
     }
 }
 
 /// The warnings of what the inputs came to, on stderr: a pipeline's (briefly), or what merging
 /// renamed (a merged API's pipeline warnings are reported as it is built).
 pub(crate) fn report_source(source: &crate::pipeline::Source) {
+    report_source_by(source, say_on_stderr);
+}
+
+/// [`report_source`], said by `say`.
+pub(crate) fn report_source_by(source: &crate::pipeline::Source, say: Say) {
     match source {
-        crate::pipeline::Source::Api(p) => report_warnings(p),
+        crate::pipeline::Source::Api(p) => report_warnings_by(p, say),
         crate::pipeline::Source::Config { kind: crate::pipeline::ConfigKind::Merged { warnings }, .. } => {
-            report_merge_warnings(warnings)
+            report_merge_warnings(warnings, say)
         }
         crate::pipeline::Source::Config { .. } => {}
     }

@@ -101,12 +101,13 @@ pub(super) fn run(args: &ServeArgs) -> Result<()> {
 pub(crate) fn build_config(args: &ServeArgs) -> Result<(RuntimeConfig, Vec<PathBuf>)> {
     let specs = args.input.specs(&args.more);
     let opts = args.input.pipeline_options(args.warnings.strict)?;
-    let inputs = crate::pipeline::open(&specs, &opts, &super::report_warnings)?;
+    // The log is serve's stderr (JSON with --log-format json): warnings go into it.
+    let inputs = crate::pipeline::open(&specs, &opts, &|p| super::report_warnings_by(p, super::say_in_log))?;
     let mut files = inputs.files;
     let config = match inputs.source {
         Source::Config { config, kind: ConfigKind::Given } => *config,
         source => {
-            super::report_source(&source);
+            super::report_source_by(&source, super::say_in_log);
             let mut config = source.into_config();
             args.server.context.apply(&mut config.context);
             crate::tokens::measure_if_in_doubt(&mut config);

@@ -16,9 +16,6 @@
 pub mod compare;
 pub mod file;
 
-#[cfg(test)]
-mod tests;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -203,3 +200,6 @@ impl Pinner {
 fn list<S: AsRef<str>>(names: &[S]) -> String {
     file::quoted(&names.iter().map(AsRef::as_ref).collect::<Vec<_>>())
 }
+
+#[cfg(test)]
+mod tests;
