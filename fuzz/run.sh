@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs mcpgen's fuzz targets with cargo fuzz (libFuzzer; needs the nightly toolchain):
 #   fuzz/run.sh [TARGET|all] [SECONDS]      (default: all, 30 s each)
+# Optimised with AddressSanitizer by default; FUZZ_BUILD=smoke builds them unoptimised, with
+# debug assertions (overflow checks) and no sanitizer: a third of the build time, for CI's smoke.
 # Each target's corpus (fuzz/corpus/TARGET) is seeded with the samples, the runtime-config goldens
 # and, for the pipeline, a slice of the real-world corpus when it is there. A crash leaves its
 # input in fuzz/artifacts/TARGET and fails the run.
@@ -10,6 +12,7 @@ which="${1:-all}"
 seconds="${2:-30}"
 targets=(pipeline runtime_config request strict)
 [ "$which" = all ] || targets=("$which")
+if [ "${FUZZ_BUILD:-}" = smoke ]; then build=(--dev -s none); else build=(-O); fi
 
 seed() {
   local dir="corpus/$1"
@@ -38,7 +41,7 @@ seed() {
 for t in "${targets[@]}"; do
   seed "$t"
   echo "fuzz: $t for ${seconds}s"
-  cargo +nightly fuzz run -O "$t" "corpus/$t" -- -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 2>&1 \
+  cargo +nightly fuzz run "${build[@]}" "$t" "corpus/$t" -- -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 2>&1 \
     | grep -E '^(#[0-9]+\s+DONE|Done|==[0-9]+==|SUMMARY|.*panicked|artifact_prefix|Test unit written)' || true
   if compgen -G "artifacts/$t/crash-*" >/dev/null || compgen -G "artifacts/$t/oom-*" >/dev/null; then
     echo "fuzz: $t found a failing input (fuzz/artifacts/$t)"; exit 1
