@@ -6,6 +6,8 @@ mod dialect;
 mod parse;
 mod refs;
 
+pub(crate) use refs::is_name_map;
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;

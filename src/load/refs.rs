@@ -46,7 +46,7 @@ fn is_data_key(key: &str) -> bool {
 /// Keys whose values map user-chosen names to schemas or OpenAPI objects: the keys inside are
 /// names, whatever they spell (a property `example`, a header `x-request-id`, the `default`
 /// response), and each value is a schema or an object whose own keys are keywords again.
-fn is_name_map(key: &str) -> bool {
+pub(crate) fn is_name_map(key: &str) -> bool {
     keywords::SCHEMA_MAP.contains(&key) || OPENAPI_NAME_MAPS.contains(&key)
 }
 

@@ -8,33 +8,8 @@ use serde_json::{Map, Value};
 
 use super::text::{self, Withheld};
 use crate::diag::escape_segment;
-
-/// Keys whose values map names to objects (OpenAPI's and JSON Schema's maps).
-const NAME_MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-    "paths",
-    "webhooks",
-    "responses",
-    "headers",
-    "content",
-    "callbacks",
-    "links",
-    "encoding",
-    "schemas",
-    "parameters",
-    "requestBodies",
-    "securitySchemes",
-    "securityDefinitions",
-    "pathItems",
-    "variables",
-];
-
-/// Keys whose values are data, never read as text for the model.
-const DATA: &[&str] = &["example", "examples", "default", "const"];
+use crate::load::is_name_map;
+use crate::runtime::config::keywords;
 
 /// Keys whose string values a model reads.
 const TEXTS: &[&str] = &["description", "summary", "title"];
@@ -119,7 +94,8 @@ impl<'a> Walk<'a> {
         for (key, v) in map.iter_mut() {
             let is_text = TEXTS.contains(&key.as_str()) && v.is_string();
             let is_enum = key == "enum" && v.is_array();
-            let skipped = DATA.contains(&key.as_str()) || (key.starts_with("x-") && key != "x-mcp");
+            // Data is never read as text (`enum` is, value by value; `x-mcp` holds overrides).
+            let skipped = !is_enum && key != "x-mcp" && keywords::is_data(key);
             if skipped || !(is_text || is_enum || v.is_object() || v.is_array()) {
                 continue;
             }
@@ -137,7 +113,7 @@ impl<'a> Walk<'a> {
                             emptied.push(key.clone());
                         }
                     }
-                    _ => self.value(v, NAME_MAPS.contains(&key.as_str())),
+                    _ => self.value(v, is_name_map(key)),
                 }
             }
             self.path.pop();
