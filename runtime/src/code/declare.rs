@@ -4,8 +4,10 @@
 //! ```text
 //! type Label = { id?: number; name?: string };
 //! declare const api: {
-//!   /** List pull requests. */
-//!   pulls_list(args: { owner: string; repo: string; state?: "open" | "closed" | "all"; per_page?: number /* max 100 */ }): Promise<{ id: unknown; /* … */ }[]>;
+//!   /** List pull requests */
+//!   pulls_list(args: { owner: string; repo: string; per_page?: number /* max 100 */; state?: "open" | "closed" }): Promise<{ id; title; user: { login; /* … */ }; /* … */ }[]>;
+//!   /** Add labels to an issue */
+//!   issues_add_labels(args: { owner: string; repo: string; labels?: string[] }): Promise<{ result: Label[] }>;
 //! };
 //! ```
 //!
@@ -23,7 +25,7 @@
 //!
 //! The return type is, in this order: the tool's output schema (exact: structured content, as
 //! the engine checks it, object-rooted: `{ result: T }` for a wrapped non-object), else the
-//! response's shape string when it is readable ([`shape_type`]: member names, types unknown),
+//! response's shape string when it is readable ([`shape_type`]: member names, without types),
 //! else `string` for a response that is only text, else `unknown`. A config keeps output
 //! schemas only with `--output-schema full`, so the shape is the usual source.
 //!
@@ -342,8 +344,9 @@ impl<'a> Renderer<'a> {
             && let Some(Value::String(text)) = map.get("description")
         {
             let sentence = first_sentence(&plain(text), PARAM_DESCRIPTION_MAX * 2);
+            let sentence = cap_words(sentence.trim_end_matches('.'), PARAM_DESCRIPTION_MAX);
             if !sentence.is_empty() {
-                said.push(cap_words(&sentence, PARAM_DESCRIPTION_MAX));
+                said.push(sentence);
             }
         }
         said.extend(constraints(map));

@@ -12,16 +12,20 @@ use serde_json::Value;
 
 use crate::code::names::is_property_identifier;
 
+/// Bidirectional formatting characters: text that shows in another order than it reads
+/// ("Trojan Source"): escaped in literals, dropped from comments.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// `text` as a JavaScript (and TypeScript) string literal, in double quotes.
 pub fn string_literal(text: &str) -> String {
     let json = Value::String(text.to_string()).to_string();
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         match c {
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
+            '\u{2028}' | '\u{2029}' | '<' | '>' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if is_bidi_control(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
@@ -35,10 +39,13 @@ pub fn property_key(name: &str) -> String {
 }
 
 /// `text` fit for the inside of a comment: on one line (control characters, U+2028, U+2029 as
-/// spaces, runs of white space as one), without `*/`, trimmed.
+/// spaces, runs of white space as one), without bidirectional controls nor `*/`, trimmed.
 pub fn comment_text(text: &str) -> String {
-    let spaced: String =
-        text.chars().map(|c| if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') { ' ' } else { c }).collect();
+    let spaced: String = text
+        .chars()
+        .filter(|c| !is_bidi_control(*c))
+        .map(|c| if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') { ' ' } else { c })
+        .collect();
     let one_line = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
     // `*/` ends a comment; `*\/` reads the same to a model and ends nothing.
     let mut out = one_line.replace("*/", "*\\/");
@@ -77,7 +84,8 @@ mod tests {
     use super::*;
 
     /// The hostile sample's texts, and more.
-    const HOSTILE: [&str; 8] = [
+    const HOSTILE: [&str; 9] = [
+        "bidi \u{202E}override\u{202C} and \u{2067}isolate\u{2069}",
         "end-comment */ start-comment /* brace } {{ mustache }}",
         "Multi-line\ndescription\r\nwith\ttabs and a NUL \u{0} and U+2028 [\u{2028}] and U+2029 [\u{2029}] and NEL [\u{85}]",
         "script </script><script>alert(1)</script> <!-- -->",
@@ -97,6 +105,7 @@ mod tests {
             assert_eq!(back, text);
             let inner = &lit[1..lit.len() - 1];
             assert!(!inner.contains(['\n', '\r', '\u{2028}', '\u{2029}', '<', '>']), "{lit}");
+            assert!(!inner.chars().any(is_bidi_control), "{lit}");
             assert!(!inner.replace("\\\\", "").replace("\\\"", "").contains('"'), "no bare quote: {lit}");
         }
     }
@@ -110,6 +119,7 @@ mod tests {
                 assert!(!inner.contains("*/"), "{c}");
                 assert!(!c.chars().any(|ch| ch.is_control() || matches!(ch, '\u{2028}' | '\u{2029}')), "{c:?}");
                 assert!(c.ends_with(" */"), "{c}");
+                assert!(!c.chars().any(is_bidi_control), "{c}");
             }
         }
         assert_eq!(comment("a */ b"), "/* a *\\/ b */");

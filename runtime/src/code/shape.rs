@@ -2,8 +2,9 @@
 //! TypeScript type: the return type of a tool without an output schema.
 //!
 //! The shape names members and their nesting, not their types: `{id, user: {login, …}, labels:
-//! [{name}], …}` is read as `{ id: unknown; user: { login: unknown; /* … */ }; labels: { name:
-//! unknown }[]; /* … */ }`. A scalar is its type (`string`, `[integer]`), `{…}` an object of
+//! [{name}], …}` is read as `{ id; user: { login; /* … */ }; labels: { name }[]; /* … */ }`, the
+//! members without a type TypeScript allows (their type is then `any`): a third shorter than
+//! `id: unknown` on GitHub's API, whose return types are half its declarations. A scalar is its type (`string`, `[integer]`), `{…}` an object of
 //! unknown members. The grammar is mcpgen's own (`src/tools/response.rs` writes it); a shape
 //! that does not follow it (a hand-edited config) is not read ([`shape_type`] gives `None`). Names
 //! are re-written through [`property_key`], so the text of a shape never reaches a declaration
@@ -138,8 +139,12 @@ fn render(shape: &Shape) -> String {
             }
         }
         Shape::Object(members, more) => {
-            let mut parts: Vec<String> =
-                members.iter().map(|(name, shape)| format!("{}: {}", property_key(name), render(shape))).collect();
+            let member = |(name, shape): &(String, Shape)| match shape {
+                // TypeScript's member without a type (`any`): the shape names it, nothing more.
+                Shape::Unknown => property_key(name),
+                shape => format!("{}: {}", property_key(name), render(shape)),
+            };
+            let mut parts: Vec<String> = members.iter().map(member).collect();
             if *more {
                 parts.push("/* … */".to_string());
             }
@@ -154,16 +159,16 @@ mod tests {
 
     #[test]
     fn objects_list_their_members() {
-        assert_eq!(shape_type("{id, title}").as_deref(), Some("{ id: unknown; title: unknown }"));
+        assert_eq!(shape_type("{id, title}").as_deref(), Some("{ id; title }"));
         assert_eq!(
             shape_type("{id, user: {login, …}, labels: [{name}], …}").as_deref(),
-            Some("{ id: unknown; user: { login: unknown; /* … */ }; labels: { name: unknown }[]; /* … */ }")
+            Some("{ id; user: { login; /* … */ }; labels: { name }[]; /* … */ }")
         );
     }
 
     #[test]
     fn arrays_and_scalars() {
-        assert_eq!(shape_type("[{id}]").as_deref(), Some("{ id: unknown }[]"));
+        assert_eq!(shape_type("[{id}]").as_deref(), Some("{ id }[]"));
         assert_eq!(shape_type("[integer]").as_deref(), Some("number[]"));
         assert_eq!(shape_type("string").as_deref(), Some("string"));
         assert_eq!(shape_type("[…]").as_deref(), Some("unknown[]"));
@@ -173,9 +178,9 @@ mod tests {
 
     #[test]
     fn quoted_names_are_written_again_escaped() {
-        assert_eq!(shape_type(r#"{"@type", ok}"#).as_deref(), Some(r#"{ "@type": unknown; ok: unknown }"#));
+        assert_eq!(shape_type(r#"{"@type", ok}"#).as_deref(), Some(r#"{ "@type"; ok }"#));
         let hostile = r#"{"a*/b\u2028</script>", x}"#;
-        assert_eq!(shape_type(hostile).as_deref(), Some(r#"{ "a*/b\u2028\u003c/script\u003e": unknown; x: unknown }"#));
+        assert_eq!(shape_type(hostile).as_deref(), Some(r#"{ "a*/b\u2028\u003c/script\u003e"; x }"#));
     }
 
     #[test]

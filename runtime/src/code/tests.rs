@@ -51,8 +51,7 @@ fn the_example_of_the_brief() {
     assert_eq!(
         decl,
         "/** List pull requests */\npulls_list(args: { owner: string; repo: string; per_page?: number /* max 100 */; \
-         state?: \"open\" | \"closed\" | \"all\" }): Promise<{ id: unknown; number: unknown; user: { login: unknown; \
-         /* … */ }; /* … */ }[]>;"
+         state?: \"open\" | \"closed\" | \"all\" }): Promise<{ id; number; user: { login; /* … */ }; /* … */ }[]>;"
     );
 }
 
@@ -188,7 +187,7 @@ fn property_descriptions_when_asked() {
     );
     let options = Options { param_descriptions: true, ..Options::default() };
     let decl = declare(&t, &ScriptNames::new(["t"]), &mut NamedTypes::new(), &options);
-    assert_eq!(decl, "t(args: { a: string /* The owner of the repo., maxLength 3 */ }): Promise<unknown>;");
+    assert_eq!(decl, "t(args: { a: string /* The owner of the repo, maxLength 3 */ }): Promise<unknown>;");
 }
 
 #[test]
@@ -343,7 +342,7 @@ fn hostile_text_stays_where_it_is_put() {
                 "format": evil, "description": evil},
                 "ok": {"$ref": format!("#/$defs/{}", "E*~1v")}},
             "$defs": {"E*/v": {"const": evil}}},
-            "response": {"shape": format!("{{{}}}", Value::from(evil))}}),
+            "response": {"shape": format!("{{{}, b: {{{}}}}}", Value::from(evil), Value::from(evil))}}),
     );
     let options = Options { param_descriptions: true, ..Options::default() };
     let block = declare_tools([&t], &ScriptNames::new(["delete"]), &options);
