@@ -13,6 +13,8 @@
 //! - `transport`: the MCP handler, stdio, Streamable HTTP (feature `http`), the legacy HTTP+SSE
 //!   transport (feature `legacy-sse`);
 //! - `metrics`: the counters every part updates, Prometheus text with the `metrics` feature;
+//! - `code` (feature `code`): code mode's declarations of the tools as TypeScript-style
+//!   functions, for a model that writes a script calling them;
 //! - [`text`]: text from API descriptions made plain for a model (no markup, one line, cut).
 
 #![deny(missing_docs)]
@@ -21,6 +23,8 @@
 // the server's flags and entry point (`cli`), errors. The rest is the crate's own.
 pub(crate) mod auth;
 pub mod cli;
+#[cfg(feature = "code")]
+pub mod code;
 pub mod config;
 #[cfg(feature = "discovery")]
 pub mod discovery;
