@@ -14,8 +14,8 @@ pub mod escape;
 pub mod names;
 mod shape;
 
-#[cfg(test)]
-mod tests;
-
 pub use declare::{NamedTypes, Options, declare, declare_all, declare_tools};
 pub use names::ScriptNames;
+
+#[cfg(test)]
+mod tests;
