@@ -9,12 +9,13 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Logs, Mock, ServerCommand, connect_url, read_lines, spawn_http_logged, start_mock, text};
+use common::watching::{self, Recorder, Stdio, save_by_rename, tool_names, until_logged, until_tools};
+use common::{Logs, Mock, ServerCommand, connect_url, spawn_http_logged, start_mock, text};
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::service::RunningService;
+use rmcp::{Peer, RoleClient};
 use serde_json::{Value, json};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::UnboundedReceiver;
 
 /// One GET operation: path, operationId, description, and its parameters (YAML flow list).
 type Op<'a> = (&'a str, &'a str, &'a str, &'a str);
@@ -46,13 +47,6 @@ fn spec_file(text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     (dir, path, pins)
 }
 
-/// Saves as many editors do: a new file renamed over the old one.
-fn save_by_rename(path: &Path, text: &str) {
-    let tmp = path.with_extension("yaml.tmp");
-    std::fs::write(&tmp, text).unwrap();
-    std::fs::rename(&tmp, path).unwrap();
-}
-
 /// `mcpgen pins ACTION --pin-definitions PINS SPEC EXTRA...`: its exit code and stdout.
 fn pins(action: &str, pins: &Path, spec: &Path, extra: &[&str]) -> (i32, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
@@ -66,30 +60,10 @@ fn pins(action: &str, pins: &Path, spec: &Path, extra: &[&str]) -> (i32, String)
     (out.status.code().unwrap_or(-1), format!("{stdout}{}", String::from_utf8_lossy(&out.stderr)))
 }
 
-/// A client that records `notifications/tools/list_changed`.
-#[derive(Clone)]
-struct Recorder(UnboundedSender<()>);
-
-impl ClientHandler for Recorder {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.0.send(());
-    }
-}
-
 /// `mcpgen serve SPEC --transport stdio` with `extra`, a client of it that records list changes,
 /// and the server's log.
 async fn stdio(spec: &Path, extra: &[&str]) -> (RunningService<RoleClient, Recorder>, UnboundedReceiver<()>, Logs) {
-    mcpgen::runtime::install_crypto_provider();
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"));
-    c.arg("serve").arg(spec).args(extra).args(["--transport", "stdio"]);
-    c.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default()).env("MCPGEN_LOG", "info");
-    let (child, stderr) = rmcp::transport::TokioChildProcess::builder(c)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn stdio server");
-    let logs = read_lines(stderr.unwrap().into_owned_fd().unwrap());
-    let (tx, changed) = unbounded_channel();
-    let client = Recorder(tx).serve(child).await.expect("initialize over stdio");
+    let Stdio { client, changed, logs, .. } = watching::stdio(spec, extra).await;
     (client, changed, logs)
 }
 
@@ -99,40 +73,6 @@ async fn http(spec: &Path, extra: &[&str]) -> (tokio::process::Child, String, Lo
     let (child, url, logs) = spawn_http_logged(&cmd, extra).await;
     let client = connect_url(&url).await;
     (child, url, logs, client)
-}
-
-async fn tool_names(peer: &Peer<RoleClient>) -> Vec<String> {
-    let mut names: Vec<String> =
-        peer.list_all_tools().await.expect("tools/list").into_iter().map(|t| t.name.to_string()).collect();
-    names.sort();
-    names
-}
-
-/// Waits (10 s at most) until `tools/list` names exactly `want` (a reload swaps the engine after
-/// its log lines).
-async fn until_tools(peer: &Peer<RoleClient>, want: &[&str]) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let names = tool_names(peer).await;
-        if names == want {
-            return;
-        }
-        assert!(Instant::now() < deadline, "tools/list still shows {names:?}, not {want:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// Waits (10 s at most) until `n` log lines contain `needle`; returns them.
-async fn until_logged(logs: &Logs, needle: &str, n: usize) -> Vec<String> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let found: Vec<String> = logs.lock().unwrap().iter().filter(|l| l.contains(needle)).cloned().collect();
-        if found.len() >= n {
-            return found;
-        }
-        assert!(Instant::now() < deadline, "no {n} lines with {needle:?} in {:?}", logs.lock().unwrap());
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// Waits (10 s at most) for `notifications/tools/list_changed`.

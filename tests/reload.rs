@@ -6,12 +6,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Logs, Mock, Reply, ServerCommand, read_lines, spawn_http_logged, start_mock, text};
+use common::watching::{Stdio, save_by_rename, stdio, tool_names, until_logged, until_tools};
+use common::{Logs, Mock, Reply, ServerCommand, spawn_http_logged, start_mock, text};
 use rmcp::model::{CallToolRequestParams, ProtocolVersion, SubscriptionFilter};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::{Peer, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 /// An API with a GET operation per `(path, operationId)`, upstream at the mock.
 fn spec(mock: &Mock, ops: &[(&str, &str)]) -> String {
@@ -38,48 +38,6 @@ fn spec_file(text: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
-/// Saves as many editors do: a new file renamed over the old one.
-fn save_by_rename(path: &Path, text: &str) {
-    let tmp = path.with_extension("yaml.tmp");
-    std::fs::write(&tmp, text).unwrap();
-    std::fs::rename(&tmp, path).unwrap();
-}
-
-/// A client that records `notifications/tools/list_changed`.
-#[derive(Clone)]
-struct Recorder(UnboundedSender<()>);
-
-impl ClientHandler for Recorder {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.0.send(());
-    }
-}
-
-/// A stdio server and its client, which records list changes.
-struct Stdio {
-    client: RunningService<RoleClient, Recorder>,
-    changed: UnboundedReceiver<()>,
-    logs: Logs,
-    pid: u32,
-}
-
-/// `mcpgen serve SPEC --transport stdio` with `extra`, and a client of it.
-async fn stdio(spec: &Path, extra: &[&str]) -> Stdio {
-    mcpgen::runtime::install_crypto_provider();
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"));
-    c.arg("serve").arg(spec).args(extra).args(["--transport", "stdio"]);
-    c.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default()).env("MCPGEN_LOG", "info");
-    let (child, stderr) = rmcp::transport::TokioChildProcess::builder(c)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn stdio server");
-    let logs = read_lines(stderr.unwrap().into_owned_fd().unwrap());
-    let pid = child.id().expect("the server's pid");
-    let (tx, changed) = unbounded_channel();
-    let client = Recorder(tx).serve(child).await.expect("initialize over stdio");
-    Stdio { client, changed, logs, pid }
-}
-
 /// An HTTP server on `spec` with `extra`, and a client of it.
 async fn http(spec: &Path, extra: &[&str]) -> (tokio::process::Child, String, Logs, RunningService<RoleClient, ()>) {
     let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap()]);
@@ -87,39 +45,6 @@ async fn http(spec: &Path, extra: &[&str]) -> (tokio::process::Child, String, Lo
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
     let client = ().serve(transport).await.expect("initialize over HTTP");
     (child, url, logs, client)
-}
-
-async fn tool_names(peer: &Peer<RoleClient>) -> Vec<String> {
-    let mut names: Vec<String> =
-        peer.list_all_tools().await.expect("tools/list").into_iter().map(|t| t.name.to_string()).collect();
-    names.sort();
-    names
-}
-
-/// Waits (10 s at most) until `tools/list` names exactly `want`.
-async fn until_tools(peer: &Peer<RoleClient>, want: &[&str]) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let names = tool_names(peer).await;
-        if names == want {
-            return;
-        }
-        assert!(Instant::now() < deadline, "tools/list still shows {names:?}, not {want:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// Waits (10 s at most) until `n` log lines contain `needle`; returns them.
-async fn until_logged(logs: &Logs, needle: &str, n: usize) -> Vec<String> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let found: Vec<String> = logs.lock().unwrap().iter().filter(|l| l.contains(needle)).cloned().collect();
-        if found.len() >= n {
-            return found;
-        }
-        assert!(Instant::now() < deadline, "no {n} lines with {needle:?} in {:?}", logs.lock().unwrap());
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 async fn call(peer: &Peer<RoleClient>, name: &str) -> Result<Value, rmcp::ServiceError> {

@@ -5,6 +5,7 @@
 
 pub mod checks;
 pub mod results;
+pub mod watching;
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
