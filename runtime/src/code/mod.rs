@@ -12,6 +12,7 @@
 pub mod declare;
 pub mod escape;
 pub mod names;
+pub mod sandbox;
 mod shape;
 
 pub use declare::{NamedTypes, Options, declare, declare_all, declare_tools};
