@@ -75,6 +75,8 @@ pub(crate) enum FeatureArg {
     Metrics,
     /// The 2024-11-05 HTTP+SSE transport (--legacy-sse).
     LegacySse,
+    /// Code mode (--tool-mode code, --run-script): run_script's QuickJS sandbox.
+    Code,
 }
 
 impl From<FeatureArg> for generate::Feature {
@@ -85,6 +87,7 @@ impl From<FeatureArg> for generate::Feature {
             FeatureArg::Oauth => generate::Feature::OAuth,
             FeatureArg::Metrics => generate::Feature::Metrics,
             FeatureArg::LegacySse => generate::Feature::LegacySse,
+            FeatureArg::Code => generate::Feature::Code,
         }
     }
 }

@@ -129,6 +129,8 @@ pub enum Feature {
     OAuth,
     /// Prometheus metrics (`/metrics`, `--metrics-bind`).
     Metrics,
+    /// Code mode (`run_script`'s sandbox, QuickJS).
+    Code,
 }
 
 impl Feature {
@@ -141,13 +143,15 @@ impl Feature {
             Feature::Semantic => "semantic",
             Feature::OAuth => "oauth",
             Feature::Metrics => "metrics",
+            Feature::Code => "code",
         }
     }
 }
 
 /// The features a crate serving `config` gets: HTTP always, discovery when its tool mode can
 /// choose discovery or compact schemas (as `auto` would with the default limits, or as the config
-/// says), search by meaning when the config names a model, and whatever was asked for.
+/// says), search by meaning when the config names a model, code mode's sandbox when the config
+/// runs scripts, and whatever was asked for.
 pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
     let mut out: BTreeSet<Feature> = asked.iter().copied().collect();
     out.insert(Feature::Http);
@@ -158,7 +162,10 @@ pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
     if config.context.search_model.is_some() {
         out.insert(Feature::Semantic);
     }
-    if out.contains(&Feature::Semantic) {
+    if exposure.code || config.context.run_script {
+        out.insert(Feature::Code);
+    }
+    if out.contains(&Feature::Semantic) || out.contains(&Feature::Code) {
         out.insert(Feature::Discovery);
     }
     out.into_iter().collect()

@@ -69,6 +69,8 @@ struct MockState {
     next: Option<Reply>,
     tokens_issued: usize,
     aborted: usize,
+    /// Standing replies by method and path (after `next`).
+    routes: BTreeMap<(String, String), (u16, Value)>,
 }
 
 #[derive(Clone)]
@@ -93,6 +95,11 @@ impl Mock {
     }
     pub fn reply_next(&self, reply: Reply) {
         self.state.lock().unwrap().next = Some(reply);
+    }
+    /// Answers every `method path` with this JSON from now on (a reply set by
+    /// [`Mock::reply_next`] goes first).
+    pub fn route(&self, method: &str, path: &str, status: u16, body: Value) {
+        self.state.lock().unwrap().routes.insert((method.to_string(), path.to_string()), (status, body));
     }
     pub fn tokens_issued(&self) -> usize {
         self.state.lock().unwrap().tokens_issued
@@ -155,7 +162,8 @@ async fn handle(
                 json!({"access_token": format!("tok-{n}"), "token_type": "Bearer", "expires_in": 3600}),
             );
         }
-        s.next.take().unwrap_or(Reply::Echo)
+        let routed = s.routes.get(&(rec.method.clone(), rec.path.clone())).map(|(st, v)| Reply::Json(*st, v.clone()));
+        s.next.take().or(routed).unwrap_or(Reply::Echo)
     };
     match reply {
         Reply::Echo => json_response(200, json!({"ok": true, "method": rec.method, "path": rec.path})),

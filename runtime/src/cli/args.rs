@@ -41,6 +41,9 @@ pub enum ToolModeArg {
     All,
     /// Three tools: search_tools, describe_tools, call_tool (and pinned tools).
     Discovery,
+    /// Three tools: search_tools, describe_tools (TypeScript declarations), run_script (a JavaScript
+    /// script calling the API, run in a sandbox).
+    Code,
 }
 
 impl From<ToolModeArg> for ToolMode {
@@ -49,6 +52,7 @@ impl From<ToolModeArg> for ToolMode {
             ToolModeArg::Auto => ToolMode::Auto,
             ToolModeArg::All => ToolMode::All,
             ToolModeArg::Discovery => ToolMode::Discovery,
+            ToolModeArg::Code => ToolMode::Code,
         }
     }
 }
@@ -228,6 +232,34 @@ pub struct ContextArgs {
     /// Whether lists of objects are written as tables [default: json].
     #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Context")]
     pub response_format: Option<ResponseFormatArg>,
+
+    /// In discovery mode, offer run_script too (code mode's sandboxed JavaScript).
+    #[arg(long, help_heading = "Code mode")]
+    pub run_script: bool,
+
+    /// A script's wall time, in seconds [default: 10].
+    #[arg(long, value_name = "SECS", value_parser = parse_positive_secs, help_heading = "Code mode")]
+    pub script_timeout: Option<f64>,
+
+    /// A script's memory, in MiB [default: 64].
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=4096), help_heading = "Code mode")]
+    pub script_memory: Option<u32>,
+
+    /// API calls one script may make [default: 200].
+    #[arg(long, value_name = "N", help_heading = "Code mode")]
+    pub script_max_calls: Option<usize>,
+
+    /// Characters a script may return and print [default: 1000000].
+    #[arg(long, value_name = "CHARS", help_heading = "Code mode")]
+    pub script_max_output: Option<usize>,
+}
+
+/// A positive number of seconds.
+fn parse_positive_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 3600.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds from 0 to 3600")),
+    }
 }
 
 impl ContextArgs {
@@ -261,6 +293,19 @@ impl ContextArgs {
         }
         if let Some(f) = self.response_format {
             ctx.response_format = f.into();
+        }
+        ctx.run_script |= self.run_script;
+        if let Some(t) = self.script_timeout {
+            ctx.script.timeout_secs = t;
+        }
+        if let Some(m) = self.script_memory {
+            ctx.script.memory_mib = m as usize;
+        }
+        if let Some(n) = self.script_max_calls {
+            ctx.script.max_calls = n;
+        }
+        if let Some(n) = self.script_max_output {
+            ctx.script.max_output_chars = n;
         }
     }
 }

@@ -41,7 +41,8 @@ use crate::code::names::{ScriptNames, identifier, type_identifier, unique};
 use crate::code::shape::shape_type;
 use crate::config::keywords;
 use crate::config::refs::resolve_pointer;
-use crate::config::{RuntimeConfig, Tool};
+use crate::config::{ResponseInfo, RuntimeConfig, Tool};
+use crate::engine::ToolEntry;
 use crate::text::{cap, cap_words, first_sentence, plain};
 
 /// How much of a schema a declaration shows.
@@ -436,27 +437,76 @@ fn references(schema: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// What a declaration reads of a tool: a config's [`Tool`] or the engine's [`ToolEntry`].
+#[derive(Debug, Clone, Copy)]
+pub struct Signature<'a> {
+    /// The tool's name (its identifier comes from [`ScriptNames`]).
+    pub name: &'a str,
+    /// Its title (an operation's summary).
+    pub title: Option<&'a str>,
+    /// Its description.
+    pub description: &'a str,
+    /// Its input schema, whole.
+    pub input_schema: &'a Map<String, Value>,
+    /// Its output schema, if it has one.
+    pub output_schema: Option<&'a Map<String, Value>>,
+    /// What its response looks like.
+    pub response: Option<&'a ResponseInfo>,
+}
+
+impl<'a> From<&'a Tool> for Signature<'a> {
+    fn from(t: &'a Tool) -> Signature<'a> {
+        Signature {
+            name: &t.name,
+            title: t.title.as_deref(),
+            description: &t.description,
+            input_schema: &t.input_schema,
+            output_schema: t.output_schema.as_ref(),
+            response: t.response.as_ref(),
+        }
+    }
+}
+
+impl<'a> From<&'a ToolEntry> for Signature<'a> {
+    fn from(t: &'a ToolEntry) -> Signature<'a> {
+        Signature {
+            name: &t.mcp.name,
+            title: t.mcp.title.as_deref(),
+            description: t.mcp.description.as_deref().unwrap_or(""),
+            input_schema: &t.input_schema,
+            output_schema: t.output_schema.as_deref(),
+            response: t.response.as_ref(),
+        }
+    }
+}
+
 /// One tool's declaration: its description's first sentence in a doc comment, then
 /// `name(args: {...}): Promise<T>;` (`args?` when no argument is required). The tool's named
 /// types go into `types`. A tool that `names` does not know is named by [`identifier`] alone.
-pub fn declare(tool: &Tool, names: &ScriptNames, types: &mut NamedTypes, options: &Options) -> String {
-    let ident = names.ident(&tool.name).map_or_else(|| identifier(&tool.name), str::to_string);
-    let root = &tool.input_schema;
+pub fn declare<'a>(
+    tool: impl Into<Signature<'a>>,
+    names: &ScriptNames,
+    types: &mut NamedTypes,
+    options: &Options,
+) -> String {
+    let tool = tool.into();
+    let ident = names.ident(tool.name).map_or_else(|| identifier(tool.name), str::to_string);
+    let root = tool.input_schema;
     let required = root.get("required").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
     let args = Renderer::new(root, types, options).ty_map(root, 0).text;
-    let returns = returns(tool, types, options);
-    let doc = doc_comment(&description(tool, options.max_description));
+    let returns = returns(&tool, types, options);
+    let doc = doc_comment(&description(&tool, options.max_description));
     let optional = if required { "" } else { "?" };
     let signature = format!("{ident}(args{optional}: {args}): Promise<{returns}>;");
     if doc.is_empty() { signature } else { format!("{doc}\n{signature}") }
 }
 
 /// What a call resolves to (see the module's documentation).
-fn returns(tool: &Tool, types: &mut NamedTypes, options: &Options) -> String {
-    if let Some(output) = &tool.output_schema {
+fn returns(tool: &Signature<'_>, types: &mut NamedTypes, options: &Options) -> String {
+    if let Some(output) = tool.output_schema {
         return Renderer::new(output, types, options).ty_map(output, 0).text;
     }
-    let Some(info) = &tool.response else { return "unknown".to_string() };
+    let Some(info) = tool.response else { return "unknown".to_string() };
     if !info.media_types.is_empty() && info.media_types.iter().all(|m| m.starts_with("text/")) {
         return "string".to_string();
     }
@@ -465,8 +515,8 @@ fn returns(tool: &Tool, types: &mut NamedTypes, options: &Options) -> String {
 
 /// A tool's one line: the first sentence of its title (an operation's summary) or else of its
 /// description, as plain text, `[Deprecated] ` first for a deprecated one.
-fn description(tool: &Tool, max: usize) -> String {
-    let source = tool.title.as_deref().filter(|t| !t.trim().is_empty()).unwrap_or(&tool.description);
+fn description(tool: &Signature<'_>, max: usize) -> String {
+    let source = tool.title.filter(|t| !t.trim().is_empty()).unwrap_or(tool.description);
     let sentence = first_sentence(&plain(source), max);
     let deprecated = tool.description.trim_start().starts_with("[Deprecated]");
     if deprecated && !sentence.starts_with("[Deprecated]") { format!("[Deprecated] {sentence}") } else { sentence }
@@ -474,7 +524,11 @@ fn description(tool: &Tool, max: usize) -> String {
 
 /// These tools' declarations as one block: their named types, then `declare const api: { ... };`
 /// with one function each, in the order given.
-pub fn declare_tools<'a>(tools: impl IntoIterator<Item = &'a Tool>, names: &ScriptNames, options: &Options) -> String {
+pub fn declare_tools<'a, T: Into<Signature<'a>>>(
+    tools: impl IntoIterator<Item = T>,
+    names: &ScriptNames,
+    options: &Options,
+) -> String {
     let mut types = NamedTypes::new();
     let functions: Vec<String> = tools.into_iter().map(|t| declare(t, names, &mut types, options)).collect();
     let mut out = types.render();

@@ -1,18 +1,20 @@
-//! Code mode (`--tool-mode code`, in progress): a model writes a short script that calls the API's
-//! tools as async functions (`await api.pulls_list({owner, repo, state: "open"})`), run in a
-//! sandbox. This room has what the model reads first: each tool declared as a typed
-//! TypeScript-style function ([`declare`], [`declare_all`]), under a JavaScript identifier
-//! ([`ScriptNames`]).
+//! Code mode (`--tool-mode code`): a model writes a short script that calls the API's tools as
+//! async functions (`await api.pulls_list({owner, repo, state: "open"})`), run in an embedded
+//! sandbox, instead of one tool call per step.
 //!
 //! - [`names`]: tool names as identifiers, and back; `$defs` names as type names;
 //! - [`escape`]: untrusted text as string literals, property names and comments;
-//! - [`declare`](mod@declare): schemas as TypeScript types, tools as functions;
-//! - `shape`: a response's shape string as a return type.
+//! - [`declare`](mod@declare): schemas as TypeScript types, tools as functions (what
+//!   `describe_tools` answers);
+//! - `shape`: a response's shape string as a return type;
+//! - [`sandbox`]: QuickJS running one script under its limits, its API calls through a host;
+//! - [`serve`]: the tools on the engine, and the host that makes a script's calls as direct calls.
 
 pub mod declare;
 pub mod escape;
 pub mod names;
 pub mod sandbox;
+pub mod serve;
 mod shape;
 
 pub use declare::{NamedTypes, Options, declare, declare_all, declare_tools};

@@ -359,6 +359,41 @@ pub struct Context {
     /// Whether lists of objects are written as tables (`--response-format`).
     #[serde(default)]
     pub response_format: ResponseFormat,
+    /// Discovery mode offers `run_script` as a fourth tool (`--run-script`; code mode always has it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub run_script: bool,
+    /// The limits of one `run_script` (`--script-*`).
+    #[serde(default, skip_serializing_if = "ScriptLimits::is_default")]
+    pub script: ScriptLimits,
+}
+
+/// The limits of one script of code mode; each hit ends the script with an error result, and the
+/// server goes on serving.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScriptLimits {
+    /// Wall time from start to answer, in seconds (`--script-timeout`).
+    pub timeout_secs: f64,
+    /// Memory of the script's sandbox, in MiB (`--script-memory`).
+    pub memory_mib: usize,
+    /// API calls (`--script-max-calls`).
+    pub max_calls: usize,
+    /// Characters of output: the answer plus what it prints (`--script-max-output`). Within it,
+    /// the answer is reduced to the result budget (`max_result_chars`) like any result.
+    pub max_output_chars: usize,
+}
+
+impl ScriptLimits {
+    /// The defaults, which a config leaves out.
+    pub fn is_default(&self) -> bool {
+        *self == ScriptLimits::default()
+    }
+}
+
+impl Default for ScriptLimits {
+    fn default() -> Self {
+        ScriptLimits { timeout_secs: 10.0, memory_mib: 64, max_calls: 200, max_output_chars: 1_000_000 }
+    }
 }
 
 impl Context {
@@ -396,6 +431,8 @@ impl Default for Context {
             max_result_chars: Self::DEFAULT_MAX_RESULT_CHARS,
             response_detail: ResponseDetail::default(),
             response_format: ResponseFormat::default(),
+            run_script: false,
+            script: ScriptLimits::default(),
         }
     }
 }
@@ -439,6 +476,9 @@ pub enum ToolMode {
     All,
     /// `search_tools`, `describe_tools` and `call_tool` (and pinned tools).
     Discovery,
+    /// `search_tools`, `describe_tools` (TypeScript declarations) and `run_script`, which runs a
+    /// JavaScript script calling the tools (feature `code`).
+    Code,
 }
 
 /// How much of each tool's schema is advertised.

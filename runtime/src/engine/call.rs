@@ -19,7 +19,7 @@ impl Engine {
     /// scopes is [`Error::InsufficientScope`] (nothing is sent), and with `--upstream-auth
     /// passthrough` its token goes upstream.
     pub async fn call_as(&self, name: &str, args: Map<String, Value>, caller: &Caller) -> Result<CallToolResult> {
-        self.observed(name, args, Surface::AllTools, caller).await.0
+        self.observed(name, args, Surface::AllTools, caller, Via::default()).await.0
     }
 
     /// Like [`Engine::call_as`], with how the call ended and the upstream's status (a resource
@@ -30,7 +30,7 @@ impl Engine {
         args: Map<String, Value>,
         caller: &Caller,
     ) -> (Result<CallToolResult>, Outcome, Option<u16>) {
-        self.observed(name, args, Surface::AllTools, caller).await
+        self.observed(name, args, Surface::AllTools, caller, Via::default()).await
     }
 
     /// A call on `surface` (a direct call of any tool: [`Surface::AllTools`]) with its request id
@@ -42,6 +42,7 @@ impl Engine {
         args: Map<String, Value>,
         surface: Surface,
         caller: &Caller,
+        via: Via<'_>,
     ) -> (Result<CallToolResult>, Outcome, Option<u16>) {
         let id = RequestId::next();
         let started = Instant::now();
@@ -51,6 +52,10 @@ impl Engine {
         // future that awaits this one would hold it too, and be copied whole as it is created
         // and moved (7 % of a call's instructions went to those copies).
         let result = Box::pin(async {
+            #[cfg(feature = "code")]
+            if let Some(result) = crate::code::serve::call_own(self, surface, name, &args, caller, via.asker).await {
+                return Ok(result);
+            }
             #[cfg(feature = "discovery")]
             if self.serves_meta(surface)
                 && let Some(result) = super::meta::call_meta(self, name, &args, caller, &mut obs).await
@@ -61,7 +66,7 @@ impl Engine {
                 obs.outcome = Some(Outcome::UnknownTool);
                 return Err(Error::OnlyThroughCallTool(name.to_string()));
             }
-            self.call_observing(name, args, caller, &mut obs).await
+            self.call_delivering(name, args, caller, &mut obs, via.delivery).await
         })
         .instrument(tracing::info_span!("call", request_id = %id))
         .await;
@@ -91,11 +96,11 @@ impl Engine {
             None => {
                 // A discovery tool that did not reach an API tool (a search, or a call_tool
                 // without a usable name or arguments).
-                let k = crate::engine::exposure::META_TOOLS.iter().position(|m| *m == name);
+                let k = crate::engine::exposure::OWN_TOOLS.iter().position(|m| *m == name);
                 if let Some(k) = k {
                     self.counters.count(&self.metrics, self.tools.len() + k, name, outcome);
                 }
-                k.map(|k| crate::engine::exposure::META_TOOLS[k])
+                k.map(|k| crate::engine::exposure::OWN_TOOLS[k])
             }
         };
         let duration_ms = started.elapsed().as_micros() as f64 / 1000.0;
@@ -136,6 +141,18 @@ impl Engine {
         caller: &Caller,
         obs: &mut Observation,
     ) -> Result<CallToolResult> {
+        self.call_delivering(name, args, caller, obs, Delivery::Model).await
+    }
+
+    /// [`Engine::call_observing`], its result written for `delivery`.
+    async fn call_delivering(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+        obs: &mut Observation,
+        delivery: Delivery,
+    ) -> Result<CallToolResult> {
         let Some(&index) = self.index.get(name) else {
             obs.outcome = Some(Outcome::UnknownTool);
             if let Some(reason) = self.withheld.reason(name) {
@@ -169,7 +186,7 @@ impl Engine {
             return Ok(tool_error("arguments must be an object".into()));
         };
         let mut result = match &tool.http {
-            Some(http) => self.call_http(tool, http, &args, filter.as_deref(), caller, obs).await,
+            Some(http) => self.call_http(tool, http, &args, filter.as_deref(), caller, obs, delivery).await,
             None => self.call_handler(tool, args).await,
         };
         self.ext.hooks.after_response(name, &mut result);
@@ -211,6 +228,7 @@ impl Engine {
         filter: Option<&str>,
         caller: &Caller,
         obs: &mut Observation,
+        delivery: Delivery,
     ) -> CallToolResult {
         let target = tool.api.and_then(|i| self.apis.get(i)).unwrap_or(&self.default_target);
         // The target's base URL was parsed when the engine was built; an operation's own is parsed here.
@@ -303,7 +321,11 @@ impl Engine {
                     pager: tool.results.pager.as_ref(),
                     jq: tool.results.jq_arg.as_deref().map(|arg| (arg, filter)),
                 };
-                response::to_result(resp, &ctx).await
+                match delivery {
+                    Delivery::Model => response::to_result(resp, &ctx).await,
+                    // A script reads the data whole; the budget applies to what it returns.
+                    Delivery::Script => response::for_script(resp, &ctx),
+                }
             }
             Err(e) => {
                 obs.outcome = Some(Outcome::TransportError);
@@ -350,6 +372,49 @@ impl Engine {
             }
         }
         Ok(oauth)
+    }
+}
+
+/// Whom a call's result is written for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Delivery {
+    /// The model: lean or full, tables, within the result budget.
+    #[default]
+    Model,
+    /// A script of code mode: the response as sent, whole (see [`response::for_script`]).
+    Script,
+}
+
+/// How a call reaches the engine besides its tool and arguments.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Via<'a> {
+    /// Whom the result is for.
+    pub(crate) delivery: Delivery,
+    /// Who asks the user to confirm the calls a script makes (`--confirm`).
+    #[cfg_attr(not(feature = "code"), allow(dead_code))]
+    pub(crate) asker: Option<&'a Asker>,
+}
+
+/// Asks the user, through the session of one `tools/call`, to confirm the calls a script run by
+/// it makes (`--confirm`).
+#[derive(Clone)]
+pub struct Asker {
+    confirmer: Arc<crate::engine::confirm::Confirmer>,
+    context: rmcp::service::RequestContext<rmcp::RoleServer>,
+}
+
+impl Asker {
+    /// The asker for the call of `context`.
+    pub fn new(
+        confirmer: Arc<crate::engine::confirm::Confirmer>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Asker {
+        Asker { confirmer, context }
+    }
+
+    /// `None` when the call may go on, else why not (see [`crate::engine::confirm::Confirmer::confirm_script_call`]).
+    pub async fn check(&self, engine: &Engine, tool: &ToolEntry, args: &Map<String, Value>) -> Option<String> {
+        self.confirmer.confirm_script_call(engine, tool, args, &self.context).await
     }
 }
 

@@ -171,18 +171,39 @@ impl Confirmer {
                  Streamable HTTP; use protocol 2026-07-28 or stdio",
             ));
         }
-        if !can_elicit {
-            return Ok(refused(&target, "the client does not support elicitation"));
+        Ok(elicit(&target, question, can_elicit, context).await)
+    }
+
+    /// Whether a call that a script makes (code mode's `run_script`) may go on: `None` when it
+    /// may (the policy does not cover it, or the user said yes), else the refusal the script's
+    /// call throws. The user is asked in the middle of the `run_script` call, through its
+    /// session; a session that cannot be asked mid-call (stateless Streamable HTTP, whatever the
+    /// protocol: a 2026-07-28 retry would run the script again) is refused.
+    pub async fn confirm_script_call(
+        &self,
+        engine: &Engine,
+        tool: &ToolEntry,
+        args: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<String> {
+        if !self.policy.applies(tool.mcp.annotations.as_ref()) {
+            return None;
         }
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: question,
-            requested_schema: serde_json::from_value(form_schema())
-                .map_err(|e| ErrorData::internal_error(format!("confirmation form: {e}"), None))?,
+        let target = Target { tool, args: args.clone() };
+        let question = format!("A script asks: {}", question(engine, &target));
+        let can_elicit = context.client_capabilities().is_some_and(|c| c.elicitation.is_some());
+        let gate = if context.extensions.get::<http::request::Parts>().is_some() {
+            refused(
+                &target,
+                "a script cannot ask for it over stateless Streamable HTTP (the user can only be asked in the \
+                 middle of a call over stdio or an SSE session); call the tool on its own instead",
+            )
+        } else {
+            elicit(&target, question, can_elicit, context).await
         };
-        match context.peer.create_elicitation_with_timeout(params, Some(ELICIT_TIMEOUT)).await {
-            Ok(answer) => Ok(decide(&target, &answer)),
-            Err(e) => Ok(refused(&target, &format!("asking the user failed ({e})"))),
+        match gate {
+            Gate::Proceed => None,
+            Gate::Answer(answer) => Some(answer_text(&answer)),
         }
     }
 
@@ -269,6 +290,33 @@ fn target<'a>(engine: &'a Engine, surface: Surface, name: &str, args: &Map<Strin
     }
     let tool = engine.tool(name).filter(|_| engine.calls_directly(surface, name))?;
     Some(Target { tool, args: args.clone() })
+}
+
+/// Asks the user through the session of `context` (an `elicitation/create` request in the middle
+/// of the call), if the client can be asked.
+async fn elicit(target: &Target<'_>, question: String, can_elicit: bool, context: &RequestContext<RoleServer>) -> Gate {
+    if !can_elicit {
+        return refused(target, "the client does not support elicitation");
+    }
+    let schema = match serde_json::from_value(form_schema()) {
+        Ok(s) => s,
+        Err(e) => return refused(target, &format!("the confirmation form could not be made ({e})")),
+    };
+    let params = ElicitRequestParams::FormElicitationParams { meta: None, message: question, requested_schema: schema };
+    match context.peer.create_elicitation_with_timeout(params, Some(ELICIT_TIMEOUT)).await {
+        Ok(answer) => decide(target, &answer),
+        Err(e) => refused(target, &format!("asking the user failed ({e})")),
+    }
+}
+
+/// The text of a refusal or a decline.
+fn answer_text(answer: &CallToolResponse) -> String {
+    match answer {
+        CallToolResponse::Complete(result) => {
+            result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.as_str())).collect::<Vec<_>>().join("\n")
+        }
+        _ => "the call needs the user's confirmation, which could not be asked".to_string(),
+    }
 }
 
 /// The form: one required boolean.

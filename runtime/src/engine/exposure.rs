@@ -2,7 +2,7 @@
 //! compact schemas; and why. Decided from the config's `context` and the catalogue's size.
 
 use crate::config::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
-#[cfg(not(feature = "discovery"))]
+#[cfg(any(not(feature = "discovery"), not(feature = "code")))]
 use crate::error::{Error, Result};
 
 /// The discovery tool that finds tools by what the model wants to do.
@@ -13,6 +13,11 @@ pub const DESCRIBE_TOOLS: &str = "describe_tools";
 pub const CALL_TOOL: &str = "call_tool";
 /// The discovery tools, in the order `tools/list` shows them.
 pub const META_TOOLS: [&str; 3] = [SEARCH_TOOLS, DESCRIBE_TOOLS, CALL_TOOL];
+/// Code mode's tool that runs a script calling the API's tools (feature `code`).
+pub const RUN_SCRIPT: &str = "run_script";
+/// The server's own tools, discovery's and code mode's: each is counted in the metrics after the
+/// catalogue's tools, in this order.
+pub const OWN_TOOLS: [&str; 4] = [SEARCH_TOOLS, DESCRIBE_TOOLS, CALL_TOOL, RUN_SCRIPT];
 
 /// Bytes per token used when the cost was not measured: o200k_base averages about 4.8 bytes per
 /// token on tool lists (GitHub's: 2.56 MB, 535,208 tokens); 4 errs toward the smaller list.
@@ -23,6 +28,8 @@ pub const BYTES_PER_TOKEN_ESTIMATE: usize = 4;
 pub struct Exposure {
     /// `tools/list` shows the three discovery tools (and pinned tools) rather than every tool.
     pub discovery: bool,
+    /// `tools/list` shows code mode's three tools (search, declarations, run_script).
+    pub code: bool,
     /// Tools are advertised with compact schemas and descriptions.
     pub compact: bool,
     /// One line for the log: the choice and its reason.
@@ -50,6 +57,7 @@ pub fn resolve(ctx: &Context, tools: &[Tool]) -> Exposure {
     let (discovery, why) = match ctx.tool_mode {
         ToolMode::All => (false, "--tool-mode all".to_string()),
         ToolMode::Discovery => (true, "--tool-mode discovery".to_string()),
+        ToolMode::Code => (false, "--tool-mode code".to_string()),
         ToolMode::Auto if n > ctx.auto_max_tools => {
             (true, format!("{} tools is more than {} (--auto-max-tools)", group_digits(n), ctx.auto_max_tools))
         }
@@ -66,9 +74,14 @@ pub fn resolve(ctx: &Context, tools: &[Tool]) -> Exposure {
         SchemaDetail::Compact => true,
         SchemaDetail::Auto => over,
     };
-    let mode = if discovery { "discovery (search_tools, describe_tools, call_tool)" } else { "all tools" };
+    let code = ctx.tool_mode == ToolMode::Code;
+    let mode = match (discovery, code) {
+        (_, true) => "code (search_tools, describe_tools, run_script)",
+        (true, _) => "discovery (search_tools, describe_tools, call_tool)",
+        _ => "all tools",
+    };
     let detail = if compact { "compact" } else { "full" };
-    Exposure { discovery, compact, reason: format!("tool mode: {mode}, {detail} schemas: {why}") }
+    Exposure { discovery, code, compact, reason: format!("tool mode: {mode}, {detail} schemas: {why}") }
 }
 
 /// Digits in groups of three: 1,223.
@@ -101,5 +114,17 @@ pub fn without_discovery(exposure: Exposure, ctx: &Context) -> Result<Exposure> 
         "tool mode: all tools, full schemas: {}; this server was built without the `discovery` feature (regenerate with `mcpgen generate --with discovery`)",
         exposure.reason
     );
-    Ok(Exposure { discovery: false, compact: false, reason })
+    Ok(Exposure { discovery: false, code: false, compact: false, reason })
+}
+
+/// Code mode and `--run-script` need the `code` feature.
+#[cfg(not(feature = "code"))]
+pub fn without_code(exposure: Exposure, ctx: &Context) -> Result<Exposure> {
+    if exposure.code {
+        return Err(Error::missing_feature("code", "--tool-mode code"));
+    }
+    if ctx.run_script {
+        return Err(Error::missing_feature("code", "--run-script"));
+    }
+    Ok(exposure)
 }

@@ -110,6 +110,8 @@ pub struct ToolEntry {
     pub api: Option<usize>,
     /// Its projection argument, pagination, budget and response shape.
     pub results: ToolResults,
+    /// What its response looks like, as the config says (code mode's declarations read it).
+    pub response: Option<crate::config::ResponseInfo>,
     input_validator: OnceLock<Option<jsonschema::Validator>>,
     output_validator: OnceLock<Option<jsonschema::Validator>>,
 }
@@ -143,6 +145,7 @@ impl ToolEntry {
             scopes: t.scopes,
             api: None,
             results,
+            response: t.response,
             input_validator: OnceLock::new(),
             output_validator: OnceLock::new(),
         }
@@ -253,6 +256,12 @@ pub struct Engine {
     list_ttl: std::time::Duration,
     /// Tools not in the catalogue because their definitions are not approved (`--pin-definitions`).
     withheld: pins::Withheld,
+    /// Itself, for what outlives a borrow of it (a script's API calls are tasks of their own).
+    #[cfg(feature = "code")]
+    me: std::sync::Weak<Engine>,
+    /// Code mode's names, limits and slots.
+    #[cfg(feature = "code")]
+    code: crate::code::serve::CodeState,
 }
 
 /// How results are written: the context's budget (a tool's own overrides it), detail and format.
@@ -304,12 +313,14 @@ impl Engine {
         let exposure = exposure::resolve(&config.context, &config.tools);
         #[cfg(not(feature = "discovery"))]
         let exposure = exposure::without_discovery(exposure, &config.context)?;
+        #[cfg(not(feature = "code"))]
+        let exposure = exposure::without_code(exposure, &config.context)?;
         #[cfg(not(feature = "semantic"))]
-        if config.context.search_model.is_some() && exposure.discovery {
+        if config.context.search_model.is_some() && (exposure.discovery || exposure.code) {
             return Err(Error::missing_feature("semantic", "--search-model"));
         }
         #[cfg(feature = "discovery")]
-        let searched = exposure.discovery || opts.serves_discovery;
+        let searched = exposure.discovery || exposure.code || opts.serves_discovery;
         #[cfg(feature = "semantic")]
         let search_model = match &config.context.search_model {
             Some(dir) if searched => Some(SentenceModel::shared(dir).map_err(|e| Error::Config(e.to_string()))?),
@@ -336,21 +347,32 @@ impl Engine {
             detail: config.context.response_detail,
             format: config.context.response_format,
         };
+        #[cfg(feature = "code")]
+        let code = crate::code::serve::CodeState::new((&config.context.script).into());
+        #[cfg(feature = "code")]
+        let run_script = config.context.run_script;
         let about = surfaces::About {
             text: config.server.instructions.as_deref(),
             apis: &config.apis,
             tags: &config.tags,
             pins: &config.context.pin_tools,
             results: results::instructions(tools.iter().map(|t| (&*t.mcp.name, &t.results)), rendering.budget),
+            #[cfg(feature = "code")]
+            code: (code.limits(), run_script),
         };
         let views = surfaces::Views::new(&exposure, &tools, about)?;
         let mut info = config.server;
-        info.instructions = views.configured_instructions(exposure.discovery);
+        info.instructions = views.configured_instructions(&exposure);
         opts.metrics.set_tools(tools.len());
         opts.metrics.set_withheld(opts.withheld.count("changed"), opts.withheld.count("new"));
-        let counters = ToolCounters::new(tools.len() + exposure::META_TOOLS.len());
+        let counters = ToolCounters::new(tools.len() + exposure::OWN_TOOLS.len());
         let scopes = tools.iter().flat_map(|t| t.scopes.iter().flatten().cloned()).collect();
-        let engine = Arc::new(Engine {
+        #[cfg_attr(not(feature = "code"), allow(unused_variables))]
+        let engine = Arc::new_cyclic(|me| Engine {
+            #[cfg(feature = "code")]
+            me: me.clone(),
+            #[cfg(feature = "code")]
+            code,
             info,
             tools,
             index,
@@ -389,6 +411,29 @@ impl Engine {
             });
         }
         Ok(engine)
+    }
+
+    /// This engine as shared (`None` once every holder dropped it).
+    #[cfg(feature = "code")]
+    pub(crate) fn shared(&self) -> Option<Arc<Engine>> {
+        self.me.upgrade()
+    }
+
+    /// Code mode's names, limits and slots.
+    #[cfg(feature = "code")]
+    pub(crate) fn code_state(&self) -> &crate::code::serve::CodeState {
+        &self.code
+    }
+
+    /// The tools' names in scripts.
+    #[cfg(feature = "code")]
+    pub fn script_names(&self) -> &crate::code::ScriptNames {
+        self.code.names(&self.tools)
+    }
+
+    /// The context's result budget (characters; `0`: none).
+    pub fn result_budget(&self) -> usize {
+        self.rendering.budget
     }
 
     /// Every scope some tool needs, for the metadata's `scopes_supported`.
@@ -470,7 +515,21 @@ impl Engine {
         args: Map<String, Value>,
         caller: &Caller,
     ) -> Result<CallToolResult> {
-        self.observed(name, args, surface, caller).await.0
+        self.observed(name, args, surface, caller, call::Via::default()).await.0
+    }
+
+    /// [`Engine::call_on`] where the user can be asked to confirm the calls a script makes
+    /// (`--confirm`, through `asker`).
+    pub async fn call_on_asking(
+        &self,
+        surface: Surface,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+        asker: Option<&Asker>,
+    ) -> Result<CallToolResult> {
+        let via = call::Via { asker, ..call::Via::default() };
+        self.observed(name, args, surface, caller, via).await.0
     }
 
     /// The GET operations served as resources and resource templates.
@@ -515,6 +574,10 @@ impl Engine {
 
 mod call;
 mod surfaces;
+
+#[cfg(feature = "code")]
+pub(crate) use call::Via;
+pub use call::{Asker, Delivery};
 
 pub use surfaces::Surface;
 

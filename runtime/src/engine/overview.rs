@@ -74,6 +74,25 @@ pub fn discovery(about: Option<&str>, tools: &[ToolEntry], apis: &[Api], tags: &
     out
 }
 
+/// Code mode's instructions: the workflow in a few lines (`how`, from the code module), then the
+/// map of the API as discovery's.
+pub fn code(
+    about: Option<&str>,
+    how: &str,
+    tools: &[ToolEntry],
+    apis: &[Api],
+    tags: &BTreeMap<String, String>,
+) -> String {
+    let mut out = own_text(about);
+    out.push_str(how);
+    if apis.is_empty() {
+        out.push_str(&area_map(&areas(tools.iter()), tags));
+    } else {
+        out.push_str(&api_map(tools, apis));
+    }
+    out
+}
+
 /// The API's own text (the config's `server.instructions`) and a blank line, or nothing.
 fn own_text(about: Option<&str>) -> String {
     match about.map(str::trim).filter(|t| !t.is_empty()) {

@@ -55,6 +55,12 @@ pub(super) struct Views {
     all_instructions: Option<String>,
     #[cfg(feature = "discovery")]
     discovery_instructions: Option<String>,
+    /// Code mode's listing and instructions (made with the engine in code mode, else never).
+    #[cfg(feature = "code")]
+    code: Option<(Listing, Option<String>)>,
+    /// Discovery's listing offers `run_script` (`--run-script`), with these limits.
+    #[cfg(feature = "code")]
+    run_script: Option<crate::code::sandbox::Limits>,
     /// `--pin-tool`'s globs, for a discovery listing made later.
     #[cfg(feature = "discovery")]
     pins: Vec<String>,
@@ -66,6 +72,8 @@ enum Kind {
     All,
     #[cfg(feature = "discovery")]
     Discovery,
+    #[cfg(feature = "code")]
+    Code,
 }
 
 /// What [`Views::new`] needs of the config besides the tools.
@@ -77,6 +85,9 @@ pub(super) struct About<'a> {
     pub(super) pins: &'a [String],
     /// The paragraph on results (`_jq`, the budget), last in every view's instructions.
     pub(super) results: Option<String>,
+    /// A script's limits, and whether discovery offers `run_script`.
+    #[cfg(feature = "code")]
+    pub(super) code: (crate::code::sandbox::Limits, bool),
 }
 
 impl Views {
@@ -102,12 +113,20 @@ impl Views {
             )),
             #[cfg(feature = "discovery")]
             pins: about.pins.to_vec(),
+            #[cfg(feature = "code")]
+            code: exposure.code.then(|| code_view(&about, tools)),
+            #[cfg(feature = "code")]
+            run_script: about.code.1.then_some(about.code.0),
         };
         #[cfg(not(feature = "discovery"))]
         let _ = about.pins;
+        #[cfg(feature = "code")]
+        if exposure.code {
+            return Ok(views);
+        }
         #[cfg(feature = "discovery")]
         if exposure.discovery {
-            let listing = discovery_listing(&meta::listed(exposure, &views.pins, tools)?, tools);
+            let listing = views.discovery_listing(&meta::listed(exposure, &views.pins, tools)?, tools);
             let _ = views.discovery.set(listing);
             return Ok(views);
         }
@@ -115,15 +134,45 @@ impl Views {
         Ok(views)
     }
 
-    /// The instructions of the configured view (discovery's in discovery mode).
-    pub(super) fn configured_instructions(&self, discovery: bool) -> Option<String> {
+    /// The instructions of the configured view (discovery's in discovery mode, code mode's in
+    /// code mode).
+    pub(super) fn configured_instructions(&self, exposure: &Exposure) -> Option<String> {
+        #[cfg(feature = "code")]
+        if let Some((_, text)) = &self.code {
+            return text.clone();
+        }
         #[cfg(feature = "discovery")]
-        if discovery {
+        if exposure.discovery {
             return self.discovery_instructions.clone();
         }
-        let _ = discovery;
+        let _ = exposure;
         self.all_instructions.clone()
     }
+
+    /// Discovery's listing: its three tools (and `run_script` with `--run-script`), then the
+    /// pinned ones (found by name in `tools`).
+    #[cfg(feature = "discovery")]
+    fn discovery_listing(&self, listed: &[McpTool], tools: &[ToolEntry]) -> Listing {
+        #[cfg(feature = "code")]
+        if let Some(limits) = &self.run_script {
+            let mut listed = listed.to_vec();
+            listed.insert(exposure::META_TOOLS.len(), crate::code::serve::run_script_tool(limits));
+            return discovery_listing(&listed, tools, exposure::META_TOOLS.len() + 1);
+        }
+        discovery_listing(listed, tools, exposure::META_TOOLS.len())
+    }
+}
+
+/// Code mode's listing (its three tools; calls reach every tool through `run_script`) and
+/// instructions.
+#[cfg(feature = "code")]
+fn code_view(about: &About<'_>, tools: &[ToolEntry]) -> (Listing, Option<String>) {
+    let limits = &about.code.0;
+    let listed = crate::code::serve::code_tools(limits);
+    let index = vec![None; listed.len()];
+    let how = crate::code::serve::instructions(limits, tools.len());
+    let text = crate::engine::overview::code(about.text, &how, tools, about.apis, about.tags);
+    (Listing { tools: listed, index }, Some(text))
 }
 
 /// Every tool, as `exposure` advertises them.
@@ -134,10 +183,9 @@ fn all_listing(exposure: &Exposure, tools: &[ToolEntry]) -> Listing {
     }
 }
 
-/// Discovery's listing: its three tools, then the pinned ones (found by name in `tools`).
+/// A listing of `metas` tools of the server's own, then catalogue tools (found by name in `tools`).
 #[cfg(feature = "discovery")]
-fn discovery_listing(listed: &[McpTool], tools: &[ToolEntry]) -> Listing {
-    let metas = exposure::META_TOOLS.len();
+fn discovery_listing(listed: &[McpTool], tools: &[ToolEntry], metas: usize) -> Listing {
     let index = listed
         .iter()
         .enumerate()
@@ -152,6 +200,8 @@ impl Engine {
         match surface {
             #[cfg(feature = "discovery")]
             Surface::Discovery => Kind::Discovery,
+            #[cfg(feature = "code")]
+            Surface::Configured if self.exposure.code => Kind::Code,
             #[cfg(feature = "discovery")]
             Surface::Configured if self.exposure.discovery => Kind::Discovery,
             // Without the feature nothing serves discovery (the HTTP layer has no such path).
@@ -171,8 +221,13 @@ impl Engine {
                             tracing::warn!("{e}; /mcp/discovery pins no tool");
                             meta::meta_tools()
                         });
-                discovery_listing(&listed, &self.tools)
+                self.views.discovery_listing(&listed, &self.tools)
             }),
+            #[cfg(feature = "code")]
+            Kind::Code => match &self.views.code {
+                Some((listing, _)) => listing,
+                None => self.listing(Kind::All),
+            },
         }
     }
 
@@ -182,6 +237,34 @@ impl Engine {
             Kind::All => self.views.all_instructions.as_deref(),
             #[cfg(feature = "discovery")]
             Kind::Discovery => self.views.discovery_instructions.as_deref(),
+            #[cfg(feature = "code")]
+            Kind::Code => self.views.code.as_ref().and_then(|(_, text)| text.as_deref()),
+        }
+    }
+
+    /// Whether `surface` is code mode's (its `describe_tools` answers declarations).
+    pub fn lists_code(&self, surface: Surface) -> bool {
+        #[cfg(feature = "code")]
+        return self.kind(surface) == Kind::Code;
+        #[cfg(not(feature = "code"))]
+        {
+            let _ = surface;
+            false
+        }
+    }
+
+    /// Whether `surface` answers `run_script`: code mode's, and discovery's with `--run-script`.
+    pub fn runs_scripts(&self, surface: Surface) -> bool {
+        #[cfg(feature = "code")]
+        return match self.kind(surface) {
+            Kind::Code => true,
+            Kind::Discovery => self.views.run_script.is_some(),
+            Kind::All => false,
+        };
+        #[cfg(not(feature = "code"))]
+        {
+            let _ = surface;
+            false
         }
     }
 
@@ -189,7 +272,7 @@ impl Engine {
     /// `call_tool`): a tool of the API by one of those names is then reached through `call_tool`.
     pub fn serves_meta(&self, surface: Surface) -> bool {
         #[cfg(feature = "discovery")]
-        return self.kind(surface) == Kind::Discovery;
+        return self.kind(surface) != Kind::All;
         #[cfg(not(feature = "discovery"))]
         {
             let _ = surface;

@@ -17,6 +17,7 @@ pub mod json;
 pub mod lean;
 pub mod paging;
 mod parts;
+pub mod script;
 pub mod table;
 
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -27,6 +28,8 @@ use crate::response::budget::Reduction;
 use crate::response::json::Json;
 use crate::response::paging::{NextPage, Pager};
 use crate::upstream::UpstreamResponse;
+
+pub use script::for_script;
 
 /// Checks structured content against a tool's output schema: `Some(problems)` when it breaks it.
 pub type OutputCheck<'a> = &'a (dyn Fn(&Value) -> Option<String> + Sync);

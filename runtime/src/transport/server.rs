@@ -112,6 +112,7 @@ impl McpServer {
 /// A `tools/call` on `engine`'s `surface` for `caller`, answered as the MCP result or error: the
 /// one call path of rmcp's handler ([`McpServer::call_tool`]) and of the HTTP fast path
 /// (`transport::http::fast_call`).
+#[cfg(feature = "http")]
 pub(crate) async fn call(
     engine: &Engine,
     surface: Surface,
@@ -119,7 +120,22 @@ pub(crate) async fn call(
     args: serde_json::Map<String, serde_json::Value>,
     caller: &Caller,
 ) -> Result<rmcp::model::CallToolResult, ErrorData> {
-    engine.call_on(surface, name, args, caller).await.map_err(|e| ErrorData::invalid_params(e.to_string(), None))
+    call_asking(engine, surface, name, args, caller, None).await
+}
+
+/// [`call`], a script's calls confirmed through `asker` (`--confirm`).
+async fn call_asking(
+    engine: &Engine,
+    surface: Surface,
+    name: &str,
+    args: serde_json::Map<String, serde_json::Value>,
+    caller: &Caller,
+    asker: Option<&crate::engine::Asker>,
+) -> Result<rmcp::model::CallToolResult, ErrorData> {
+    engine
+        .call_on_asking(surface, name, args, caller, asker)
+        .await
+        .map_err(|e| ErrorData::invalid_params(e.to_string(), None))
 }
 
 impl ServerHandler for McpServer {
@@ -233,10 +249,19 @@ impl ServerHandler for McpServer {
         {
             return Ok(answer);
         }
+        // A script's calls ask through this call's session.
+        let asker = match &self.confirm {
+            Some(confirmer) if request.name == crate::engine::exposure::RUN_SCRIPT => {
+                Some(crate::engine::Asker::new(confirmer.clone(), context.clone()))
+            }
+            _ => None,
+        };
         // Progress when asked for; a cancelled request drops the call and its upstream request.
-        let call =
-            Box::pin(crate::engine::progress::run(call(&engine, self.surface, &request.name, args, &caller), &context))
-                .await;
+        let call = Box::pin(crate::engine::progress::run(
+            call_asking(&engine, self.surface, &request.name, args, &caller, asker.as_ref()),
+            &context,
+        ))
+        .await;
         let Some(outcome) = call else {
             return Err(ErrorData::internal_error("the request was cancelled", None));
         };

@@ -26,6 +26,7 @@ use rquickjs::prelude::{Async, Func, Rest};
 use rquickjs::{AsyncContext, AsyncRuntime, Ctx, JsLifetime, Promise};
 
 use self::alloc::{Budgeted, Meter};
+use crate::config::ScriptLimits;
 
 /// The largest script accepted, in bytes.
 pub const MAX_SOURCE: usize = 64 * 1024;
@@ -35,7 +36,7 @@ const STACK: usize = 512 * 1024;
 /// (its thread then ends at the next interrupt check, holding its slot until then).
 const GRACE: Duration = Duration::from_millis(250);
 
-/// A script's limits; each is a flag of `serve` and of generated crates.
+/// A script's limits (the config's [`ScriptLimits`], `--script-*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Wall time from start to answer.
@@ -48,25 +49,20 @@ pub struct Limits {
     pub max_output: usize,
 }
 
-impl Limits {
-    /// `--script-timeout` when absent, in seconds.
-    pub const DEFAULT_WALL_SECS: f64 = 10.0;
-    /// `--script-memory` when absent, in MiB.
-    pub const DEFAULT_MEMORY_MIB: usize = 64;
-    /// `--script-max-calls` when absent.
-    pub const DEFAULT_MAX_CALLS: usize = 200;
-    /// `--script-max-output` when absent, in characters.
-    pub const DEFAULT_MAX_OUTPUT: usize = 1_000_000;
+impl From<&ScriptLimits> for Limits {
+    fn from(l: &ScriptLimits) -> Limits {
+        Limits {
+            wall: Duration::try_from_secs_f64(l.timeout_secs).unwrap_or(Duration::from_secs(10)),
+            memory: l.memory_mib.saturating_mul(1 << 20),
+            max_calls: l.max_calls,
+            max_output: l.max_output_chars,
+        }
+    }
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            wall: Duration::from_secs_f64(Self::DEFAULT_WALL_SECS),
-            memory: Self::DEFAULT_MEMORY_MIB << 20,
-            max_calls: Self::DEFAULT_MAX_CALLS,
-            max_output: Self::DEFAULT_MAX_OUTPUT,
-        }
+        Limits::from(&ScriptLimits::default())
     }
 }
 
@@ -298,6 +294,17 @@ fn wrap(source: &str) -> String {
 /// Runs `source` under `limits`, its API calls through `host`. Never panics on any script; the
 /// caller's task waits at most the wall time plus a short grace.
 pub async fn run(source: &str, limits: Limits, host: Arc<dyn Host>) -> Outcome {
+    run_in(source, limits, host, None).await
+}
+
+/// [`run`], holding `slot` (a permit of the server's cap on scripts at once) until the script's
+/// thread really ends, which may be after its answer was given up for its deadline.
+pub async fn run_in(
+    source: &str,
+    limits: Limits,
+    host: Arc<dyn Host>,
+    slot: Option<tokio::sync::OwnedSemaphorePermit>,
+) -> Outcome {
     let started = Instant::now();
     if source.len() > MAX_SOURCE {
         return Outcome {
@@ -319,7 +326,11 @@ pub async fn run(source: &str, limits: Limits, host: Arc<dyn Host>) -> Outcome {
     });
     let source = source.to_string();
     let blocking_run = run.clone();
-    let thread = tokio::task::spawn_blocking(move || handle.block_on(evaluate(source, deadline, blocking_run)));
+    let thread = tokio::task::spawn_blocking(move || {
+        let answer = handle.block_on(evaluate(source, deadline, blocking_run));
+        drop(slot);
+        answer
+    });
     let answer = match tokio::time::timeout_at((deadline + GRACE).into(), thread).await {
         Ok(Ok(answer)) => answer,
         Ok(Err(e)) => Err(Stop::Internal(format!("the script's thread ended abnormally ({e})"))),

@@ -1,0 +1,411 @@
+//! Code mode on the engine: its tools — `search_tools` as in discovery, `describe_tools` answering
+//! TypeScript declarations, `run_script` — and the [`Host`] through which a script's API calls
+//! reach the engine exactly as direct calls do: the same argument validation and messages, the
+//! same upstream credentials, retries, rate limits and concurrency cap, hooks and scopes, and the
+//! confirmation of `--confirm` asked mid-script. Each call is counted and logged as the tool's.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+
+use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations};
+use serde_json::{Map, Value, json};
+use tokio::sync::Semaphore;
+
+use crate::code::declare::{NamedTypes, Options, declare};
+use crate::code::names::ScriptNames;
+use crate::code::sandbox::{self, Answer, Host, Limits, Reply, Stop};
+use crate::engine::caller::Caller;
+use crate::engine::exposure::{DESCRIBE_TOOLS, RUN_SCRIPT, SEARCH_TOOLS, group_digits};
+use crate::engine::meta::{DEFAULT_LIMIT, MAX_DESCRIBE, MAX_LIMIT};
+use crate::engine::{Asker, Delivery, Engine, Surface, ToolEntry, tool_error};
+use crate::response::budget;
+use crate::response::json::Json;
+use crate::response::script::Kind;
+
+/// Scripts that may run at once per server; more wait for a slot (up to their wall time). A
+/// script past its deadline inside one long builtin keeps its slot until it stops.
+const SLOTS: usize = 4;
+/// Characters of what a stopped script printed that its error shows (the end of it).
+const PRINTED_ON_ERROR: usize = 2_000;
+
+/// What the engine keeps for code mode.
+pub struct CodeState {
+    names: OnceLock<ScriptNames>,
+    limits: Limits,
+    slots: Arc<Semaphore>,
+}
+
+impl CodeState {
+    /// The state for scripts under `limits`.
+    pub fn new(limits: Limits) -> CodeState {
+        CodeState { names: OnceLock::new(), limits, slots: Arc::new(Semaphore::new(SLOTS)) }
+    }
+
+    /// The scripts' names of the tools (made on first use).
+    pub fn names(&self, tools: &[ToolEntry]) -> &ScriptNames {
+        self.names.get_or_init(|| ScriptNames::new(tools.iter().map(|t| &*t.mcp.name)))
+    }
+
+    /// The limits of one script.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+}
+
+/// Code mode's three tools, in the order `tools/list` shows them.
+pub fn code_tools(limits: &Limits) -> Vec<McpTool> {
+    vec![search_tool(), describe_tool(), run_script_tool(limits)]
+}
+
+fn tool(name: &str, title: &str, description: String, schema: Value, annotations: ToolAnnotations) -> McpTool {
+    let schema = match schema {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    let mut t = McpTool::new_with_raw(name.to_string(), Some(description.into()), Arc::new(schema));
+    t.title = Some(title.to_string());
+    t.annotations = Some(annotations);
+    t
+}
+
+fn read_only() -> ToolAnnotations {
+    ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)
+}
+
+/// `search_tools` as code mode describes it (the same search as discovery's).
+fn search_tool() -> McpTool {
+    tool(
+        SEARCH_TOOLS,
+        "Search the API's functions",
+        "Find this API's functions by what you want to do, in plain words (e.g. \"list the open issues of a \
+         repository\"). Returns the best matches first: name, HTTP method and path, required arguments and a \
+         one-line description. Next: describe_tools for their TypeScript declarations, then run_script."
+            .into(),
+        json!({"type": "object", "properties": {
+            "query": {"type": "string", "description": "What you want to do, or a function name."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT,
+                      "description": "How many to return."}},
+            "required": ["query"], "additionalProperties": false}),
+        read_only(),
+    )
+}
+
+/// `describe_tools` answering declarations.
+fn describe_tool() -> McpTool {
+    tool(
+        DESCRIBE_TOOLS,
+        "Declare functions",
+        format!(
+            "TypeScript declarations of up to {MAX_DESCRIBE} of the API's functions, by the names search_tools \
+             returned: `api.NAME(args)` with its arguments (optional ones marked `?`, enums as unions) and what it \
+             resolves to. Read them before writing a script for run_script."
+        ),
+        json!({"type": "object", "properties": {
+            "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBE,
+                      "description": "Function (tool) names."}},
+            "required": ["names"], "additionalProperties": false}),
+        read_only(),
+    )
+}
+
+/// `run_script`.
+pub fn run_script_tool(limits: &Limits) -> McpTool {
+    // A script reaches any of the API's functions: it promises nothing about what they do.
+    let any_call = ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(true);
+    tool(
+        RUN_SCRIPT,
+        "Run a script against the API",
+        format!(
+            "Run a JavaScript script (the body of an async function) in a sandbox where each of the API's functions \
+             is `await api.NAME(args)` (declarations from describe_tools), resolving to the parsed response; a failed \
+             call throws an ApiError you can catch. Loop, filter and aggregate in the script and `return` only the \
+             answer (a value, returned as JSON, or a string); console.log output is returned too. No network, files \
+             or clock. Limits: {} s, {} API calls, {} characters of output.",
+            limits.wall.as_secs_f64(),
+            limits.max_calls,
+            group_digits(limits.max_output)
+        ),
+        json!({"type": "object", "properties": {
+            "code": {"type": "string", "description": "The script, e.g. `const prs = await api.pulls_list({owner: \"o\", repo: \"r\"}); return prs.map(p => p.number);`"}},
+            "required": ["code"], "additionalProperties": false}),
+        any_call,
+    )
+}
+
+/// Code mode's part of the server instructions.
+pub fn instructions(limits: &Limits, tools: usize) -> String {
+    format!(
+        "This server gives access to {} API operations as functions of a JavaScript `api` object. search_tools \
+         finds functions by what you want to do, describe_tools gives their TypeScript declarations, and run_script \
+         runs a short script that calls them, e.g. `const prs = await api.pulls_list({{owner, repo}}); return \
+         prs.length;`. Write one script per task: call, loop, filter and aggregate in it (Promise.all for calls \
+         that do not depend on each other), and return only the answer, not whole responses. A failed call throws \
+         an ApiError with the API's message. The sandbox has no network, files or clock; a script may run {} s and \
+         make {} API calls.",
+        group_digits(tools),
+        limits.wall.as_secs_f64(),
+        limits.max_calls
+    )
+}
+
+/// Answers a call to one of code mode's own tools on `surface` (`describe_tools` where code mode
+/// is served, `run_script` where it or `--run-script` is); `None` when `name` is not one there.
+pub(crate) async fn call_own(
+    engine: &Engine,
+    surface: Surface,
+    name: &str,
+    args: &Map<String, Value>,
+    caller: &Caller,
+    asker: Option<&Asker>,
+) -> Option<CallToolResult> {
+    match name {
+        DESCRIBE_TOOLS if engine.lists_code(surface) => Some(describe(engine, args, caller)),
+        RUN_SCRIPT if engine.runs_scripts(surface) => Some(run_script(engine, args, caller, asker).await),
+        _ => None,
+    }
+}
+
+/// `describe_tools`: the named functions' declarations, their named types first.
+fn describe(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -> CallToolResult {
+    let names: Vec<&str> = match args.get("names") {
+        Some(Value::Array(list)) if !list.is_empty() && list.len() <= MAX_DESCRIBE => {
+            match list.iter().map(Value::as_str).collect::<Option<Vec<_>>>() {
+                Some(names) => names,
+                None => return tool_error("`names` must be a list of function names (strings)".into()),
+            }
+        }
+        Some(Value::Array(list)) if list.len() > MAX_DESCRIBE => {
+            return tool_error(format!("at most {MAX_DESCRIBE} names at a time; got {}", list.len()));
+        }
+        _ => {
+            return tool_error(format!("{DESCRIBE_TOOLS} needs `names`: a list of function names from {SEARCH_TOOLS}"));
+        }
+    };
+    let script_names = engine.script_names();
+    let mut found = Vec::new();
+    let mut unknown = Vec::new();
+    for name in names {
+        let tool = tool_named(engine, name).filter(|t| caller.may_use(&t.scopes));
+        match tool {
+            Some(t) if !found.iter().any(|f: &&ToolEntry| f.mcp.name == t.mcp.name) => found.push(t),
+            Some(_) => {}
+            None => unknown.push(name),
+        }
+    }
+    if found.is_empty() {
+        return tool_error(unknown_text(engine, &unknown, caller));
+    }
+    let options = Options { param_descriptions: true, ..Options::default() };
+    let mut types = NamedTypes::new();
+    let functions: Vec<String> = found.iter().map(|t| declare(*t, script_names, &mut types, &options)).collect();
+    let mut text = types.render();
+    text.push_str("declare const api: {\n");
+    for line in functions.iter().flat_map(|f| f.lines()) {
+        text.push_str("  ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str("};\n");
+    if !unknown.is_empty() {
+        text.push('\n');
+        text.push_str(&unknown_text(engine, &unknown, caller));
+    }
+    CallToolResult::success(vec![ContentBlock::text(text)])
+}
+
+/// A tool by its name or its script identifier.
+fn tool_named<'e>(engine: &'e Engine, name: &str) -> Option<&'e ToolEntry> {
+    engine.tool(name).or_else(|| engine.script_names().tool(name).and_then(|t| engine.tool(t)))
+}
+
+fn unknown_text(engine: &Engine, unknown: &[&str], caller: &Caller) -> String {
+    unknown
+        .iter()
+        .map(|name| {
+            let closest = crate::engine::meta::closest_names(engine.tools(), name, 3);
+            let closest: Vec<String> = closest
+                .into_iter()
+                .filter(|c| engine.tool(c).is_some_and(|t| caller.may_use(&t.scopes)))
+                .map(|c| engine.script_names().ident(&c).map_or(c.clone(), str::to_string))
+                .collect();
+            format!(
+                "Unknown function `{name}`; the closest names: {}. Use {SEARCH_TOOLS} to find one.",
+                closest.join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `run_script`: the script in the sandbox, its answer within the result budget.
+async fn run_script(
+    engine: &Engine,
+    args: &Map<String, Value>,
+    caller: &Caller,
+    asker: Option<&Asker>,
+) -> CallToolResult {
+    let Some(code) = args.get("code").and_then(Value::as_str) else {
+        return tool_error(format!("{RUN_SCRIPT} needs `code`: the script, as a string"));
+    };
+    let Some(engine_ref) = engine.shared() else {
+        return tool_error("the server is shutting down".into());
+    };
+    let state = engine.code_state();
+    let limits = state.limits();
+    let slot = match tokio::time::timeout(limits.wall, state.slots.clone().acquire_owned()).await {
+        Ok(Ok(slot)) => slot,
+        _ => {
+            return tool_error(format!(
+                "{SLOTS} scripts are already running on this server and none ended within {} s; try again shortly.",
+                limits.wall.as_secs_f64()
+            ));
+        }
+    };
+    let host = Arc::new(EngineHost { engine: engine_ref, caller: caller.clone(), asker: asker.cloned() });
+    let outcome = sandbox::run_in(code, limits, host, Some(slot)).await;
+    tracing::debug!(calls = outcome.calls, elapsed_ms = outcome.elapsed.as_millis() as u64, "run_script");
+    match outcome.answer {
+        Ok(answer) => answered(answer, &outcome.printed, engine.result_budget()),
+        Err(stop) => stopped(&stop, &outcome.printed, outcome.calls),
+    }
+}
+
+/// The script's answer (text as it is, JSON reduced to the budget with a note), then what it printed.
+fn answered(answer: Answer, printed: &str, budget: usize) -> CallToolResult {
+    let budget = if budget == 0 { usize::MAX } else { budget };
+    let mut content = Vec::new();
+    let (text, structured) = match answer {
+        Answer::Text(t) => (cut_text(t, budget), None),
+        Answer::Json(j) if j.chars().count() <= budget => {
+            let value = serde_json::from_str::<Value>(&j).ok();
+            (j, value)
+        }
+        Answer::Json(j) => match Json::parse(j.as_bytes()) {
+            Ok(mut value) => {
+                let reduction = budget::fit(&mut value, budget.saturating_sub(300).max(budget / 2));
+                let mut note = format!("[mcpgen: the script's answer was reduced to fit {budget} characters.");
+                for o in &reduction.omissions {
+                    let what = if o.members { "members" } else { "items" };
+                    note.push_str(&format!(" `{}`: the first {} of {} {what}.", o.path, o.kept, o.total));
+                }
+                if reduction.strings_cut > 0 {
+                    note.push_str(&format!(" {} long strings shortened.", reduction.strings_cut));
+                }
+                note.push_str(" Return less: select fields, count, or slice in the script.]");
+                content.push(ContentBlock::text(note));
+                (value.to_text(), None)
+            }
+            Err(_) => (cut_text(j, budget), None),
+        },
+    };
+    content.insert(0, ContentBlock::text(text));
+    if !printed.is_empty() {
+        content.push(ContentBlock::text(format!("Printed:\n{}", cut_text(printed.to_string(), budget))));
+    }
+    let mut result = CallToolResult::success(content);
+    // Structured content is an object: the answer as it is, or wrapped.
+    result.structured_content = structured.map(|v| if v.is_object() { v } else { json!({ "result": v }) });
+    result
+}
+
+/// `text` within `budget` characters, with a marker when cut.
+fn cut_text(text: String, budget: usize) -> String {
+    let n = text.chars().count();
+    if n <= budget {
+        return text;
+    }
+    let kept: String = text.chars().take(budget.saturating_sub(80)).collect();
+    format!("{kept}…[mcpgen: {} more characters; return less]", n - kept.chars().count())
+}
+
+/// The error result of a stopped script: why, what to do, and the end of what it printed.
+fn stopped(stop: &Stop, printed: &str, calls: usize) -> CallToolResult {
+    let advice = match stop {
+        Stop::Threw(_) => "Fix the script and run it again.",
+        Stop::Time(_) => "Do less in one script: fewer calls (the API's own filters and page sizes), no busy loops.",
+        Stop::Memory(_) => "Keep less in memory: select the fields you need as you go.",
+        Stop::Calls(_) => "Make fewer calls: use the API's filters, larger pages, or split the task into scripts.",
+        Stop::Output(_) => "Return less: count, select fields or slice in the script.",
+        Stop::TooLong(_) => "Write a shorter script.",
+        Stop::Internal(_) => "Try again.",
+    };
+    let mut text = format!("{stop}. {advice} ({calls} API call{} made.)", if calls == 1 { "" } else { "s" });
+    if !printed.is_empty() {
+        let chars: Vec<char> = printed.chars().collect();
+        let tail: String = chars[chars.len().saturating_sub(PRINTED_ON_ERROR)..].iter().collect();
+        text.push_str(&format!("\nPrinted before it stopped:\n{tail}"));
+    }
+    tool_error(text)
+}
+
+/// The API functions of one script: each a call through the engine for the script's caller.
+struct EngineHost {
+    engine: Arc<Engine>,
+    caller: Caller,
+    asker: Option<Asker>,
+}
+
+impl Host for EngineHost {
+    fn call(&self, function: String, args: String) -> Pin<Box<dyn Future<Output = Reply> + Send>> {
+        let engine = self.engine.clone();
+        let caller = self.caller.clone();
+        let asker = self.asker.clone();
+        Box::pin(async move { script_call(&engine, &function, &args, &caller, asker.as_ref()).await })
+    }
+}
+
+/// One API call from a script.
+async fn script_call(engine: &Engine, function: &str, args: &str, caller: &Caller, asker: Option<&Asker>) -> Reply {
+    let Some(tool) = tool_named(engine, function).filter(|t| caller.may_use(&t.scopes)) else {
+        let closest = unknown_text(engine, &[function], caller);
+        return Reply::Unknown(format!("api.{function} is not a function of this API. {closest}"));
+    };
+    let args = match serde_json::from_str::<Value>(args) {
+        Ok(Value::Object(a)) => a,
+        _ => return Reply::Failed(format!("the argument of api.{function} must be an object of its arguments")),
+    };
+    if let Some(asker) = asker
+        && let Some(refusal) = asker.check(engine, tool, &args).await
+    {
+        return Reply::Failed(refusal);
+    }
+    let name = tool.mcp.name.to_string();
+    match engine.call_for_script(&name, args, caller).await {
+        Err(e) => Reply::Failed(e.to_string()),
+        Ok(result) if result.is_error == Some(true) => Reply::Failed(text_of(&result)),
+        Ok(result) => match Kind::of(&result) {
+            Some(Kind::Json) => Reply::Json(text_of(&result)),
+            Some(Kind::Text) => Reply::Text(text_of(&result)),
+            Some(Kind::Empty) => Reply::Empty,
+            // A handler's result (a tool without an HTTP binding): its JSON if it is some.
+            None => {
+                let text = text_of(&result);
+                if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() {
+                    Reply::Json(text)
+                } else {
+                    Reply::Text(text)
+                }
+            }
+        },
+    }
+}
+
+/// A result's text blocks, joined.
+fn text_of(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.as_str())).collect::<Vec<_>>().join("\n")
+}
+
+impl Engine {
+    /// A call from a script: as a direct call of the tool (validated, authorized, counted,
+    /// logged), its result whole for the script ([`Delivery::Script`]).
+    pub async fn call_for_script(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+    ) -> crate::error::Result<CallToolResult> {
+        let via = crate::engine::Via { delivery: Delivery::Script, asker: None };
+        self.observed(name, args, Surface::AllTools, caller, via).await.0
+    }
+}
