@@ -73,14 +73,20 @@ struct Session {
     _spec: tempfile::TempPath,
 }
 
-fn command(spec: &tempfile::TempPath, confirm: &str) -> ServerCommand {
-    ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--confirm", confirm])
+fn command(spec: &tempfile::TempPath, confirm: &str, extra: &[&str]) -> ServerCommand {
+    let mut args = vec!["serve", spec.to_str().unwrap(), "--confirm", confirm];
+    args.extend_from_slice(extra);
+    ServerCommand::mcpgen(&args)
 }
 
 async fn session(mock: &Mock, user: &User, way: Way, confirm: &str) -> Session {
+    session_with(mock, user, way, confirm, &[]).await
+}
+
+async fn session_with(mock: &Mock, user: &User, way: Way, confirm: &str, extra: &[&str]) -> Session {
     mcpgen::runtime::install_crypto_provider();
     let spec = fixture_spec("confirm.yaml", mock);
-    let cmd = command(&spec, confirm);
+    let cmd = command(&spec, confirm, extra);
     let lifecycle = match way {
         Way::LegacyStdio | Way::LegacyHttp => ClientLifecycleMode::Initialize,
         Way::StatelessHttp | Way::StatelessStdio => {
@@ -150,6 +156,48 @@ async fn cannot_elicit(way: Way, why: &str) {
     let t = text(&r);
     assert!(t.contains("needs the user's confirmation (the server runs with --confirm)") && t.contains(why), "{t}");
     assert!(mock.requests().is_empty());
+}
+
+/// Code mode: a destructive call inside a script asks the user in the middle of `run_script`; a
+/// yes sends it, a no throws in the script (which can catch it) and sends nothing.
+async fn script_asks(answer: ElicitationAction) -> (CallToolResult, User, Mock) {
+    let mock = start_mock().await;
+    let user = User::new(Some(answer));
+    let s = session_with(&mock, &user, Way::LegacyStdio, "destructive", &["--tool-mode", "code"]).await;
+    let code = "const pet = await api.getPet({id: 7}); \
+                try { await api.deletePet({id: 7}); return 'deleted' } catch (e) { return 'kept: ' + e.message }";
+    let r = call(&s, "run_script", json!({ "code": code })).await;
+    (r, user, mock)
+}
+
+#[tokio::test]
+async fn a_destructive_call_in_a_script_asks_and_goes_on_a_yes() {
+    let (r, user, mock) = script_asks(ElicitationAction::Accept).await;
+    assert_eq!(text(&r), "deleted");
+    let questions = user.questions();
+    assert_eq!(questions.len(), 1, "only the destructive call asks: {questions:?}");
+    assert!(questions[0].starts_with("A script asks: Allow `deletePet` to send DELETE /pets/7"), "{}", questions[0]);
+    let sent: Vec<(String, String)> = mock.requests().iter().map(|r| (r.method.clone(), r.path.clone())).collect();
+    assert_eq!(sent, [("GET".to_string(), "/pets/7".to_string()), ("DELETE".to_string(), "/pets/7".to_string())]);
+}
+
+#[tokio::test]
+async fn a_destructive_call_in_a_script_declined_throws_and_sends_nothing() {
+    let (r, user, mock) = script_asks(ElicitationAction::Decline).await;
+    assert!(text(&r).starts_with("kept: The user declined the call to `deletePet`"), "{}", text(&r));
+    assert_eq!(user.questions().len(), 1);
+    assert!(mock.requests().iter().all(|r| r.method == "GET"), "{:?}", mock.requests());
+}
+
+#[tokio::test]
+async fn a_script_over_stateless_http_cannot_ask_and_is_refused() {
+    let mock = start_mock().await;
+    let user = User::new(Some(ElicitationAction::Accept));
+    let s = session_with(&mock, &user, Way::StatelessHttp, "destructive", &["--tool-mode", "code"]).await;
+    let r = call(&s, "run_script", json!({"code": "await api.deletePet({id: 7})"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("a script cannot ask for it over stateless Streamable HTTP"), "{}", text(&r));
+    assert!(user.questions().is_empty() && mock.requests().is_empty());
 }
 
 #[tokio::test]
@@ -258,7 +306,7 @@ impl Raw {
 
 async fn raw(mock: &Mock) -> (Raw, tokio::process::Child, tempfile::TempPath) {
     let spec = fixture_spec("confirm.yaml", mock);
-    let (child, url) = spawn_http(&command(&spec, "destructive"), &[]).await;
+    let (child, url) = spawn_http(&command(&spec, "destructive", &[]), &[]).await;
     (Raw { http: reqwest::Client::new(), url }, child, spec)
 }
 
