@@ -313,8 +313,10 @@ fn builds_clean_with(spec: &str, package: &str, extra: &[&str]) -> (tempfile::Te
 /// `[patch.crates-io]` pointing at this workspace's runtime/, as a crate would be tested before a
 /// release. The crates built so compile the runtime once per feature set between them (a vendored
 /// copy is a package of its own in every crate).
-fn generate_registry(spec: &str, dir: &Path, package: &str) {
-    generate(spec, dir, package, &["--runtime", "registry"]);
+fn generate_registry(spec: &str, dir: &Path, package: &str, extra: &[&str]) {
+    let mut args = vec!["--runtime", "registry"];
+    args.extend_from_slice(extra);
+    generate(spec, dir, package, &args);
     let manifest = dir.join("Cargo.toml");
     let mut text = std::fs::read_to_string(&manifest).unwrap();
     let pinned = format!("mcpgen-runtime = {{ version = \"={}\"", mcpgen::runtime::VERSION);
@@ -330,7 +332,7 @@ fn generate_registry(spec: &str, dir: &Path, package: &str) {
 fn builds_clean_registry(spec: &str, package: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join(package);
-    generate_registry(spec, &krate, package);
+    generate_registry(spec, &krate, package, &[]);
     cargo_ok(&krate, &["build", "--all-targets"]);
     cargo_ok(&krate, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo_ok(&krate, &["test"]);
@@ -709,7 +711,7 @@ async fn reads_dot_env_and_lists_credentials(bin: &Path, mock: &Mock) {
 /// it against `serve` (the crates above check the generated code itself builds clean).
 fn builds_binary(spec: &str, dir: &Path, package: &str) -> PathBuf {
     let krate = dir.join(package);
-    generate_registry(spec, &krate, package);
+    generate_registry(spec, &krate, package, &[]);
     cargo_ok(&krate, &["build"]);
     binary(package)
 }
@@ -874,4 +876,58 @@ async fn a_crate_with_search_by_meaning_finds_tools_by_meaning() {
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
     assert_eq!((mock.last().method.as_str(), mock.last().path.as_str()), ("GET", "/rate_limit"));
     c.client.cancel().await.unwrap();
+}
+
+/// A crate generated in code mode carries the sandbox (feature `code`) and answers scripts as
+/// `mcpgen serve --tool-mode code` does: the same tools, the same answers, the same requests
+/// upstream, the same errors and limits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_code_mode_crate_answers_like_serve() {
+    let mock = start_mock().await;
+    mock.route("GET", "/orgs/octo/repos", 200, serde_json::json!([{"name": "alpha"}, {"name": "beta"}]));
+    mock.route("GET", "/repos/octo/alpha/issues", 200, serde_json::json!([{"number": 1}, {"number": 4}]));
+    mock.route("GET", "/repos/octo/beta/issues", 200, serde_json::json!([]));
+    let spec = fixture_spec("code.yaml", &mock);
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join("code-hub-mcp");
+    generate_registry(
+        spec.to_str().unwrap(),
+        &krate,
+        "code-hub-mcp",
+        &["--tool-mode", "code", "--script-max-calls", "5"],
+    );
+    assert_eq!(runtime_features(&krate), ["http", "discovery", "code"]);
+    cargo_ok(&krate, &["build"]);
+    let serve =
+        ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--tool-mode", "code", "--script-max-calls", "5"])
+            .env("CODE_HUB_KEY", "k");
+    let krate =
+        ServerCommand { program: binary("code-hub-mcp").display().to_string(), args: vec![], env: Default::default() }
+            .env("CODE_HUB_KEY", "k");
+    let scripts = [
+        "const repos = await api.repos_list_for_org({org: 'octo'}); const out = {}; \
+         for (const r of repos) out[r.name] = (await api.issues_list_for_repo({owner: 'octo', repo: r.name, state: 'open'})).length; \
+         return out",
+        "try { await api.issues_list_for_repo({owner: 'octo'}) } catch (e) { return e.name + ': ' + e.message }",
+        "for (let i = 0; i < 100; i++) await api.repos_list_for_org({org: 'octo'})",
+        "while (true) {}",
+    ];
+    let (a, b) = (connect(&serve, Transport::Stdio).await, connect(&krate, Transport::Stdio).await);
+    assert_eq!(tools_of(&a).await, tools_of(&b).await, "tools/list");
+    for code in scripts {
+        let mut seen = Vec::new();
+        for c in [&a, &b] {
+            mock.clear();
+            let r = c.call("run_script", serde_json::json!({ "code": code })).await;
+            let sent: Vec<(String, String, Option<String>)> =
+                mock.requests().iter().map(|r| (r.method.clone(), r.path.clone(), r.query.clone())).collect();
+            seen.push((text(&r), r.is_error, sent));
+        }
+        assert_eq!(seen[0], seen[1], "{code}: serve, then the crate");
+    }
+    assert!(seen_text_of(&a, scripts[0]).await.contains("\"alpha\":2"));
+}
+
+async fn seen_text_of(c: &Connected, code: &str) -> String {
+    text(&c.call("run_script", serde_json::json!({ "code": code })).await)
 }
