@@ -186,7 +186,10 @@ impl Engine {
             return Ok(tool_error("arguments must be an object".into()));
         };
         let mut result = match &tool.http {
-            Some(http) => self.call_http(tool, http, &args, filter.as_deref(), caller, obs, delivery).await,
+            Some(http) => {
+                let wanted = Wanted { filter: filter.as_deref(), delivery };
+                self.call_http(tool, http, &args, wanted, caller, obs).await
+            }
             None => self.call_handler(tool, args).await,
         };
         self.ext.hooks.after_response(name, &mut result);
@@ -225,11 +228,11 @@ impl Engine {
         tool: &ToolEntry,
         http: &HttpBinding,
         args: &Map<String, Value>,
-        filter: Option<&str>,
+        wanted: Wanted<'_>,
         caller: &Caller,
         obs: &mut Observation,
-        delivery: Delivery,
     ) -> CallToolResult {
+        let Wanted { filter, delivery } = wanted;
         let target = tool.api.and_then(|i| self.apis.get(i)).unwrap_or(&self.default_target);
         // The target's base URL was parsed when the engine was built; an operation's own is parsed here.
         let prepared = match (&http.base_url, &target.base) {
@@ -383,6 +386,13 @@ pub enum Delivery {
     Model,
     /// A script of code mode: the response as sent, whole (see [`response::for_script`]).
     Script,
+}
+
+/// What a call's result is made of: its `_jq` filter, and whom it is for.
+#[derive(Clone, Copy)]
+struct Wanted<'a> {
+    filter: Option<&'a str>,
+    delivery: Delivery,
 }
 
 /// How a call reaches the engine besides its tool and arguments.

@@ -191,7 +191,7 @@ async fn nothing_but_the_api_reaches_out() {
     let probe = "return [typeof fetch, typeof require, typeof process, typeof Date, typeof performance, \
                  typeof setTimeout, typeof XMLHttpRequest, typeof std, typeof os, typeof Deno, typeof __call, \
                  typeof __print]";
-    let all_undefined = format!("[{}]", vec!["\"undefined\""; 12].join(","));
+    let all_undefined = format!("[{}]", ["\"undefined\""; 12].join(","));
     assert_eq!(answer(probe).await, Ok(Answer::Json(all_undefined)));
     match answer("await import('os')").await {
         Err(Stop::Threw(m)) => assert!(!m.is_empty()),
