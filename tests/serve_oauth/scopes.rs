@@ -97,3 +97,30 @@ async fn lists_are_private_when_each_caller_sees_its_own() {
     let resources = client.list_resources(page).await.unwrap();
     assert_eq!(resources.cache_scope, Some(rmcp::model::CacheScope::Private));
 }
+
+/// Code mode: a script calls only the tools its caller's token allows (any other is an unknown
+/// function, as in describe_tools), and the caller's token never goes upstream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_calls_only_the_tools_its_caller_may() {
+    let key = Signer::rsa("rsa-1.pem", "k1");
+    let idp = Idp::start(&[&key]).await;
+    let server = Server::start(&idp, &["--tool-mode", "code"]).await;
+    let token = key.token(&claims(&idp, &server.url, "pets:read"));
+    let reader = server.client(&token).await;
+    assert_eq!(tool_names(&reader).await, ["describe_tools", "run_script", "search_tools"]);
+    let run = |code: &str| {
+        let params = rmcp::model::CallToolRequestParams::new("run_script")
+            .with_arguments(json!({ "code": code }).as_object().unwrap().clone());
+        reader.call_tool(params)
+    };
+    let r = run("const pets = await api.listPets(); \
+                 try { await api.createPet({name: 'Rex'}); return 'created' } catch (e) { return e.name + ': ' + e.message }")
+        .await
+        .unwrap();
+    let text = r.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.clone()).collect::<String>();
+    assert!(text.starts_with("TypeError: api.createPet is not a function of this API"), "{text}");
+    let requests = server.mock.requests();
+    assert_eq!(requests.len(), 1, "only listPets went: {requests:?}");
+    assert_eq!(requests[0].header("x-api-key"), Some("server-key"));
+    assert!(requests[0].header("authorization").is_none(), "the caller's token stays with mcpgen");
+}
