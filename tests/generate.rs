@@ -313,10 +313,8 @@ fn builds_clean_with(spec: &str, package: &str, extra: &[&str]) -> (tempfile::Te
 /// `[patch.crates-io]` pointing at this workspace's runtime/, as a crate would be tested before a
 /// release. The crates built so compile the runtime once per feature set between them (a vendored
 /// copy is a package of its own in every crate).
-fn generate_registry(spec: &str, dir: &Path, package: &str, extra: &[&str]) {
-    let mut args = vec!["--runtime", "registry"];
-    args.extend_from_slice(extra);
-    generate(spec, dir, package, &args);
+fn generate_registry(spec: &str, dir: &Path, package: &str) {
+    generate(spec, dir, package, &["--runtime", "registry"]);
     let manifest = dir.join("Cargo.toml");
     let mut text = std::fs::read_to_string(&manifest).unwrap();
     let pinned = format!("mcpgen-runtime = {{ version = \"={}\"", mcpgen::runtime::VERSION);
@@ -332,7 +330,7 @@ fn generate_registry(spec: &str, dir: &Path, package: &str, extra: &[&str]) {
 fn builds_clean_registry(spec: &str, package: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join(package);
-    generate_registry(spec, &krate, package, &[]);
+    generate_registry(spec, &krate, package);
     cargo_ok(&krate, &["build", "--all-targets"]);
     cargo_ok(&krate, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo_ok(&krate, &["test"]);
@@ -711,7 +709,7 @@ async fn reads_dot_env_and_lists_credentials(bin: &Path, mock: &Mock) {
 /// it against `serve` (the crates above check the generated code itself builds clean).
 fn builds_binary(spec: &str, dir: &Path, package: &str) -> PathBuf {
     let krate = dir.join(package);
-    generate_registry(spec, &krate, package, &[]);
+    generate_registry(spec, &krate, package);
     cargo_ok(&krate, &["build"]);
     binary(package)
 }
@@ -890,14 +888,11 @@ async fn a_code_mode_crate_answers_like_serve() {
     let spec = fixture_spec("code.yaml", &mock);
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join("code-hub-mcp");
-    generate_registry(
-        spec.to_str().unwrap(),
-        &krate,
-        "code-hub-mcp",
-        &["--tool-mode", "code", "--script-max-calls", "5"],
-    );
+    // The vendored runtime, as a user gets it: its copy must hold every file code mode needs.
+    let flags = ["--tool-mode", "code", "--script-max-calls", "5"];
+    generate_locked_with(spec.to_str().unwrap(), &krate, "code-hub-mcp", &flags);
     assert_eq!(runtime_features(&krate), ["http", "discovery", "code"]);
-    cargo_ok(&krate, &["build"]);
+    cargo_ok(&krate, &["build", "--locked"]);
     let serve =
         ServerCommand::mcpgen(&["serve", spec.to_str().unwrap(), "--tool-mode", "code", "--script-max-calls", "5"])
             .env("CODE_HUB_KEY", "k");

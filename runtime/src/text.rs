@@ -117,8 +117,19 @@ pub fn plain(text: &str) -> String {
     }
     let spaced: String =
         words.chars().map(|c| if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') { ' ' } else { c }).collect();
-    // A tag's space before a period or comma (`<b>Pets</b>.`) is not the text's.
-    spaced.split_whitespace().collect::<Vec<_>>().join(" ").replace(" .", ".").replace(" ,", ",")
+    // A tag's space before a period or comma (`<b>Pets</b>.`) is not the text's; a word that
+    // starts with one (`.git`, `.NET`) keeps its space.
+    let mut out = String::with_capacity(spaced.len());
+    for word in spaced.split_whitespace() {
+        let mut rest = word.chars();
+        let punctuation = matches!(rest.next(), Some('.' | ','));
+        let attached = punctuation && !rest.next().is_some_and(char::is_alphanumeric);
+        if !out.is_empty() && !attached {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// `text` without HTML comments and tags (each replaced by a space), the common entities decoded.
@@ -279,6 +290,8 @@ mod tests {
         assert_eq!(plain("See [the docs](https://x.io) and ![logo](l.png)."), "See the docs and logo.");
         assert_eq!(plain("Use `snake_case` names, 2 * 3"), "Use snake_case names, 2 * 3");
         assert_eq!(plain("| a | b |\n|---|:-:|\n| 1 | 2 |"), "| a | b | | 1 | 2 |");
+        assert_eq!(plain("without the `.git` extension, for .NET"), "without the .git extension, for .NET");
+        assert_eq!(plain("Lists <b>pets</b> , then <i>more</i> ..."), "Lists pets, then more...");
     }
 
     #[test]
