@@ -246,6 +246,11 @@ async fn discovery_offers_run_script_with_the_flag() {
     let c = connect(&cmd, Transport::Stdio).await;
     let listed: Vec<String> = c.client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
     assert_eq!(listed, ["search_tools", "describe_tools", "call_tool", "run_script"]);
+    let instructions = c.client.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default();
+    assert!(instructions.contains("run_script runs one JavaScript script"), "{instructions}");
+    // A tool by its own name, as discovery shows it.
+    let r = run(&c, "return (await api[\"repos_list-for-org\"]({org: 'octo'})).length").await;
+    assert_eq!(text(&r), "2", "{}", text(&r));
     let r = run(&c, PER_REPO).await;
     assert_eq!(serde_json::from_str::<Value>(&text(&r)).unwrap(), json!({"alpha": 2, "beta": 0}), "{}", text(&r));
     // Without the flag, discovery has no run_script.

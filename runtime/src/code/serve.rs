@@ -149,6 +149,19 @@ pub fn instructions(limits: &Limits, tools: usize) -> String {
     )
 }
 
+/// What discovery's instructions add when it offers `run_script` (`--run-script`).
+pub fn discovery_instructions(limits: &Limits) -> String {
+    format!(
+        "For a task of several calls (a list, then one call per item, then a count), run_script runs one JavaScript \
+         script instead: each tool is `await api.NAME(args)` (`api[\"NAME\"]` for a name that is not an \
+         identifier), resolving to the parsed response; a failed call throws an ApiError. Loop, filter and \
+         aggregate in the script and return only the answer. No network, files or clock; {} s and {} API calls \
+         per script.",
+        limits.wall.as_secs_f64(),
+        limits.max_calls
+    )
+}
+
 /// Answers a call to one of code mode's own tools on `surface` (`describe_tools` where code mode
 /// is served, `run_script` where it or `--run-script` is); `None` when `name` is not one there.
 pub(crate) async fn call_own(

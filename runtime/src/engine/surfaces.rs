@@ -108,9 +108,7 @@ impl Views {
             discovery: OnceLock::new(),
             all_instructions: with_results(all_text),
             #[cfg(feature = "discovery")]
-            discovery_instructions: with_results(crate::engine::overview::discovery(
-                about.text, tools, about.apis, about.tags,
-            )),
+            discovery_instructions: with_results(discovery_text(&about, tools)),
             #[cfg(feature = "discovery")]
             pins: about.pins.to_vec(),
             #[cfg(feature = "code")]
@@ -161,6 +159,19 @@ impl Views {
         }
         discovery_listing(listed, tools, exposure::META_TOOLS.len())
     }
+}
+
+/// Discovery's instructions, with a word on `run_script` where it is offered.
+#[cfg(feature = "discovery")]
+fn discovery_text(about: &About<'_>, tools: &[ToolEntry]) -> String {
+    #[cfg_attr(not(feature = "code"), allow(unused_mut))]
+    let mut text = crate::engine::overview::discovery(about.text, tools, about.apis, about.tags);
+    #[cfg(feature = "code")]
+    if about.code.1 {
+        text.push_str("\n\n");
+        text.push_str(&crate::code::serve::discovery_instructions(&about.code.0));
+    }
+    text
 }
 
 /// Code mode's listing (its three tools; calls reach every tool through `run_script`) and
