@@ -341,6 +341,7 @@ fn stopped(stop: &Stop, printed: &str, calls: usize) -> CallToolResult {
         Stop::Calls(_) => "Make fewer calls: use the API's filters, larger pages, or split the task into scripts.",
         Stop::Output(_) => "Return less: count, select fields or slice in the script.",
         Stop::TooLong(_) => "Write a shorter script.",
+        Stop::Cancelled => "",
         Stop::Internal(_) => "Try again.",
     };
     let mut text = format!("{stop}. {advice} ({calls} API call{} made.)", if calls == 1 { "" } else { "s" });

@@ -17,7 +17,7 @@ pub mod alloc;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -103,6 +103,8 @@ pub enum Stop {
     Output(usize),
     /// The script is longer than [`MAX_SOURCE`] (its length).
     TooLong(usize),
+    /// The script was given up: its request was cancelled.
+    Cancelled,
     /// The sandbox could not be set up.
     Internal(String),
 }
@@ -116,6 +118,7 @@ impl std::fmt::Display for Stop {
             Stop::Calls(n) => write!(f, "the script was stopped at its limit of {n} API calls"),
             Stop::Output(n) => write!(f, "the script was stopped at its output limit ({n} characters)"),
             Stop::TooLong(n) => write!(f, "the script is {n} bytes long; at most {MAX_SOURCE} are run"),
+            Stop::Cancelled => write!(f, "the script was cancelled"),
             Stop::Internal(m) => write!(f, "the sandbox failed: {m}"),
         }
     }
@@ -153,6 +156,10 @@ struct Run {
     printed: Mutex<String>,
     /// A host-side limit that was hit: it wins over whatever the script did after.
     stop: Mutex<Option<Stop>>,
+    /// Set when the script is given up (its request cancelled, or its answer no longer awaited
+    /// past the deadline): it stops at the next interrupt check, and no call leaves after.
+    cancelled: AtomicBool,
+    cancel_notify: tokio::sync::Notify,
 }
 
 impl Run {
@@ -163,6 +170,26 @@ impl Run {
 
     fn stopped(&self) -> Option<Stop> {
         self.stop.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+        self.cancel_notify.notify_waiters();
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// Resolves once the script is given up.
+    async fn given_up(&self) {
+        loop {
+            let notified = self.cancel_notify.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
     }
 
     fn printed_chars(&self) -> usize {
@@ -185,6 +212,16 @@ fn run_of(ctx: &Ctx<'_>) -> rquickjs::Result<Arc<Run>> {
     }
 }
 
+/// Gives the script up when dropped: when `run` returns, or when its caller stops waiting (a
+/// cancelled request drops the future).
+struct GiveUpOnDrop(Arc<Run>);
+
+impl Drop for GiveUpOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 /// A spawned task aborted when the script's future is dropped (the script was stopped).
 struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
 
@@ -198,6 +235,9 @@ impl<T> Drop for AbortOnDrop<T> {
 /// (`j` JSON, `t` text, `n` nothing, `e` failure, `u` unknown function).
 async fn host_call<'js>(ctx: Ctx<'js>, function: String, args: String) -> rquickjs::Result<String> {
     let run = run_of(&ctx)?;
+    if run.is_cancelled() {
+        return Err(rquickjs::Exception::throw_internal(&ctx, "the script was cancelled"));
+    }
     let n = run.calls.fetch_add(1, Ordering::Relaxed) + 1;
     if n > run.limits.max_calls {
         run.stop(Stop::Calls(run.limits.max_calls));
@@ -323,7 +363,10 @@ pub async fn run_in(
         calls: AtomicUsize::new(0),
         printed: Mutex::new(String::new()),
         stop: Mutex::new(None),
+        cancelled: AtomicBool::new(false),
+        cancel_notify: tokio::sync::Notify::new(),
     });
+    let _give_up = GiveUpOnDrop(run.clone());
     let source = source.to_string();
     let blocking_run = run.clone();
     let thread = tokio::task::spawn_blocking(move || {
@@ -362,10 +405,14 @@ impl Answer {
 /// The script in a fresh runtime on this (blocking) thread.
 async fn evaluate(source: String, deadline: Instant, run: Arc<Run>) -> Result<Answer, Stop> {
     let meter = Meter::new(run.limits.memory, deadline);
+    let watched = run.clone();
     let runtime =
         AsyncRuntime::new_with_alloc(Budgeted::new(meter.clone())).map_err(|e| Stop::Internal(e.to_string()))?;
     runtime.set_max_stack_size(STACK).await;
-    runtime.set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline))).await;
+    let interrupted = run.clone();
+    runtime
+        .set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline || interrupted.is_cancelled())))
+        .await;
     let context = AsyncContext::custom::<(
         intrinsic::Eval,
         intrinsic::Promise,
@@ -388,9 +435,12 @@ async fn evaluate(source: String, deadline: Instant, run: Arc<Run>) -> Result<An
         let promise: Promise = ctx.eval_with_options(wrap(&source), named("script")).map_err(|e| thrown(&ctx, e))?;
         promise.into_future::<Option<String>>().await.map_err(|e| thrown(&ctx, e))
     });
-    let result = match tokio::time::timeout_at(deadline.into(), script).await {
-        Err(_) => Err(Stop::Time(limits.wall)),
-        Ok(r) => r,
+    let result = tokio::select! {
+        r = tokio::time::timeout_at(deadline.into(), script) => match r {
+            Err(_) => Err(Stop::Time(limits.wall)),
+            Ok(r) => r,
+        },
+        () = watched.given_up() => Err(Stop::Cancelled),
     };
     // Why the script really ended, when the engine's own error hides it.
     let past_deadline = Instant::now() >= deadline || meter.past_deadline.load(Ordering::Relaxed);

@@ -200,3 +200,16 @@ async fn nothing_but_the_api_reaches_out() {
     // `api` cannot be replaced or extended.
     assert_eq!(answer("api.x = 1; return typeof api.x").await, Ok(Answer::Text("function".into())));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_script_stops_and_frees_its_slot() {
+    let slots = Arc::new(tokio::sync::Semaphore::new(1));
+    let slot = slots.clone().acquire_owned().await.unwrap();
+    let long = Limits { wall: Duration::from_secs(30), ..limits() };
+    let task = tokio::spawn(async move { run_in("while (true) {}", long, Arc::new(Fake), Some(slot)).await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    task.abort();
+    let freed = tokio::time::timeout(Duration::from_secs(5), slots.acquire()).await;
+    assert!(freed.is_ok(), "the script's thread ended and gave its slot back");
+    still_serves().await;
+}
