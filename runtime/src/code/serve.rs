@@ -18,7 +18,8 @@ use crate::code::sandbox::{self, Answer, Host, Limits, Reply, Stop};
 use crate::engine::caller::Caller;
 use crate::engine::exposure::{DESCRIBE_TOOLS, RUN_SCRIPT, SEARCH_TOOLS, group_digits};
 use crate::engine::meta::{DEFAULT_LIMIT, MAX_DESCRIBE, MAX_LIMIT};
-use crate::engine::{Asker, Delivery, Engine, Surface, ToolEntry, tool_error};
+use crate::engine::{Asker, Delivery, Engine, Observation, Surface, ToolEntry, tool_error};
+use crate::metrics::Outcome;
 use crate::response::budget;
 use crate::response::json::Json;
 use crate::response::script::Kind;
@@ -171,10 +172,11 @@ pub(crate) async fn call_own(
     args: &Map<String, Value>,
     caller: &Caller,
     asker: Option<&Asker>,
+    obs: &mut Observation,
 ) -> Option<CallToolResult> {
     match name {
         DESCRIBE_TOOLS if engine.lists_code(surface) => Some(describe(engine, args, caller)),
-        RUN_SCRIPT if engine.runs_scripts(surface) => Some(run_script(engine, args, caller, asker).await),
+        RUN_SCRIPT if engine.runs_scripts(surface) => Some(run_script(engine, args, caller, asker, obs).await),
         _ => None,
     }
 }
@@ -257,6 +259,7 @@ async fn run_script(
     args: &Map<String, Value>,
     caller: &Caller,
     asker: Option<&Asker>,
+    obs: &mut Observation,
 ) -> CallToolResult {
     let Some(code) = args.get("code").and_then(Value::as_str) else {
         return tool_error(format!("{RUN_SCRIPT} needs `code`: the script, as a string"));
@@ -280,7 +283,11 @@ async fn run_script(
     tracing::debug!(calls = outcome.calls, elapsed_ms = outcome.elapsed.as_millis() as u64, "run_script");
     match outcome.answer {
         Ok(answer) => answered(answer, &outcome.printed, engine.result_budget()),
-        Err(stop) => stopped(&stop, &outcome.printed, outcome.calls),
+        Err(stop) => {
+            // Counted as the tool's failure, not the arguments' (the script was a string).
+            obs.outcome = Some(Outcome::ToolError);
+            stopped(&stop, &outcome.printed, outcome.calls)
+        }
     }
 }
 

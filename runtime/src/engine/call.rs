@@ -53,7 +53,9 @@ impl Engine {
         // and moved (7 % of a call's instructions went to those copies).
         let result = Box::pin(async {
             #[cfg(feature = "code")]
-            if let Some(result) = crate::code::serve::call_own(self, surface, name, &args, caller, via.asker).await {
+            if let Some(result) =
+                crate::code::serve::call_own(self, surface, name, &args, caller, via.asker, &mut obs).await
+            {
                 return Ok(result);
             }
             #[cfg(feature = "discovery")]
