@@ -22,6 +22,45 @@ impl Engine {
         self.observed(name, args, Surface::AllTools, caller, Via::default()).await.0
     }
 
+    /// A `tools/call` from a client of the configured surface: the discovery tools in discovery
+    /// mode, else the API's tool. Counted and logged like [`Engine::call`]; `caller` finds, sees
+    /// and calls only the tools its scopes allow.
+    pub async fn call_from_client(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+    ) -> Result<CallToolResult> {
+        self.call_on(Surface::Configured, name, args, caller).await
+    }
+
+    /// [`Engine::call_from_client`] from a client of `surface`: the discovery tools where it
+    /// serves them; on the discovery path, only what it lists ([`Error::OnlyThroughCallTool`]
+    /// for the rest).
+    pub async fn call_on(
+        &self,
+        surface: Surface,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+    ) -> Result<CallToolResult> {
+        self.observed(name, args, surface, caller, Via::default()).await.0
+    }
+
+    /// [`Engine::call_on`] where the user can be asked to confirm the calls a script makes
+    /// (`--confirm`, through `asker`).
+    pub async fn call_on_asking(
+        &self,
+        surface: Surface,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+        asker: Option<&Asker>,
+    ) -> Result<CallToolResult> {
+        let via = Via { asker, ..Via::default() };
+        self.observed(name, args, surface, caller, via).await.0
+    }
+
     /// Like [`Engine::call_as`], with how the call ended and the upstream's status (a resource
     /// read tells "not found" from other failures by them).
     pub async fn call_observed(
@@ -404,30 +443,7 @@ pub(crate) struct Via<'a> {
     pub(crate) delivery: Delivery,
     /// Who asks the user to confirm the calls a script makes (`--confirm`).
     #[cfg_attr(not(feature = "code"), allow(dead_code))]
-    pub(crate) asker: Option<&'a Asker>,
-}
-
-/// Asks the user, through the session of one `tools/call`, to confirm the calls a script run by
-/// it makes (`--confirm`).
-#[derive(Clone)]
-pub struct Asker {
-    confirmer: Arc<crate::engine::confirm::Confirmer>,
-    context: rmcp::service::RequestContext<rmcp::RoleServer>,
-}
-
-impl Asker {
-    /// The asker for the call of `context`.
-    pub fn new(
-        confirmer: Arc<crate::engine::confirm::Confirmer>,
-        context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> Asker {
-        Asker { confirmer, context }
-    }
-
-    /// `None` when the call may go on, else why not (see [`crate::engine::confirm::Confirmer::confirm_script_call`]).
-    pub async fn check(&self, engine: &Engine, tool: &ToolEntry, args: &Map<String, Value>) -> Option<String> {
-        self.confirmer.confirm_script_call(engine, tool, args, &self.context).await
-    }
+    pub(crate) asker: Option<&'a crate::engine::confirm::Asker>,
 }
 
 /// Validates against a lazily compiled schema; `Some(problems)` when invalid. A schema the

@@ -276,6 +276,26 @@ impl Confirmer {
     }
 }
 
+/// Asks the user, through the session of one `tools/call`, to confirm the calls a script run by
+/// it makes (`--confirm`).
+#[derive(Clone)]
+pub struct Asker {
+    confirmer: Arc<Confirmer>,
+    context: RequestContext<RoleServer>,
+}
+
+impl Asker {
+    /// The asker for the call of `context`.
+    pub fn new(confirmer: Arc<Confirmer>, context: RequestContext<RoleServer>) -> Asker {
+        Asker { confirmer, context }
+    }
+
+    /// `None` when the call may go on, else why not (see [`Confirmer::confirm_script_call`]).
+    pub async fn check(&self, engine: &Engine, tool: &ToolEntry, args: &Map<String, Value>) -> Option<String> {
+        self.confirmer.confirm_script_call(engine, tool, args, &self.context).await
+    }
+}
+
 /// The API tool a call on `surface` reaches: the tool named by discovery's `call_tool` where
 /// discovery is served, else itself (none when the surface does not call it directly).
 fn target<'a>(engine: &'a Engine, surface: Surface, name: &str, args: &Map<String, Value>) -> Option<Target<'a>> {

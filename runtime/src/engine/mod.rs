@@ -493,45 +493,6 @@ impl Engine {
         }
     }
 
-    /// A `tools/call` from a client of the configured surface: the discovery tools in discovery
-    /// mode, else the API's tool. Counted and logged like [`Engine::call`]; `caller` finds, sees
-    /// and calls only the tools its scopes allow.
-    pub async fn call_from_client(
-        &self,
-        name: &str,
-        args: Map<String, Value>,
-        caller: &Caller,
-    ) -> Result<CallToolResult> {
-        self.call_on(Surface::Configured, name, args, caller).await
-    }
-
-    /// [`Engine::call_from_client`] from a client of `surface`: the discovery tools where it
-    /// serves them; on the discovery path, only what it lists ([`Error::OnlyThroughCallTool`]
-    /// for the rest).
-    pub async fn call_on(
-        &self,
-        surface: Surface,
-        name: &str,
-        args: Map<String, Value>,
-        caller: &Caller,
-    ) -> Result<CallToolResult> {
-        self.observed(name, args, surface, caller, call::Via::default()).await.0
-    }
-
-    /// [`Engine::call_on`] where the user can be asked to confirm the calls a script makes
-    /// (`--confirm`, through `asker`).
-    pub async fn call_on_asking(
-        &self,
-        surface: Surface,
-        name: &str,
-        args: Map<String, Value>,
-        caller: &Caller,
-        asker: Option<&Asker>,
-    ) -> Result<CallToolResult> {
-        let via = call::Via { asker, ..call::Via::default() };
-        self.observed(name, args, surface, caller, via).await.0
-    }
-
     /// The GET operations served as resources and resource templates.
     pub fn routes(&self) -> &Routes {
         &self.routes
@@ -575,9 +536,10 @@ impl Engine {
 mod call;
 mod surfaces;
 
+pub use call::Delivery;
 #[cfg(feature = "code")]
 pub(crate) use call::Via;
-pub use call::{Asker, Delivery};
+pub use confirm::Asker;
 
 pub use surfaces::Surface;
 
