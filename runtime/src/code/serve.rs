@@ -12,7 +12,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations
 use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
-use crate::code::declare::{NamedTypes, Options, declare};
+use crate::code::declare::{Options, declare_tools};
 use crate::code::names::ScriptNames;
 use crate::code::sandbox::{self, Answer, Host, Limits, Reply, Stop};
 use crate::engine::caller::Caller;
@@ -183,19 +183,9 @@ pub(crate) async fn call_own(
 
 /// `describe_tools`: the named functions' declarations, their named types first.
 fn describe(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -> CallToolResult {
-    let names: Vec<&str> = match args.get("names") {
-        Some(Value::Array(list)) if !list.is_empty() && list.len() <= MAX_DESCRIBE => {
-            match list.iter().map(Value::as_str).collect::<Option<Vec<_>>>() {
-                Some(names) => names,
-                None => return tool_error("`names` must be a list of function names (strings)".into()),
-            }
-        }
-        Some(Value::Array(list)) if list.len() > MAX_DESCRIBE => {
-            return tool_error(format!("at most {MAX_DESCRIBE} names at a time; got {}", list.len()));
-        }
-        _ => {
-            return tool_error(format!("{DESCRIBE_TOOLS} needs `names`: a list of function names from {SEARCH_TOOLS}"));
-        }
+    let names = match crate::engine::meta::requested_names(args, "function") {
+        Ok(names) => names,
+        Err(e) => return e,
     };
     let script_names = engine.script_names();
     let mut found = Vec::new();
@@ -212,16 +202,7 @@ fn describe(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -> Call
         return tool_error(unknown_text(engine, &unknown, caller));
     }
     let options = Options { param_descriptions: true, ..Options::default() };
-    let mut types = NamedTypes::new();
-    let functions: Vec<String> = found.iter().map(|t| declare(*t, script_names, &mut types, &options)).collect();
-    let mut text = types.render();
-    text.push_str("declare const api: {\n");
-    for line in functions.iter().flat_map(|f| f.lines()) {
-        text.push_str("  ");
-        text.push_str(line);
-        text.push('\n');
-    }
-    text.push_str("};\n");
+    let mut text = declare_tools(found.iter().copied(), script_names, &options);
     if !unknown.is_empty() {
         text.push('\n');
         text.push_str(&unknown_text(engine, &unknown, caller));

@@ -304,18 +304,29 @@ impl Summary<'_> {
     }
 }
 
-fn describe_tools(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -> CallToolResult {
-    let names: Vec<&str> = match args.get("names") {
-        Some(Value::Array(list)) if !list.is_empty() && list.len() <= MAX_DESCRIBE => {
-            match list.iter().map(Value::as_str).collect::<Option<Vec<_>>>() {
-                Some(names) => names,
-                None => return tool_error("`names` must be a list of tool names (strings)".into()),
-            }
-        }
+/// The `names` a `describe_tools` call asks for (of `noun`s: tools, or code mode's functions), or
+/// the error result saying what is wrong with them.
+pub fn requested_names<'a>(
+    args: &'a Map<String, Value>,
+    noun: &str,
+) -> std::result::Result<Vec<&'a str>, CallToolResult> {
+    match args.get("names") {
+        Some(Value::Array(list)) if !list.is_empty() && list.len() <= MAX_DESCRIBE => list
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| tool_error(format!("`names` must be a list of {noun} names (strings)"))),
         Some(Value::Array(list)) if list.len() > MAX_DESCRIBE => {
-            return tool_error(format!("at most {MAX_DESCRIBE} names at a time; got {}", list.len()));
+            Err(tool_error(format!("at most {MAX_DESCRIBE} names at a time; got {}", list.len())))
         }
-        _ => return tool_error(format!("{DESCRIBE_TOOLS} needs `names`: a list of tool names from {SEARCH_TOOLS}")),
+        _ => Err(tool_error(format!("{DESCRIBE_TOOLS} needs `names`: a list of {noun} names from {SEARCH_TOOLS}"))),
+    }
+}
+
+fn describe_tools(engine: &Engine, args: &Map<String, Value>, caller: &Caller) -> CallToolResult {
+    let names = match requested_names(args, "tool") {
+        Ok(names) => names,
+        Err(e) => return e,
     };
     let mut described = Vec::new();
     let mut unknown = Vec::new();
