@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::corpus;
+use common::{corpus, rehome, tokens};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -48,9 +48,6 @@ const NAMED: [&str; 3] = ["pulls/list", "repos/get", "issues/list-for-repo"];
 
 /// The result budget of the rules after the first ones (the engine's default).
 const BUDGET: usize = Context::DEFAULT_MAX_RESULT_CHARS;
-
-/// Characters tokenized exactly; a longer result is counted on this many and scaled.
-const TOKENIZE_MAX_CHARS: usize = 200_000;
 
 /// The rules, cumulative, in the order they are reported. The first is what mcpgen did before.
 const RULES: [&str; 5] = [
@@ -104,17 +101,6 @@ async fn upstream() -> Arc<Upstream> {
     *up.base.lock().unwrap() = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     up
-}
-
-/// The sample as the local upstream would send it: URLs on the API's own origin point at the
-/// local upstream, which stands in for it.
-fn rehome(v: &mut Value, from: &str, to: &str) {
-    match v {
-        Value::String(s) if s.starts_with(from) => *s = format!("{to}{}", &s[from.len()..]),
-        Value::Array(a) => a.iter_mut().for_each(|v| rehome(v, from, to)),
-        Value::Object(o) => o.values_mut().for_each(|v| rehome(v, from, to)),
-        _ => {}
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,22 +212,6 @@ fn typed_argument(s: &Value, root: &Value, depth: usize) -> Value {
 
 // ---------------------------------------------------------------------------------------------
 // Measuring a result.
-
-fn bpe() -> &'static tiktoken_rs::CoreBPE {
-    static BPE: std::sync::OnceLock<tiktoken_rs::CoreBPE> = std::sync::OnceLock::new();
-    BPE.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k_base"))
-}
-
-/// o200k tokens of `text`: exact up to [`TOKENIZE_MAX_CHARS`], else scaled from that many.
-fn tokens(text: &str) -> usize {
-    let chars = text.chars().count();
-    if chars <= TOKENIZE_MAX_CHARS {
-        return bpe().encode_ordinary(text).len();
-    }
-    let cut = text.char_indices().nth(TOKENIZE_MAX_CHARS).map_or(text.len(), |(i, _)| i);
-    let n = bpe().encode_ordinary(&text[..cut]).len();
-    (n as f64 * chars as f64 / TOKENIZE_MAX_CHARS as f64).round() as usize
-}
 
 /// One result as the client receives it.
 #[derive(Debug, Clone, Default)]
