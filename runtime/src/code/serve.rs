@@ -272,42 +272,43 @@ async fn run_script(
     }
 }
 
-/// The script's answer (text as it is, JSON reduced to the budget with a note), then what it printed.
+/// The script's answer (text as it is, JSON reduced to the budget with a note), then what it
+/// printed. Text only: no output schema promises a structure, so a copy as `structuredContent`
+/// would only double what the model reads (as lean results do not).
 fn answered(answer: Answer, printed: &str, budget: usize) -> CallToolResult {
     let budget = if budget == 0 { usize::MAX } else { budget };
     let mut content = Vec::new();
-    let (text, structured) = match answer {
-        Answer::Text(t) => (cut_text(t, budget), None),
-        Answer::Json(j) if j.chars().count() <= budget => {
-            let value = serde_json::from_str::<Value>(&j).ok();
-            (j, value)
-        }
+    let text = match answer {
+        Answer::Text(t) => cut_text(t, budget),
+        Answer::Json(j) if j.chars().count() <= budget => j,
         Answer::Json(j) => match Json::parse(j.as_bytes()) {
             Ok(mut value) => {
                 let reduction = budget::fit(&mut value, budget.saturating_sub(300).max(budget / 2));
-                let mut note = format!("[mcpgen: the script's answer was reduced to fit {budget} characters.");
-                for o in &reduction.omissions {
-                    let what = if o.members { "members" } else { "items" };
-                    note.push_str(&format!(" `{}`: the first {} of {} {what}.", o.path, o.kept, o.total));
-                }
-                if reduction.strings_cut > 0 {
-                    note.push_str(&format!(" {} long strings shortened.", reduction.strings_cut));
-                }
-                note.push_str(" Return less: select fields, count, or slice in the script.]");
-                content.push(ContentBlock::text(note));
-                (value.to_text(), None)
+                content.push(ContentBlock::text(reduction_note(&reduction, budget)));
+                value.to_text()
             }
-            Err(_) => (cut_text(j, budget), None),
+            Err(_) => cut_text(j, budget),
         },
     };
     content.insert(0, ContentBlock::text(text));
     if !printed.is_empty() {
         content.push(ContentBlock::text(format!("Printed:\n{}", cut_text(printed.to_string(), budget))));
     }
-    let mut result = CallToolResult::success(content);
-    // Structured content is an object: the answer as it is, or wrapped.
-    result.structured_content = structured.map(|v| if v.is_object() { v } else { json!({ "result": v }) });
-    result
+    CallToolResult::success(content)
+}
+
+/// What the reduction of an answer left out, and what to do.
+fn reduction_note(reduction: &budget::Reduction, budget: usize) -> String {
+    let mut note = format!("[mcpgen: the script's answer was reduced to fit {budget} characters.");
+    for o in &reduction.omissions {
+        let what = if o.members { "members" } else { "items" };
+        note.push_str(&format!(" `{}`: the first {} of {} {what}.", o.path, o.kept, o.total));
+    }
+    if reduction.strings_cut > 0 {
+        note.push_str(&format!(" {} long strings shortened.", reduction.strings_cut));
+    }
+    note.push_str(" Return less: select fields, count, or slice in the script.]");
+    note
 }
 
 /// `text` within `budget` characters, with a marker when cut.
