@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs mcpgen's fuzz targets with cargo fuzz (libFuzzer; needs the nightly toolchain):
-#   fuzz/run.sh [TARGET|all] [SECONDS]      (default: all, 30 s each)
+#   fuzz/run.sh [TARGET|all] [SECONDS]      (default: all, 30 s each, as many at once as cores)
 # Optimised with AddressSanitizer by default; FUZZ_BUILD=smoke builds them unoptimised, with
 # debug assertions (overflow checks) and no sanitizer: a third of the build time, for CI's smoke.
 # Each target's corpus (fuzz/corpus/TARGET) is seeded with the samples, the runtime-config goldens
@@ -38,12 +38,27 @@ seed() {
   esac
 }
 
+# Built once for every target, then the targets run side by side, one per core (FUZZ_JOBS).
+if [ "$which" = all ]; then
+  cargo +nightly fuzz build "${build[@]}"
+else
+  cargo +nightly fuzz build "${build[@]}" "$which"
+fi
+mkdir -p logs
+jobs_max="${FUZZ_JOBS:-$(nproc)}"
 for t in "${targets[@]}"; do
   seed "$t"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  cargo +nightly fuzz run "${build[@]}" "$t" "corpus/$t" -- -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 \
+    > "logs/$t.log" 2>&1 &
+done
+wait || true
+failed=0
+for t in "${targets[@]}"; do
   echo "fuzz: $t for ${seconds}s"
-  cargo +nightly fuzz run "${build[@]}" "$t" "corpus/$t" -- -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 2>&1 \
-    | grep -E '^(#[0-9]+\s+DONE|Done|==[0-9]+==|SUMMARY|.*panicked|artifact_prefix|Test unit written)' || true
+  grep -E '^(#[0-9]+\s+DONE|Done|==[0-9]+==|SUMMARY|.*panicked|artifact_prefix|Test unit written)' "logs/$t.log" || true
   if compgen -G "artifacts/$t/crash-*" >/dev/null || compgen -G "artifacts/$t/oom-*" >/dev/null; then
-    echo "fuzz: $t found a failing input (fuzz/artifacts/$t)"; exit 1
+    echo "fuzz: $t found a failing input (fuzz/artifacts/$t)"; failed=1
   fi
 done
+exit "$failed"

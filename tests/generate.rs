@@ -223,7 +223,7 @@ fn cargo(dir: &Path, args: &[&str]) -> std::process::Output {
         .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", &target)
-        .env("RUSTFLAGS", "-D warnings")
+        .env("RUSTFLAGS", rustflags())
         // No debuginfo: many crates' binaries with it take gigabytes of disk and slow linking.
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env("CARGO_PROFILE_TEST_DEBUG", "0")
@@ -232,6 +232,13 @@ fn cargo(dir: &Path, args: &[&str]) -> std::process::Output {
         .env_remove("CARGO_MAKEFLAGS")
         .output()
         .expect("run cargo")
+}
+
+/// Warnings are errors in generated code. `RUSTFLAGS` replaces the target's own flags, so those
+/// (CI's `-fuse-ld=mold`, which links the crates' binaries several times faster) are kept in it.
+fn rustflags() -> String {
+    let own = std::env::var("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS").unwrap_or_default();
+    format!("-D warnings {own}").trim_end().to_string()
 }
 
 /// A generated crate's binary in the shared target directory.
