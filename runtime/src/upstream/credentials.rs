@@ -17,6 +17,11 @@ use crate::error::Error;
 pub struct Secret(String);
 
 impl Secret {
+    /// A secret value (read from the environment, or received from an authorization server).
+    pub(crate) fn new(value: String) -> Secret {
+        Secret(value)
+    }
+
     /// The value itself, to put in a request (and nowhere else).
     pub fn expose(&self) -> &str {
         &self.0

@@ -6,6 +6,7 @@ pub(crate) mod conns;
 pub(crate) mod credentials;
 pub(crate) mod direct;
 pub mod encode;
+pub(crate) mod exchange;
 pub mod request;
 pub(crate) mod target;
 
