@@ -128,6 +128,9 @@ pub enum UpstreamAuthArg {
     /// The caller's OAuth access token (needs --oauth-issuer), for APIs that trust the same
     /// authorization server.
     Passthrough,
+    /// The caller's OAuth access token exchanged (RFC 8693) for one issued for the API (needs
+    /// --oauth-issuer and --exchange-token-url).
+    Exchange,
 }
 
 impl From<UpstreamAuthArg> for UpstreamAuth {
@@ -135,6 +138,7 @@ impl From<UpstreamAuthArg> for UpstreamAuth {
         match a {
             UpstreamAuthArg::Server => UpstreamAuth::Server,
             UpstreamAuthArg::Passthrough => UpstreamAuth::Passthrough,
+            UpstreamAuthArg::Exchange => UpstreamAuth::Exchange,
         }
     }
 }
@@ -350,10 +354,29 @@ pub struct ServerArgs {
     #[command(flatten)]
     pub oauth: Box<OAuthArgs>,
 
-    /// Whose credentials upstream requests carry: the server's own (env vars), or the caller's
-    /// OAuth access token (passthrough, for APIs that trust the same authorization server).
+    /// Whose credentials upstream requests carry: the server's own (env vars), the caller's
+    /// OAuth access token (passthrough, for APIs that trust the same authorization server), or a
+    /// token exchanged for it (exchange).
     #[arg(long, value_enum, value_name = "WHOSE", default_value = "server", help_heading = "Upstream")]
     pub upstream_auth: UpstreamAuthArg,
+
+    /// With --upstream-auth exchange: the authorization server's token endpoint, where each
+    /// caller's token is exchanged (RFC 8693); the server's client is MCPGEN_EXCHANGE_CLIENT_ID
+    /// and MCPGEN_EXCHANGE_CLIENT_SECRET.
+    #[arg(long, value_name = "URL", help_heading = "Upstream")]
+    pub exchange_token_url: Option<String>,
+
+    /// With --upstream-auth exchange: the API's resource indicator (RFC 8707) for the exchanged token.
+    #[arg(long, value_name = "URI", help_heading = "Upstream")]
+    pub exchange_resource: Option<String>,
+
+    /// With --upstream-auth exchange: the API's audience for the exchanged token.
+    #[arg(long, value_name = "AUDIENCE", help_heading = "Upstream")]
+    pub exchange_audience: Option<String>,
+
+    /// With --upstream-auth exchange: the scopes asked for (space-separated).
+    #[arg(long, value_name = "SCOPES", help_heading = "Upstream")]
+    pub exchange_scope: Option<String>,
 
     /// Serve /metrics (Prometheus), /health and /ready on this address instead, without the bearer
     /// token (an internal port); with any transport, stdio included. Without it, HTTP serves

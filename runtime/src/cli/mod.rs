@@ -141,6 +141,11 @@ fn access(args: &ServerArgs) -> Result<(Option<OAuthOptions>, Option<String>), E
             ));
         }
     }
+    if args.upstream_auth == UpstreamAuthArg::Exchange && oauth.is_none() {
+        return Err(Error::Config(
+            "--upstream-auth exchange needs --oauth-issuer: only a validated caller token is ever exchanged".into(),
+        ));
+    }
     if args.upstream_auth == UpstreamAuthArg::Passthrough {
         if oauth.is_none() {
             return Err(Error::Config(
@@ -155,6 +160,32 @@ fn access(args: &ServerArgs) -> Result<(Option<OAuthOptions>, Option<String>), E
         );
     }
     Ok((oauth, auth_token))
+}
+
+/// The token exchange of `--upstream-auth exchange`, from its flags and the environment.
+fn exchanger(args: &ServerArgs) -> Result<Option<Arc<crate::upstream::exchange::TokenExchanger>>, Error> {
+    use crate::upstream::exchange::{Target, TokenExchanger};
+    let given = args.exchange_token_url.is_some()
+        || args.exchange_resource.is_some()
+        || args.exchange_audience.is_some()
+        || args.exchange_scope.is_some();
+    if args.upstream_auth != UpstreamAuthArg::Exchange {
+        if given {
+            return Err(Error::Config("the --exchange-* flags need --upstream-auth exchange".into()));
+        }
+        return Ok(None);
+    }
+    let Some(url) = &args.exchange_token_url else {
+        return Err(Error::Config(
+            "--upstream-auth exchange needs --exchange-token-url: the authorization server's token endpoint".into(),
+        ));
+    };
+    let target = Target {
+        resource: args.exchange_resource.clone(),
+        audience: args.exchange_audience.clone(),
+        scope: args.exchange_scope.clone(),
+    };
+    Ok(Some(Arc::new(TokenExchanger::from_env(url, target, &|name| std::env::var(name).ok())?)))
 }
 
 /// The engine's options for `config`: the flags, and the config's limits where no flag is given.
@@ -182,6 +213,7 @@ fn engine_options(
             rate_limit: args.rate_limit,
         },
         upstream_auth: args.upstream_auth.into(),
+        exchanger: exchanger(args)?,
         list_ttl: Some(args.caching.list_ttl()),
         // Streamable HTTP serves /mcp/discovery beside /mcp whatever the mode.
         serves_discovery: args.transport == Transport::Http,

@@ -297,18 +297,19 @@ impl Engine {
         for (k, v) in &target.headers {
             req.headers.insert(k, v.clone());
         }
-        let passthrough = self.upstream_auth == UpstreamAuth::Passthrough && caller.is_restricted();
-        let oauth = if passthrough {
-            // The caller's identity instead of the server's: its token, and none of the server's
-            // credentials (an anonymous caller, which the HTTP layer never lets through, gets none).
+        let delegated = self.upstream_auth != UpstreamAuth::Server && caller.is_restricted();
+        let oauth = if delegated {
+            // The caller's identity instead of the server's: its token (passthrough) or the one
+            // exchanged for it, and none of the server's credentials (an anonymous caller, which
+            // the HTTP layer never lets through, gets none).
             if let Some(p) = caller.principal() {
-                match HeaderValue::from_str(&format!("Bearer {}", p.token())) {
+                match self.caller_authorization(p).await {
                     Ok(v) => {
                         req.headers.insert(reqwest::header::AUTHORIZATION, v);
                     }
-                    Err(_) => {
+                    Err(e) => {
                         obs.outcome = Some(Outcome::CredentialsError);
-                        return tool_error("the caller's access token is not valid header text".into());
+                        return tool_error(e);
                     }
                 }
             }
@@ -328,6 +329,17 @@ impl Engine {
         }
         let origin = crate::response::lean::origin_of(&req.url);
         let mut outcome = self.upstream.send(&req).await;
+        // A refused exchanged token may have been revoked early: exchange again, once.
+        if let (true, Some(exchanger), Some(p), Ok(resp)) =
+            (delegated, self.exchanger.as_deref(), caller.principal(), &outcome)
+            && resp.status == reqwest::StatusCode::UNAUTHORIZED
+        {
+            exchanger.invalidate(p).await;
+            if let Ok(v) = self.caller_authorization(p).await {
+                req.headers.insert(reqwest::header::AUTHORIZATION, v);
+                outcome = self.upstream.send(&req).await;
+            }
+        }
         // A refused OAuth2 token may have been revoked early: fetch a new one, once.
         if let (Some(client), Ok(resp)) = (oauth, &outcome)
             && resp.status == reqwest::StatusCode::UNAUTHORIZED
@@ -351,8 +363,14 @@ impl Engine {
                     method: http.method,
                     path: &http.path,
                     tool: &tool.mcp.name,
-                    auth_hint: if passthrough {
-                        Some("the caller's access token (--upstream-auth passthrough) does not grant this".into())
+                    auth_hint: if delegated {
+                        Some(match self.upstream_auth {
+                            UpstreamAuth::Exchange => {
+                                "the token exchanged for the caller (--upstream-auth exchange) does not grant this"
+                                    .into()
+                            }
+                            _ => "the caller's access token (--upstream-auth passthrough) does not grant this".into(),
+                        })
                     } else {
                         self.credentials.hint(&http.security)
                     },
@@ -376,6 +394,24 @@ impl Engine {
                 tool_error(e.to_string())
             }
         }
+    }
+
+    /// The `Authorization` value for the API on behalf of `caller`: its own token
+    /// (passthrough) or the one exchanged for it; the error is the model's text.
+    async fn caller_authorization(
+        &self,
+        caller: &crate::engine::caller::Principal,
+    ) -> std::result::Result<HeaderValue, String> {
+        let value = match (self.upstream_auth, &self.exchanger) {
+            (UpstreamAuth::Exchange, Some(exchanger)) => {
+                exchanger.token_for(self.upstream.http(), caller).await.map_err(|e| e.to_string())?.expose().to_string()
+            }
+            (UpstreamAuth::Exchange, None) => {
+                return Err("no token exchange is configured (--exchange-token-url)".into());
+            }
+            _ => format!("Bearer {}", caller.token()),
+        };
+        HeaderValue::from_str(&value).map_err(|_| "the caller's access token is not valid header text".to_string())
     }
 
     /// Adds the credentials of the first satisfiable security alternative.

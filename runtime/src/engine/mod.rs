@@ -77,6 +77,8 @@ pub struct EngineOptions {
     /// The tools `--pin-definitions` withheld from this catalogue (see [`pins`]): a call to one
     /// says why.
     pub withheld: pins::Withheld,
+    /// Where callers' tokens are exchanged for the API's (`--upstream-auth exchange`).
+    pub exchanger: Option<Arc<crate::upstream::exchange::TokenExchanger>>,
 }
 
 /// Whose credentials go upstream.
@@ -88,6 +90,9 @@ pub enum UpstreamAuth {
     /// The caller's validated OAuth access token, as `Authorization: Bearer`, instead of the
     /// server's credentials (for APIs that trust the same authorization server).
     Passthrough,
+    /// The caller's validated token exchanged (RFC 8693) for one issued for the API, by
+    /// [`EngineOptions::exchanger`].
+    Exchange,
 }
 
 /// One tool as the engine holds it: what clients are shown, and what calls are checked against.
@@ -242,6 +247,7 @@ pub struct Engine {
     upstream: Upstream,
     credentials: Credentials,
     upstream_auth: UpstreamAuth,
+    exchanger: Option<Arc<crate::upstream::exchange::TokenExchanger>>,
     ext: Extensions,
     metrics: Arc<Metrics>,
     log_calls: bool,
@@ -389,6 +395,7 @@ impl Engine {
             upstream,
             credentials,
             upstream_auth: opts.upstream_auth,
+            exchanger: opts.exchanger,
             ext,
             metrics: opts.metrics,
             log_calls: opts.log_calls,
