@@ -10,6 +10,7 @@ mod idp;
 mod server;
 
 mod challenges;
+mod exchange;
 mod operators;
 mod scopes;
 mod surfaces;

@@ -26,11 +26,19 @@ impl Server {
     }
 
     pub(crate) async fn start_issuer(issuer: &str, extra: &[&str]) -> Server {
+        Server::start_with_env(issuer, extra, &[]).await
+    }
+
+    /// [`Server::start_issuer`] with more environment variables.
+    pub(crate) async fn start_with_env(issuer: &str, extra: &[&str], env: &[(&str, &str)]) -> Server {
         let mock = start_mock().await;
         let spec = fixture_spec("oauth.yaml", &mock);
         let mut args = vec!["serve", spec.to_str().unwrap(), "--oauth-issuer", issuer];
         args.extend_from_slice(extra);
-        let cmd = ServerCommand::mcpgen(&args).env("SCOPED_PETS_KEY", "server-key");
+        let mut cmd = ServerCommand::mcpgen(&args).env("SCOPED_PETS_KEY", "server-key");
+        for (k, v) in env {
+            cmd = cmd.env(k, v);
+        }
         let (child, url) = spawn_http(&cmd, &[]).await;
         Server { _child: Some(child), url, mock, _spec: spec }
     }
