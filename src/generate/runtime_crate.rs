@@ -94,6 +94,7 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/upstream/credentials.rs", include_str!("../../runtime/src/upstream/credentials.rs")),
     ("src/upstream/direct.rs", include_str!("../../runtime/src/upstream/direct.rs")),
     ("src/upstream/encode.rs", include_str!("../../runtime/src/upstream/encode.rs")),
+    ("src/upstream/exchange.rs", include_str!("../../runtime/src/upstream/exchange.rs")),
     ("src/upstream/mod.rs", include_str!("../../runtime/src/upstream/mod.rs")),
     ("src/upstream/request.rs", include_str!("../../runtime/src/upstream/request.rs")),
     ("src/upstream/target.rs", include_str!("../../runtime/src/upstream/target.rs")),
