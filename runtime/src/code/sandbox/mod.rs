@@ -152,8 +152,9 @@ struct Run {
     handle: tokio::runtime::Handle,
     limits: Limits,
     calls: AtomicUsize,
-    /// Characters printed so far, and the text.
-    printed: Mutex<String>,
+    /// The text printed so far, and its length in characters (kept, not counted again on every
+    /// print: a script may print thousands of lines).
+    printed: Mutex<(String, usize)>,
     /// A host-side limit that was hit: it wins over whatever the script did after.
     stop: Mutex<Option<Stop>>,
     /// Set when the script is given up (its request cancelled, or its answer no longer awaited
@@ -193,7 +194,7 @@ impl Run {
     }
 
     fn printed_chars(&self) -> usize {
-        self.printed.lock().unwrap_or_else(|e| e.into_inner()).chars().count()
+        self.printed.lock().unwrap_or_else(|e| e.into_inner()).1
     }
 }
 
@@ -265,7 +266,8 @@ fn host_print(ctx: Ctx<'_>, line: Rest<String>) -> rquickjs::Result<()> {
     let run = run_of(&ctx)?;
     let line = line.0.join(" ");
     let mut printed = run.printed.lock().unwrap_or_else(|e| e.into_inner());
-    if printed.chars().count() + line.chars().count() + 1 > run.limits.max_output {
+    let chars = printed.1 + line.chars().count() + 1;
+    if chars > run.limits.max_output {
         drop(printed);
         run.stop(Stop::Output(run.limits.max_output));
         return Err(rquickjs::Exception::throw_internal(
@@ -273,8 +275,9 @@ fn host_print(ctx: Ctx<'_>, line: Rest<String>) -> rquickjs::Result<()> {
             &format!("output limit reached ({} characters)", run.limits.max_output),
         ));
     }
-    printed.push_str(&line);
-    printed.push('\n');
+    printed.0.push_str(&line);
+    printed.0.push('\n');
+    printed.1 = chars;
     Ok(())
 }
 
@@ -361,7 +364,7 @@ pub async fn run_in(
         handle: handle.clone(),
         limits,
         calls: AtomicUsize::new(0),
-        printed: Mutex::new(String::new()),
+        printed: Mutex::new((String::new(), 0)),
         stop: Mutex::new(None),
         cancelled: AtomicBool::new(false),
         cancel_notify: tokio::sync::Notify::new(),
@@ -385,7 +388,7 @@ pub async fn run_in(
         (None, Ok(a)) if a.chars() + run.printed_chars() > limits.max_output => Err(Stop::Output(limits.max_output)),
         (None, a) => a,
     };
-    let printed = std::mem::take(&mut *run.printed.lock().unwrap_or_else(|e| e.into_inner()));
+    let printed = std::mem::take(&mut run.printed.lock().unwrap_or_else(|e| e.into_inner()).0);
     Outcome {
         answer,
         printed,
