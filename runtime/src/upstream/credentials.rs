@@ -206,23 +206,13 @@ impl OAuth2Client {
             form.push(("scope", self.scopes.as_str()));
         }
         let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
-        let resp = http
-            .post(&self.token_url)
-            .basic_auth(self.client_id.expose(), Some(self.client_secret.expose()))
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .header("Accept", "application/json")
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| {
-                fail(format!(
-                    "OAuth2 token request to {} failed: {}",
-                    self.token_url,
-                    crate::upstream::describe_error(&e)
-                ))
+        let (status, bytes) =
+            post_token_form(http, &self.token_url, &self.client_id, &self.client_secret, body).await.map_err(|e| {
+                fail(match e {
+                    TokenPostError::Send(why) => format!("OAuth2 token request to {} failed: {why}", self.token_url),
+                    TokenPostError::Read(why) => format!("OAuth2 token response: {why}"),
+                })
             })?;
-        let status = resp.status();
-        let bytes = resp.bytes().await.map_err(|e| fail(format!("OAuth2 token response: {e}")))?;
         if !status.is_success() {
             return Err(fail(format!("OAuth2 token endpoint {} answered HTTP {status}", self.token_url)));
         }
@@ -245,6 +235,37 @@ impl OAuth2Client {
     pub async fn invalidate(&self) {
         *self.cached.lock().await = None;
     }
+}
+
+/// Why a POST to a token endpoint got no answer to read.
+pub(crate) enum TokenPostError {
+    /// The request failed (described without the request's secrets).
+    Send(String),
+    /// The answer's body could not be read.
+    Read(String),
+}
+
+/// A form POSTed to an OAuth 2.0 token endpoint with the client's credentials as HTTP Basic:
+/// the answer's status and body (client credentials, token exchange).
+pub(crate) async fn post_token_form(
+    http: &reqwest::Client,
+    token_url: &str,
+    client_id: &Secret,
+    client_secret: &Secret,
+    form: String,
+) -> Result<(reqwest::StatusCode, bytes::Bytes), TokenPostError> {
+    let resp = http
+        .post(token_url)
+        .basic_auth(client_id.expose(), Some(client_secret.expose()))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .header("Accept", "application/json")
+        .body(form)
+        .send()
+        .await
+        .map_err(|e| TokenPostError::Send(crate::upstream::describe_error(&e)))?;
+    let status = resp.status();
+    let bytes = resp.bytes().await.map_err(|e| TokenPostError::Read(e.to_string()))?;
+    Ok((status, bytes))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use tokio::sync::Mutex;
 
 use crate::engine::caller::Principal;
 use crate::error::Error;
-use crate::upstream::credentials::Secret;
+use crate::upstream::credentials::{Secret, TokenPostError, post_token_form};
 
 /// The grant type of RFC 8693.
 pub const GRANT_TYPE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -140,23 +140,13 @@ impl TokenExchanger {
     async fn exchange(&self, http: &reqwest::Client, subject_token: &str) -> Result<(Secret, Duration), Error> {
         let fail = Error::Credentials;
         let body = form(subject_token, &self.target);
-        let resp = http
-            .post(&self.token_url)
-            .basic_auth(self.client_id.expose(), Some(self.client_secret.expose()))
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .header("Accept", "application/json")
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| {
-                fail(format!(
-                    "the token exchange at {} failed: {}",
-                    self.token_url,
-                    crate::upstream::describe_error(&e)
-                ))
+        let (status, bytes) =
+            post_token_form(http, &self.token_url, &self.client_id, &self.client_secret, body).await.map_err(|e| {
+                fail(match e {
+                    TokenPostError::Send(why) => format!("the token exchange at {} failed: {why}", self.token_url),
+                    TokenPostError::Read(why) => format!("the token exchange's answer: {why}"),
+                })
             })?;
-        let status = resp.status();
-        let bytes = resp.bytes().await.map_err(|e| fail(format!("the token exchange's answer: {e}")))?;
         let answer: Option<Answer> = serde_json::from_slice(&bytes).ok();
         match answer {
             Some(Answer { access_token: Some(token), expires_in, .. }) if status.is_success() => {
