@@ -98,6 +98,11 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/upstream/mod.rs", include_str!("../../runtime/src/upstream/mod.rs")),
     ("src/upstream/request.rs", include_str!("../../runtime/src/upstream/request.rs")),
     ("src/upstream/target.rs", include_str!("../../runtime/src/upstream/target.rs")),
+    ("src/upstream/user/mod.rs", include_str!("../../runtime/src/upstream/user/mod.rs")),
+    ("src/upstream/user/store/file.rs", include_str!("../../runtime/src/upstream/user/store/file.rs")),
+    ("src/upstream/user/store/mod.rs", include_str!("../../runtime/src/upstream/user/store/mod.rs")),
+    ("src/upstream/user/store/redis.rs", include_str!("../../runtime/src/upstream/user/store/redis.rs")),
+    ("src/upstream/user/store/sealed.rs", include_str!("../../runtime/src/upstream/user/store/sealed.rs")),
 ];
 
 use std::collections::BTreeSet;

@@ -9,6 +9,8 @@ pub mod encode;
 pub(crate) mod exchange;
 pub mod request;
 pub(crate) mod target;
+#[cfg(feature = "user-auth")]
+pub mod user;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
