@@ -45,9 +45,9 @@ pub(crate) struct GenerateArgs {
     pub context: crate::runtime::cli::ContextArgs,
 
     /// Build the crate with more of the runtime than its config needs (repeatable, or
-    /// comma-separated): discovery, semantic (search by meaning), oauth, metrics, legacy-sse.
-    /// Discovery comes by itself when the tool mode can pick it, semantic with --search-model;
-    /// Streamable HTTP is always there.
+    /// comma-separated): discovery, semantic (search by meaning), oauth, metrics, legacy-sse,
+    /// redis-store (--upstream-auth user's tokens on Redis/Valkey). Discovery comes by itself when
+    /// the tool mode can pick it, semantic with --search-model; Streamable HTTP is always there.
     #[arg(long = "with", value_enum, value_delimiter = ',', value_name = "FEATURE")]
     pub with: Vec<FeatureArg>,
 
@@ -77,6 +77,8 @@ pub(crate) enum FeatureArg {
     LegacySse,
     /// Code mode (--tool-mode code, --run-script): run_script's QuickJS sandbox.
     Code,
+    /// --upstream-auth user's token store on Redis/Valkey, shared by replicas (--token-store redis://…).
+    RedisStore,
 }
 
 impl From<FeatureArg> for generate::Feature {
@@ -88,6 +90,7 @@ impl From<FeatureArg> for generate::Feature {
             FeatureArg::Metrics => generate::Feature::Metrics,
             FeatureArg::LegacySse => generate::Feature::LegacySse,
             FeatureArg::Code => generate::Feature::Code,
+            FeatureArg::RedisStore => generate::Feature::RedisStore,
         }
     }
 }

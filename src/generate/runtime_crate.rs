@@ -139,6 +139,10 @@ pub enum Feature {
     Metrics,
     /// Code mode (`run_script`'s sandbox, QuickJS).
     Code,
+    /// Each user's own authorization at the API (`--upstream-auth user`) and its file token store.
+    UserAuth,
+    /// `--upstream-auth user`'s token store on Redis/Valkey, shared by replicas (with `UserAuth`).
+    RedisStore,
 }
 
 impl Feature {
@@ -152,6 +156,8 @@ impl Feature {
             Feature::OAuth => "oauth",
             Feature::Metrics => "metrics",
             Feature::Code => "code",
+            Feature::UserAuth => "user-auth",
+            Feature::RedisStore => "redis-store",
         }
     }
 }
