@@ -190,6 +190,7 @@ fn help_matches_golden() {
         (&["export", "--help"][..], "help-export.txt"),
         (&["convert", "--help"][..], "help-convert.txt"),
         (&["doctor", "--help"][..], "help-doctor.txt"),
+        (&["tokens", "revoke", "--help"][..], "help-tokens-revoke.txt"),
     ] {
         let out = mcpgen(args);
         assert!(out.status.success());
@@ -536,4 +537,56 @@ fn doctor_fails_only_when_asked() {
     assert!(stderr(&out).starts_with("error: tests/fixtures/bad/malformed.json"), "{}", stderr(&out));
     let out = mcpgen(&["doctor", "--fail-on", "info", warnings]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+/// `mcpgen tokens revoke SUBJECT` deletes that subject's stored upstream tokens and no one
+/// else's, without the encryption key; the store is named by --token-store or MCPGEN_TOKEN_STORE.
+#[test]
+fn tokens_revoke_deletes_one_subjects_tokens() {
+    use mcpgen_runtime::upstream::user::store::{self, Sealed, state_key, token_key};
+    const KEY: &str = "q83vEjRWeJASNFZ4kKvN7xI0VniQq83vEjRWeJASNFY=";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.json");
+    let spec = path.to_str().unwrap().to_string();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let sealed = rt.block_on(async {
+        let sealed = Sealed::new(store::open(&spec, &|_: &str| None).await.unwrap(), KEY).unwrap();
+        for (subject, api) in [("alice", "github"), ("alice", "slack"), ("bob", "github")] {
+            sealed.put(&token_key(subject, api), format!("{subject}-{api}").as_bytes(), None).await.unwrap();
+        }
+        sealed.put(&state_key("xyz"), b"pending", None).await.unwrap();
+        sealed
+    });
+
+    let revoke = |subject: &str, env_store: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpgen"));
+        cmd.args(["tokens", "revoke", subject]).env_remove("MCPGEN_TOKEN_STORE_KEY");
+        if env_store {
+            cmd.env("MCPGEN_TOKEN_STORE", &spec);
+        } else {
+            cmd.args(["--token-store", &spec]).env_remove("MCPGEN_TOKEN_STORE");
+        }
+        cmd.output().unwrap()
+    };
+    let out = revoke("alice", false);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "revoked 2 stored tokens of alice\n");
+    let out = revoke("alice", true);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "no stored token of alice\n");
+
+    rt.block_on(async {
+        assert_eq!(sealed.get(&token_key("alice", "github")).await.unwrap(), None);
+        assert_eq!(sealed.get(&token_key("alice", "slack")).await.unwrap(), None);
+        assert_eq!(sealed.get(&token_key("bob", "github")).await.unwrap().as_deref(), Some(&b"bob-github"[..]));
+        assert_eq!(sealed.get(&state_key("xyz")).await.unwrap().as_deref(), Some(&b"pending"[..]));
+    });
+
+    // A store that cannot be opened is an error, said clearly.
+    let out = mcpgen(&["tokens", "revoke", "bob", "--token-store", "/nonexistent-dir/tokens.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("/nonexistent-dir does not exist"), "{}", stderr(&out));
+    let out = mcpgen(&["tokens", "revoke", "bob", "--token-store", "redis://:pw@127.0.0.1:1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("MCPGEN_TOKEN_STORE_PASSWORD") && !stderr(&out).contains("pw@"), "{}", stderr(&out));
 }

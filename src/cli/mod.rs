@@ -11,6 +11,7 @@ mod output;
 mod pins;
 mod search;
 mod serve;
+mod tokens;
 mod values;
 mod watch;
 
@@ -79,6 +80,9 @@ pub(crate) enum Command {
     /// Approve the tool definitions `serve --pin-definitions` serves (`update`), or check them (`check`).
     #[command(after_help = pins::EXAMPLES)]
     Pins(pins::PinsArgs),
+    /// Revoke the upstream tokens `serve --upstream-auth user` stores for a user (`revoke`).
+    #[command(after_help = tokens::EXAMPLES)]
+    Tokens(tokens::TokensArgs),
 }
 
 /// The input and how it becomes tools: shared by every command.
@@ -287,8 +291,9 @@ pub(crate) fn open(input: &InputArgs, more: &[String], strict: bool) -> crate::e
     Ok(inputs)
 }
 
-const COMMANDS: [&str; 11] =
-    ["inspect", "serve", "generate", "config", "export", "convert", "search", "doctor", "diff", "pins", "help"];
+const COMMANDS: [&str; 12] = [
+    "inspect", "serve", "generate", "config", "export", "convert", "search", "doctor", "diff", "pins", "tokens", "help",
+];
 
 /// `mcpgen SPEC ...` is `mcpgen generate SPEC ...` when the first argument is an input: an
 /// existing path, an http(s) URL, or `-`. Any other word is a mistyped command.
@@ -355,6 +360,7 @@ pub fn main() -> ExitCode {
         },
         Command::Diff(args) => return diff::main(&args),
         Command::Pins(args) => pins::run(&args),
+        Command::Tokens(args) => tokens::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
