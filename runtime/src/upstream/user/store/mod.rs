@@ -9,7 +9,7 @@
 
 mod file;
 #[cfg(feature = "redis-store")]
-mod redis;
+pub(crate) mod redis;
 mod sealed;
 
 use std::fmt;
