@@ -299,7 +299,11 @@ pub enum SecurityScheme {
         /// (or has no `tokenUrl`).
         #[serde(skip_serializing_if = "Option::is_none")]
         client_credentials: Option<OAuth2Flow>,
-        /// Names of the other flows offered (authorizationCode, implicit, password).
+        /// The authorization-code flow (each user's own authorization, `--upstream-auth user`);
+        /// `None` when it is not offered (or lacks a URL).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        authorization_code: Option<AuthorizationCodeFlow>,
+        /// Names of the other flows offered (implicit, password).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         other_flows: Vec<String>,
     },
@@ -357,6 +361,17 @@ pub struct OAuth2Flow {
     pub token_url: String,
     /// The names of the scopes the flow defines (the keys of its `scopes`, sorted); the engine asks
     /// for all of them.
+    pub scopes: Vec<String>,
+}
+
+/// An OAuth2 authorization-code flow.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuthorizationCodeFlow {
+    /// `authorizationUrl`: where users consent.
+    pub authorization_url: String,
+    /// `tokenUrl`: where codes and refresh tokens are exchanged.
+    pub token_url: String,
+    /// The names of the scopes the flow defines (sorted); all are asked for.
     pub scopes: Vec<String>,
 }
 

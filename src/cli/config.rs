@@ -47,6 +47,10 @@ pub(crate) struct ConfigArgs {
     #[command(flatten)]
     pub context: crate::runtime::cli::ContextArgs,
 
+    /// `--upstream-auth` and its modes' flags, recorded as the config's `upstream.auth`.
+    #[command(flatten)]
+    pub identity: crate::runtime::cli::UpstreamAuthArgs,
+
     #[command(flatten)]
     pub resources: crate::runtime::engine::resources::ResourceArgs,
 }
@@ -68,6 +72,11 @@ pub(super) fn run(args: &ConfigArgs) -> Result<()> {
         args.max_response_bytes.unwrap_or(if given { config.limits.max_response_bytes } else { 1024 * 1024 });
     args.context.apply(&mut config.context);
     args.resources.apply(&mut config.resources);
+    if let Some(identity) =
+        args.identity.identity().map_err(|e| crate::error::Error::Usage { message: e.to_string() })?
+    {
+        config.upstream.auth = Some(identity);
+    }
     crate::tokens::measure(&mut config);
     let path = args.output.as_deref();
     let text = render(&config, path.is_some_and(output::is_yaml), &args.input.spec)?;

@@ -44,6 +44,10 @@ pub(crate) struct GenerateArgs {
     #[command(flatten)]
     pub context: crate::runtime::cli::ContextArgs,
 
+    /// `--upstream-auth` and its modes' flags, recorded as the config's `upstream.auth`.
+    #[command(flatten)]
+    pub identity: crate::runtime::cli::UpstreamAuthArgs,
+
     /// Build the crate with more of the runtime than its config needs (repeatable, or
     /// comma-separated): discovery, semantic (search by meaning), oauth, metrics, legacy-sse,
     /// redis-store (--upstream-auth user's tokens on Redis/Valkey). Discovery comes by itself when
@@ -131,6 +135,11 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     let from_config = matches!(inputs.source, crate::pipeline::Source::Config { .. });
     let mut config = inputs.source.into_config();
     args.context.apply(&mut config.context);
+    if let Some(identity) =
+        args.identity.identity().map_err(|e| crate::error::Error::Usage { message: e.to_string() })?
+    {
+        config.upstream.auth = Some(identity);
+    }
     crate::tokens::measure(&mut config);
     let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
     let package = args.name.clone().unwrap_or_else(|| generate::default_crate_name(&title, spec));

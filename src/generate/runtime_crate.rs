@@ -95,9 +95,13 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/upstream/direct.rs", include_str!("../../runtime/src/upstream/direct.rs")),
     ("src/upstream/encode.rs", include_str!("../../runtime/src/upstream/encode.rs")),
     ("src/upstream/exchange.rs", include_str!("../../runtime/src/upstream/exchange.rs")),
+    ("src/upstream/identity.rs", include_str!("../../runtime/src/upstream/identity.rs")),
     ("src/upstream/mod.rs", include_str!("../../runtime/src/upstream/mod.rs")),
     ("src/upstream/request.rs", include_str!("../../runtime/src/upstream/request.rs")),
     ("src/upstream/target.rs", include_str!("../../runtime/src/upstream/target.rs")),
+    ("src/upstream/user/ask.rs", include_str!("../../runtime/src/upstream/user/ask.rs")),
+    ("src/upstream/user/authorizer.rs", include_str!("../../runtime/src/upstream/user/authorizer.rs")),
+    ("src/upstream/user/callback.rs", include_str!("../../runtime/src/upstream/user/callback.rs")),
     ("src/upstream/user/mod.rs", include_str!("../../runtime/src/upstream/user/mod.rs")),
     ("src/upstream/user/store/file.rs", include_str!("../../runtime/src/upstream/user/store/file.rs")),
     ("src/upstream/user/store/mod.rs", include_str!("../../runtime/src/upstream/user/store/mod.rs")),
@@ -178,6 +182,14 @@ pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
     }
     if exposure.code || config.context.run_script {
         out.insert(Feature::Code);
+    }
+    // Each user's own authorization at an API acts for callers of validated access tokens.
+    let modes = crate::runtime::upstream::identity::declared_modes(config);
+    if modes.contains(&crate::runtime::UpstreamAuth::User) || out.contains(&Feature::RedisStore) {
+        out.insert(Feature::UserAuth);
+    }
+    if out.contains(&Feature::UserAuth) || modes.iter().any(|m| *m != crate::runtime::UpstreamAuth::Server) {
+        out.insert(Feature::OAuth);
     }
     if out.contains(&Feature::Semantic) || out.contains(&Feature::Code) {
         out.insert(Feature::Discovery);

@@ -20,6 +20,8 @@ pub(crate) struct Part {
     pub prefix: String,
     /// Static headers of its requests, over its config's own.
     pub headers: BTreeMap<String, String>,
+    /// Whose identity its requests carry, over its config's own.
+    pub upstream_auth: Option<crate::runtime::config::UpstreamIdentity>,
     pub config: RuntimeConfig,
 }
 
@@ -107,6 +109,9 @@ pub(crate) fn merge(parts: Vec<Part>, max_name_len: usize, max_description_len: 
         }
         let mut upstream = config.upstream;
         upstream.headers.extend(part.headers);
+        if part.upstream_auth.is_some() {
+            upstream.auth = part.upstream_auth;
+        }
         out.apis.push(Api {
             name,
             title: config.server.title.clone().or(Some(config.server.name.clone())),
@@ -173,6 +178,9 @@ fn env_vars_mut(scheme: &mut SecurityScheme) -> Vec<&mut String> {
             vec![env]
         }
         SecurityScheme::Basic { username_env, password_env } => vec![username_env, password_env],
+        SecurityScheme::OAuth2AuthorizationCode { client_id_env, client_secret_env, token_env, .. } => {
+            vec![client_id_env, client_secret_env, token_env]
+        }
         SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => {
             let mut vars = vec![client_id_env, client_secret_env];
             vars.extend(token_env.as_mut());
@@ -241,7 +249,13 @@ mod tests {
     }
 
     fn part(prefix: &str, config: RuntimeConfig) -> Part {
-        Part { origin: format!("{prefix}.yaml"), prefix: prefix.into(), headers: BTreeMap::new(), config }
+        Part {
+            origin: format!("{prefix}.yaml"),
+            prefix: prefix.into(),
+            headers: BTreeMap::new(),
+            upstream_auth: None,
+            config,
+        }
     }
 
     fn key(env: &str) -> serde_json::Value {

@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer};
 use crate::error::{Error, Location, Result};
 use crate::load::ApisFile;
 use crate::pipeline::PipelineOptions;
+use crate::runtime::config::UpstreamIdentity;
 
 /// The file as written.
 #[derive(Debug, Deserialize)]
@@ -32,6 +33,9 @@ struct Entry {
     auth: Vec<String>,
     #[serde(default)]
     env_prefix: Option<String>,
+    /// Whose identity this API's requests carry (`upstream.auth` of the config written).
+    #[serde(default)]
+    upstream_auth: Option<UpstreamIdentity>,
     #[serde(default, deserialize_with = "one_or_many")]
     include_tag: Vec<String>,
     #[serde(default, deserialize_with = "one_or_many")]
@@ -71,6 +75,8 @@ pub(crate) struct Wanted {
     pub prefix: Option<String>,
     /// Static headers of this API's requests.
     pub headers: BTreeMap<String, String>,
+    /// Whose identity this API's requests carry, when its entry says.
+    pub upstream_auth: Option<UpstreamIdentity>,
     /// The file and the JSON pointer of its entry, when it comes from a multi-API file.
     pub entry: Option<(String, String)>,
 }
@@ -78,7 +84,14 @@ pub(crate) struct Wanted {
 impl Wanted {
     /// An input named on the command line, with the command line's options.
     pub(crate) fn cli(spec: &str, opts: &PipelineOptions) -> Wanted {
-        Wanted { spec: spec.to_string(), opts: opts.clone(), prefix: None, headers: BTreeMap::new(), entry: None }
+        Wanted {
+            spec: spec.to_string(),
+            opts: opts.clone(),
+            prefix: None,
+            headers: BTreeMap::new(),
+            upstream_auth: None,
+            entry: None,
+        }
     }
 
     /// An error about this API, at its entry of the multi-API file when it has one.
@@ -176,7 +189,14 @@ fn wanted(file: &ApisFile, at: &str, e: Entry, cli: &PipelineOptions) -> Result<
             ));
         }
     }
-    Ok(Wanted { spec, opts, prefix, headers: e.headers, entry: Some((file.origin.clone(), at.to_string())) })
+    Ok(Wanted {
+        spec,
+        opts,
+        prefix,
+        headers: e.headers,
+        upstream_auth: e.upstream_auth,
+        entry: Some((file.origin.clone(), at.to_string())),
+    })
 }
 
 /// An entry's `spec`: URLs and absolute paths as they are, relative ones against the file.

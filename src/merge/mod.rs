@@ -41,6 +41,9 @@ fn load_inputs(inputs: Vec<Asked<Input>>, opts: &PipelineOptions, report: &dyn F
                 refuse_unusable(&w, opts, w.prefix.as_deref().is_some_and(|p| !p.is_empty()))?;
                 let mut config = adjust(*c, &w, w.prefix.as_deref().unwrap_or(""))?;
                 config.upstream.headers.extend(w.headers);
+                if w.upstream_auth.is_some() {
+                    config.upstream.auth = w.upstream_auth;
+                }
                 Ok(Source::Config { config: Box::new(config), kind: ConfigKind::Given })
             }
             Input::Api(doc) => {
@@ -51,6 +54,9 @@ fn load_inputs(inputs: Vec<Asked<Input>>, opts: &PipelineOptions, report: &dyn F
                 }
                 let mut p = pipeline::run_loaded(&w.spec, *doc, &wanted)?;
                 p.tools.config.upstream.headers.extend(w.headers);
+                if w.upstream_auth.is_some() {
+                    p.tools.config.upstream.auth = w.upstream_auth;
+                }
                 Ok(Source::Api(Box::new(p)))
             }
         };
@@ -81,7 +87,7 @@ fn load_inputs(inputs: Vec<Asked<Input>>, opts: &PipelineOptions, report: &dyn F
             }
             Prepared::Config(c) => adjust(*c, &w, &prefix)?,
         };
-        parts.push(Part { origin: w.spec, prefix, headers: w.headers, config });
+        parts.push(Part { origin: w.spec, prefix, headers: w.headers, upstream_auth: w.upstream_auth, config });
     }
     drop(progress);
     let merged = combine::merge(parts, opts.tools.max_name_len, opts.tools.max_description_len)?;

@@ -13,8 +13,9 @@ use super::schema::{SchemaConverter, kind_of};
 use crate::conventions::{self, X_MCP, X_MCP_ARGUMENT};
 use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::ir::{
-    ApiInfo, ApiKeyLocation, HttpScheme, MAX_DECLARED_EXAMPLES, McpExtension, MediaType, Method, OAuth2Flow, Operation,
-    ParamLocation, ParamStyle, Parameter, RequestBody, Response, SecurityRequirement, SecurityScheme,
+    ApiInfo, ApiKeyLocation, AuthorizationCodeFlow, HttpScheme, MAX_DECLARED_EXAMPLES, McpExtension, MediaType, Method,
+    OAuth2Flow, Operation, ParamLocation, ParamStyle, Parameter, RequestBody, Response, SecurityRequirement,
+    SecurityScheme,
 };
 use crate::load::{DocumentSet, split_ref};
 
@@ -600,9 +601,28 @@ fn parse_security_scheme(s: &Value) -> Result<SecurityScheme, String> {
                         .unwrap_or_default(),
                 })
             });
-            let other_flows =
-                flows.map(|f| f.keys().filter(|k| *k != "clientCredentials").cloned().collect()).unwrap_or_default();
-            Ok(SecurityScheme::OAuth2 { client_credentials, other_flows })
+            let authorization_code = flows.and_then(|f| f.get("authorizationCode")).and_then(|ac| {
+                Some(AuthorizationCodeFlow {
+                    authorization_url: ac.get("authorizationUrl")?.as_str()?.to_string(),
+                    token_url: ac.get("tokenUrl")?.as_str()?.to_string(),
+                    scopes: ac
+                        .get("scopes")
+                        .and_then(Value::as_object)
+                        .map(|m| m.keys().cloned().collect())
+                        .unwrap_or_default(),
+                })
+            });
+            let other_flows = flows
+                .map(|f| {
+                    f.keys()
+                        .filter(|k| {
+                            *k != "clientCredentials" && !(*k == "authorizationCode" && authorization_code.is_some())
+                        })
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            Ok(SecurityScheme::OAuth2 { client_credentials, authorization_code, other_flows })
         }
         Some("openIdConnect") => {
             Ok(SecurityScheme::OpenIdConnect { url: text("openIdConnectUrl").unwrap_or("").to_string() })

@@ -182,7 +182,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
             instructions,
         },
         tags,
-        upstream: Upstream { base_url, headers: ir.headers.clone() },
+        upstream: Upstream { base_url, headers: ir.headers.clone(), auth: None },
         security_schemes,
         limits: Limits::default(),
         context: Default::default(),

@@ -45,6 +45,16 @@ pub(crate) fn runtime_schemes(
                         token_env: Some(env("TOKEN")),
                     }
                 }
+                ir::SecurityScheme::OAuth2 { authorization_code: Some(flow), .. } => {
+                    SecurityScheme::OAuth2AuthorizationCode {
+                        authorization_url: flow.authorization_url.clone(),
+                        token_url: flow.token_url.clone(),
+                        scopes: flow.scopes.clone(),
+                        client_id_env: env("CLIENT_ID"),
+                        client_secret_env: env("CLIENT_SECRET"),
+                        token_env: env("TOKEN"),
+                    }
+                }
                 ir::SecurityScheme::OAuth2 { other_flows, .. } => SecurityScheme::External {
                     description: format!(
                         "OAuth2 ({}): obtain an access token elsewhere and put it in the env var",
@@ -130,10 +140,16 @@ pub(crate) fn caller_scopes(reqs: &[SecurityRequirement], schemes: &BTreeMap<Str
     minimal
 }
 
-/// An `--auth` credential: `bearer:ENV`, `header:NAME:ENV`, `query:NAME:ENV` or
-/// `basic:USER_ENV:PASS_ENV`. Only env var names are taken: the secrets stay in the environment.
+/// An `--auth` credential: `bearer:ENV`, `header:NAME:ENV`, `query:NAME:ENV`,
+/// `basic:USER_ENV:PASS_ENV`, or an OAuth2 authorization-code scheme
+/// `oauth2:authorize=URL,token=URL[,scopes=A B][,env=PREFIX]` (its client in `PREFIX_CLIENT_ID`
+/// and `PREFIX_CLIENT_SECRET`, a token obtained elsewhere in `PREFIX_TOKEN`; `OAUTH2` by
+/// default). Only env var names are taken: the secrets stay in the environment.
 pub(crate) fn parse_auth(spec: &str) -> Result<SecurityScheme, String> {
     use crate::runtime::config::ApiKeyLocation;
+    if let Some(rest) = spec.strip_prefix("oauth2:") {
+        return parse_oauth2(rest);
+    }
     let parts: Vec<&str> = spec.split(':').collect();
     let env_name = |v: &str| -> Result<String, String> {
         let ok = v.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
@@ -169,8 +185,57 @@ pub(crate) fn parse_auth(spec: &str) -> Result<SecurityScheme, String> {
             Ok(SecurityScheme::Basic { username_env: env_name(user)?, password_env: env_name(pass)? })
         }
         _ => Err(format!(
-            "invalid --auth {spec:?}: use bearer:ENV, header:NAME:ENV, query:NAME:ENV or basic:USER_ENV:PASS_ENV"
+            "invalid --auth {spec:?}: use bearer:ENV, header:NAME:ENV, query:NAME:ENV, basic:USER_ENV:PASS_ENV or \
+             oauth2:authorize=URL,token=URL[,scopes=A B][,env=PREFIX]"
         )),
+    }
+}
+
+/// The part of `--auth oauth2:...` after `oauth2:`.
+fn parse_oauth2(rest: &str) -> Result<SecurityScheme, String> {
+    let (mut authorize, mut token, mut scopes, mut prefix) = (None, None, Vec::new(), "OAUTH2".to_string());
+    for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((key, value)) = part.split_once('=') else {
+            return Err(format!("--auth oauth2: `{part}` is not KEY=VALUE (authorize, token, scopes, env)"));
+        };
+        match key.trim() {
+            "authorize" => authorize = Some(oauth2_url("authorize", value)?),
+            "token" => token = Some(oauth2_url("token", value)?),
+            "scopes" => scopes = value.split_whitespace().map(str::to_string).collect(),
+            "env" => {
+                let ok = value.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !ok {
+                    return Err(format!(
+                        "--auth oauth2: env={value:?} is not the start of an environment variable name"
+                    ));
+                }
+                prefix = value.to_string();
+            }
+            other => return Err(format!("--auth oauth2: unknown key `{other}` (authorize, token, scopes, env)")),
+        }
+    }
+    let (Some(authorization_url), Some(token_url)) = (authorize, token) else {
+        return Err(
+            "--auth oauth2: needs authorize=URL and token=URL (the API's authorization and token endpoints)".into()
+        );
+    };
+    scopes.sort();
+    scopes.dedup();
+    Ok(SecurityScheme::OAuth2AuthorizationCode {
+        authorization_url,
+        token_url,
+        scopes,
+        client_id_env: format!("{prefix}_CLIENT_ID"),
+        client_secret_env: format!("{prefix}_CLIENT_SECRET"),
+        token_env: format!("{prefix}_TOKEN"),
+    })
+}
+
+fn oauth2_url(key: &str, value: &str) -> Result<String, String> {
+    match url::Url::parse(value.trim()) {
+        Ok(u) if matches!(u.scheme(), "https" | "http") => Ok(value.trim().to_string()),
+        _ => Err(format!("--auth oauth2: {key}={value:?} is not an http(s) URL")),
     }
 }
 
@@ -227,7 +292,10 @@ mod tests {
 
     fn schemes() -> BTreeMap<String, ir::SecurityScheme> {
         BTreeMap::from([
-            ("user".to_string(), ir::SecurityScheme::OAuth2 { client_credentials: None, other_flows: vec![] }),
+            (
+                "user".to_string(),
+                ir::SecurityScheme::OAuth2 { client_credentials: None, authorization_code: None, other_flows: vec![] },
+            ),
             ("oidc".to_string(), ir::SecurityScheme::OpenIdConnect { url: "https://idp.example.com".into() }),
             (
                 "key".to_string(),
@@ -261,5 +329,35 @@ mod tests {
             "alternatives; a superset of another is dropped"
         );
         assert_eq!(scopes(&[req(&[("user", &["a"]), ("oidc", &["b"]), ("key", &[])])]), sets(&[&["a", "b"]]));
+    }
+
+    #[test]
+    fn an_oauth2_authorization_code_scheme_is_declared_with_auth() {
+        let scheme = parse_auth(
+            "oauth2:authorize=https://github.com/login/oauth/authorize,token=https://github.com/login/oauth/access_token,scopes=repo read:org,env=GITHUB",
+        )
+        .unwrap();
+        assert_eq!(
+            scheme,
+            SecurityScheme::OAuth2AuthorizationCode {
+                authorization_url: "https://github.com/login/oauth/authorize".into(),
+                token_url: "https://github.com/login/oauth/access_token".into(),
+                scopes: vec!["read:org".into(), "repo".into()],
+                client_id_env: "GITHUB_CLIENT_ID".into(),
+                client_secret_env: "GITHUB_CLIENT_SECRET".into(),
+                token_env: "GITHUB_TOKEN".into(),
+            }
+        );
+    }
+
+    #[test]
+    fn a_bad_oauth2_auth_says_what_is_wrong() {
+        let err = |s: &str| parse_auth(s).unwrap_err();
+        assert!(err("oauth2:token=https://t").contains("needs authorize=URL and token=URL"));
+        assert!(
+            err("oauth2:authorize=ftp://a,token=https://t").contains("authorize=\"ftp://a\" is not an http(s) URL")
+        );
+        assert!(err("oauth2:authorize=https://a,token=https://t,env=1X").contains("env=\"1X\""));
+        assert!(err("oauth2:authorize=https://a,token=https://t,client=x").contains("unknown key `client`"));
     }
 }

@@ -152,6 +152,14 @@ impl ResourceServer {
         })
     }
 
+    /// Where authorization servers send users back to (`--upstream-auth user`): beside the
+    /// resource's `/mcp`, at `/oauth/callback`.
+    #[cfg(feature = "user-auth")]
+    pub fn callback_url(&self) -> String {
+        let base = self.resource.strip_suffix("/mcp").unwrap_or(&self.resource);
+        format!("{base}{}", crate::upstream::user::authorizer::CALLBACK_PATH)
+    }
+
     /// The Protected Resource Metadata document, with `scopes_supported` when tools need any
     /// (`scopes`: what the tools served now need).
     pub fn metadata(&self, scopes: &BTreeSet<String>) -> Value {

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use crate::UpstreamAuth;
 use crate::auth::OAuthOptions;
-use crate::config::{Context, ResponseDetail, ResponseFormat, SchemaDetail, ToolMode};
+use crate::config::{Context, ResponseDetail, ResponseFormat, SchemaDetail, ToolMode, UpstreamIdentity};
 use crate::error::Error;
 
 /// `--transport`: how clients reach the server.
@@ -131,6 +131,9 @@ pub enum UpstreamAuthArg {
     /// The caller's OAuth access token exchanged (RFC 8693) for one issued for the API (needs
     /// --oauth-issuer and --exchange-token-url).
     Exchange,
+    /// Each caller's own authorization at the API, through its OAuth2 authorization-code scheme
+    /// (needs --oauth-issuer; tokens kept encrypted in --token-store with MCPGEN_TOKEN_STORE_KEY).
+    User,
 }
 
 impl From<UpstreamAuthArg> for UpstreamAuth {
@@ -139,7 +142,86 @@ impl From<UpstreamAuthArg> for UpstreamAuth {
             UpstreamAuthArg::Server => UpstreamAuth::Server,
             UpstreamAuthArg::Passthrough => UpstreamAuth::Passthrough,
             UpstreamAuthArg::Exchange => UpstreamAuth::Exchange,
+            UpstreamAuthArg::User => UpstreamAuth::User,
         }
+    }
+}
+
+/// Whose identity upstream requests carry (`serve`, and recorded by `config` and `generate` as
+/// the config's `upstream.auth`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct UpstreamAuthArgs {
+    /// Whose credentials upstream requests carry: the server's own (env vars), the caller's
+    /// OAuth access token (passthrough, for APIs that trust the same authorization server), a
+    /// token exchanged for it (exchange), or each caller's own authorization at the API (user)
+    /// [default: the config's `upstream.auth`, else server].
+    #[arg(long, value_enum, value_name = "WHOSE", help_heading = "Upstream")]
+    pub upstream_auth: Option<UpstreamAuthArg>,
+
+    /// With --upstream-auth exchange: the authorization server's token endpoint, where each
+    /// caller's token is exchanged (RFC 8693); the server's client is MCPGEN_EXCHANGE_CLIENT_ID
+    /// and MCPGEN_EXCHANGE_CLIENT_SECRET.
+    #[arg(long, value_name = "URL", help_heading = "Upstream")]
+    pub exchange_token_url: Option<String>,
+
+    /// With --upstream-auth exchange: the API's resource indicator (RFC 8707) for the exchanged token.
+    #[arg(long, value_name = "URI", help_heading = "Upstream")]
+    pub exchange_resource: Option<String>,
+
+    /// With --upstream-auth exchange: the API's audience for the exchanged token.
+    #[arg(long, value_name = "AUDIENCE", help_heading = "Upstream")]
+    pub exchange_audience: Option<String>,
+
+    /// With --upstream-auth exchange: the scopes asked for (space-separated).
+    #[arg(long, value_name = "SCOPES", help_heading = "Upstream")]
+    pub exchange_scope: Option<String>,
+
+    /// With --upstream-auth user: the API's resource indicator (RFC 8707), sent to its
+    /// authorization server.
+    #[arg(long, value_name = "URI", help_heading = "Upstream")]
+    pub user_auth_resource: Option<String>,
+
+    /// With --upstream-auth user: the API's OAuth2 authorization-code scheme to use, when it
+    /// declares several.
+    #[arg(long, value_name = "NAME", help_heading = "Upstream")]
+    pub user_auth_scheme: Option<String>,
+}
+
+impl UpstreamAuthArgs {
+    /// The identity the flags describe, as the config records it; `None` when no
+    /// `--upstream-auth` is given. An `--exchange-*` or `--user-auth-*` flag of another mode is an
+    /// error.
+    pub fn identity(&self) -> Result<Option<UpstreamIdentity>, Error> {
+        let exchange = self.exchange_token_url.is_some()
+            || self.exchange_resource.is_some()
+            || self.exchange_audience.is_some()
+            || self.exchange_scope.is_some();
+        let user = self.user_auth_resource.is_some() || self.user_auth_scheme.is_some();
+        if exchange && self.upstream_auth != Some(UpstreamAuthArg::Exchange) {
+            return Err(Error::Config("the --exchange-* flags need --upstream-auth exchange".into()));
+        }
+        if user && self.upstream_auth != Some(UpstreamAuthArg::User) {
+            return Err(Error::Config("the --user-auth-* flags need --upstream-auth user".into()));
+        }
+        if self.upstream_auth == Some(UpstreamAuthArg::Exchange) && self.exchange_token_url.is_none() {
+            return Err(Error::Config(
+                "--upstream-auth exchange needs --exchange-token-url: the authorization server's token endpoint".into(),
+            ));
+        }
+        Ok(self.upstream_auth.map(|mode| match mode {
+            UpstreamAuthArg::Server => UpstreamIdentity::Server,
+            UpstreamAuthArg::Passthrough => UpstreamIdentity::Passthrough,
+            UpstreamAuthArg::Exchange => UpstreamIdentity::Exchange {
+                token_url: self.exchange_token_url.clone().unwrap_or_default(),
+                resource: self.exchange_resource.clone(),
+                audience: self.exchange_audience.clone(),
+                scope: self.exchange_scope.clone(),
+            },
+            UpstreamAuthArg::User => UpstreamIdentity::User {
+                scheme: self.user_auth_scheme.clone(),
+                resource: self.user_auth_resource.clone(),
+            },
+        }))
     }
 }
 
@@ -354,29 +436,15 @@ pub struct ServerArgs {
     #[command(flatten)]
     pub oauth: Box<OAuthArgs>,
 
-    /// Whose credentials upstream requests carry: the server's own (env vars), the caller's
-    /// OAuth access token (passthrough, for APIs that trust the same authorization server), or a
-    /// token exchanged for it (exchange).
-    #[arg(long, value_enum, value_name = "WHOSE", default_value = "server", help_heading = "Upstream")]
-    pub upstream_auth: UpstreamAuthArg,
+    /// `--upstream-auth` and the flags of its modes.
+    #[command(flatten)]
+    pub identity: UpstreamAuthArgs,
 
-    /// With --upstream-auth exchange: the authorization server's token endpoint, where each
-    /// caller's token is exchanged (RFC 8693); the server's client is MCPGEN_EXCHANGE_CLIENT_ID
-    /// and MCPGEN_EXCHANGE_CLIENT_SECRET.
-    #[arg(long, value_name = "URL", help_heading = "Upstream")]
-    pub exchange_token_url: Option<String>,
-
-    /// With --upstream-auth exchange: the API's resource indicator (RFC 8707) for the exchanged token.
-    #[arg(long, value_name = "URI", help_heading = "Upstream")]
-    pub exchange_resource: Option<String>,
-
-    /// With --upstream-auth exchange: the API's audience for the exchanged token.
-    #[arg(long, value_name = "AUDIENCE", help_heading = "Upstream")]
-    pub exchange_audience: Option<String>,
-
-    /// With --upstream-auth exchange: the scopes asked for (space-separated).
-    #[arg(long, value_name = "SCOPES", help_heading = "Upstream")]
-    pub exchange_scope: Option<String>,
+    /// With --upstream-auth user: where users' tokens are kept, encrypted with
+    /// MCPGEN_TOKEN_STORE_KEY: a file (one replica) or redis://HOST:PORT (several; password in
+    /// MCPGEN_TOKEN_STORE_PASSWORD) [default: $XDG_STATE_HOME/mcpgen/upstream-tokens.json].
+    #[arg(long, value_name = "PATH|URL", env = "MCPGEN_TOKEN_STORE", help_heading = "Upstream")]
+    pub token_store: Option<String>,
 
     /// Serve /metrics (Prometheus), /health and /ready on this address instead, without the bearer
     /// token (an internal port); with any transport, stdio included. Without it, HTTP serves

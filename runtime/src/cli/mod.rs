@@ -10,11 +10,11 @@ pub use self::args::*;
 use super::{Engine, EngineOptions, McpServer, Metrics, Readiness, UpstreamPolicy, transport};
 use crate::auth::OAuthOptions;
 use crate::config::RuntimeConfig;
-use crate::engine::BuildFn;
 use crate::engine::hooks::Extensions;
 use crate::engine::live::LiveEngine;
 #[cfg(feature = "reload")]
 use crate::engine::reload::Reload;
+use crate::engine::{BuildFn, UpstreamAuth};
 use crate::error::Error;
 use crate::transport::log_fields::CallFields;
 
@@ -141,51 +141,79 @@ fn access(args: &ServerArgs) -> Result<(Option<OAuthOptions>, Option<String>), E
             ));
         }
     }
-    if args.upstream_auth == UpstreamAuthArg::Exchange && oauth.is_none() {
-        return Err(Error::Config(
-            "--upstream-auth exchange needs --oauth-issuer: only a validated caller token is ever exchanged".into(),
-        ));
-    }
-    if args.upstream_auth == UpstreamAuthArg::Passthrough {
-        if oauth.is_none() {
-            return Err(Error::Config(
-                "--upstream-auth passthrough needs --oauth-issuer: only a validated caller token is ever sent upstream"
-                    .into(),
-            ));
+    Ok((oauth, auth_token))
+}
+
+/// The modes of `--upstream-auth`, or else those the config declares, checked against the
+/// inbound access: each but `server` acts for a validated caller.
+fn identities(args: &ServerArgs, config: &RuntimeConfig, oauth: bool) -> Result<Vec<UpstreamAuth>, Error> {
+    let modes = match args.identity.upstream_auth {
+        Some(flag) => vec![UpstreamAuth::from(flag)],
+        None => crate::upstream::identity::declared_modes(config),
+    };
+    args.identity.identity()?;
+    let what = |m: UpstreamAuth| match m {
+        UpstreamAuth::Passthrough => "passthrough: only a validated caller token is ever sent upstream",
+        UpstreamAuth::Exchange => "exchange: only a validated caller token is ever exchanged",
+        _ => "user: each user's tokens are kept under the subject of their validated access token",
+    };
+    for &m in &modes {
+        if m != UpstreamAuth::Server && !oauth {
+            return Err(Error::Config(format!("--upstream-auth {} needs --oauth-issuer", what(m))));
         }
+    }
+    if modes.contains(&UpstreamAuth::User) && !cfg!(feature = "user-auth") {
+        return Err(Error::missing_feature("user-auth", "--upstream-auth user"));
+    }
+    if modes.contains(&UpstreamAuth::Passthrough) {
         tracing::warn!(
             "--upstream-auth passthrough: each caller's access token is sent to the API instead of the server's credentials. \
              The MCP authorization spec forbids token passthrough by default: use it only for an API that trusts the same \
              authorization server and accepts tokens issued for this server's audience"
         );
     }
-    Ok((oauth, auth_token))
+    if args.token_store.is_some() && !modes.contains(&UpstreamAuth::User) {
+        return Err(Error::Config(
+            "--token-store needs --upstream-auth user (or a config whose `upstream.auth` is user)".into(),
+        ));
+    }
+    Ok(modes)
 }
 
-/// The token exchange of `--upstream-auth exchange`, from its flags and the environment.
-fn exchanger(args: &ServerArgs) -> Result<Option<Arc<crate::upstream::exchange::TokenExchanger>>, Error> {
-    use crate::upstream::exchange::{Target, TokenExchanger};
-    let given = args.exchange_token_url.is_some()
-        || args.exchange_resource.is_some()
-        || args.exchange_audience.is_some()
-        || args.exchange_scope.is_some();
-    if args.upstream_auth != UpstreamAuthArg::Exchange {
-        if given {
-            return Err(Error::Config("the --exchange-* flags need --upstream-auth exchange".into()));
-        }
-        return Ok(None);
-    }
-    let Some(url) = &args.exchange_token_url else {
-        return Err(Error::Config(
-            "--upstream-auth exchange needs --exchange-token-url: the authorization server's token endpoint".into(),
-        ));
+/// The users' token store of `--upstream-auth user`: `--token-store` (or the default file),
+/// sealed with the key of MCPGEN_TOKEN_STORE_KEY.
+#[cfg(feature = "user-auth")]
+async fn users(args: &ServerArgs) -> Result<Arc<crate::upstream::user::authorizer::UserAuth>, Error> {
+    use crate::upstream::user::store;
+    let env = |name: &str| std::env::var(name).ok();
+    let spec = match &args.token_store {
+        Some(s) => s.clone(),
+        None => default_token_store()?,
     };
-    let target = Target {
-        resource: args.exchange_resource.clone(),
-        audience: args.exchange_audience.clone(),
-        scope: args.exchange_scope.clone(),
-    };
-    Ok(Some(Arc::new(TokenExchanger::from_env(url, target, &|name| std::env::var(name).ok())?)))
+    let opened = store::open(&spec, &env).await?;
+    let sealed = store::Sealed::from_env(opened, &env)?;
+    tracing::info!("users' upstream tokens are kept in {spec}");
+    Ok(Arc::new(crate::upstream::user::authorizer::UserAuth::new(Arc::new(sealed))))
+}
+
+/// `$XDG_STATE_HOME/mcpgen/upstream-tokens.json` (or under `~/.local/state`), its directory made
+/// private to the user.
+#[cfg(feature = "user-auth")]
+fn default_token_store() -> Result<String, Error> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/state")))
+        .ok_or_else(|| {
+            Error::Config("--upstream-auth user: pass --token-store (no HOME to keep tokens under)".into())
+        })?;
+    let dir = state.join("mcpgen");
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(&dir).map_err(|e| Error::Config(format!("the token store's directory {}: {e}", dir.display())))?;
+    Ok(dir.join("upstream-tokens.json").to_string_lossy().into_owned())
 }
 
 /// The engine's options for `config`: the flags, and the config's limits where no flag is given.
@@ -212,8 +240,8 @@ fn engine_options(
             max_concurrency: args.max_concurrency.max(1),
             rate_limit: args.rate_limit,
         },
-        upstream_auth: args.upstream_auth.into(),
-        exchanger: exchanger(args)?,
+        #[cfg(feature = "user-auth")]
+        users: None,
         list_ttl: Some(args.caching.list_ttl()),
         // Streamable HTTP serves /mcp/discovery beside /mcp whatever the mode.
         serves_discovery: args.transport == Transport::Http,
@@ -221,16 +249,35 @@ fn engine_options(
     })
 }
 
+/// What every engine of a server shares beyond the flags: the metrics, and the users' tokens
+/// (`--upstream-auth user`).
+#[derive(Clone)]
+struct Shared {
+    metrics: Arc<Metrics>,
+    #[cfg(feature = "user-auth")]
+    users: Option<Arc<crate::upstream::user::authorizer::UserAuth>>,
+}
+
 /// Builds engines for configs as the flags say: the first one, and each reload's.
-fn engine_builder(args: &ServerArgs, base_url: Option<String>, metrics: Arc<Metrics>, ext: Extensions) -> Arc<BuildFn> {
+fn engine_builder(args: &ServerArgs, base_url: Option<String>, shared: Shared, ext: Extensions) -> Arc<BuildFn> {
     let args = args.clone();
     let pinner = args.pins.pinner();
     Arc::new(move |mut config: RuntimeConfig| {
         args.context.apply(&mut config.context);
         args.resources.apply(&mut config.resources);
+        // `--upstream-auth` is every API's.
+        if let Some(identity) = args.identity.identity()? {
+            config.upstream.auth = Some(identity);
+            config.apis.iter_mut().for_each(|a| a.upstream.auth = None);
+        }
         // Before the engine is built: a withheld tool is in no listing, search or call.
         let withheld = pinner.as_ref().map(|p| p.apply(&mut config)).transpose()?.unwrap_or_default();
-        let opts = EngineOptions { withheld, ..engine_options(&args, &config, base_url.clone(), metrics.clone())? };
+        let opts = EngineOptions {
+            withheld,
+            #[cfg(feature = "user-auth")]
+            users: shared.users.clone(),
+            ..engine_options(&args, &config, base_url.clone(), shared.metrics.clone())?
+        };
         Engine::with_extensions(config, opts, ext.clone())
     })
 }
@@ -271,23 +318,31 @@ fn serve(
 ) -> Result<(), Error> {
     check_features(args)?;
     let (oauth, auth_token) = access(args)?;
+    #[cfg_attr(not(feature = "user-auth"), allow(unused_variables))]
+    let modes = identities(args, &config, oauth.is_some())?;
     let metrics = Arc::new(Metrics::new());
     let readiness = Readiness::default();
     // A watched input can change at any moment, and HTTP clients are not told: lists stay fresh
     // for no time unless --list-ttl says otherwise (stdio sessions are told by list_changed).
     let watching = reload.as_ref().is_some_and(watches);
-    let build = if watching && args.caching.list_ttl.is_none() {
-        let mut args = args.clone();
-        args.caching.list_ttl = Some(0);
-        engine_builder(&args, base_url, metrics.clone(), ext)
-    } else {
-        engine_builder(args, base_url, metrics.clone(), ext)
-    };
+    let mut build_args = args.clone();
+    if watching && args.caching.list_ttl.is_none() {
+        build_args.caching.list_ttl = Some(0);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::Config(format!("async runtime: {e}")))?;
     runtime.block_on(async move {
+        let shared = Shared {
+            metrics: metrics.clone(),
+            #[cfg(feature = "user-auth")]
+            users: match modes.contains(&UpstreamAuth::User) {
+                true => Some(users(args).await?),
+                false => None,
+            },
+        };
+        let build = engine_builder(&build_args, base_url, shared, ext);
         // Up before the engine, so that /ready tells a probe the server is still starting.
         #[cfg(feature = "metrics")]
         if let Some(bind) = args.metrics_bind {

@@ -26,7 +26,7 @@ pub use crate::config::binding::{
     BodyBinding, BodyContent, BodyField, HttpBinding, Method, ParamBinding, ParamLocation, ParamStyle,
 };
 pub use crate::config::response::{ResponseDetail, ResponseFormat, ResponseInfo};
-pub use crate::config::security::{ApiKeyLocation, SecurityRequirements, SecurityScheme};
+pub use crate::config::security::{ApiKeyLocation, SecurityRequirements, SecurityScheme, UpstreamIdentity};
 
 /// A JSON object: tool schemas are always one.
 pub type JsonObject = Map<String, Value>;
@@ -298,6 +298,9 @@ pub struct Upstream {
     /// Static headers sent with every request (no secrets here: those come from env vars).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
+    /// Whose identity the requests carry; `None`: the server's own credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<UpstreamIdentity>,
 }
 
 /// Limits on upstream requests. `serve`'s `--timeout` and `--max-response-bytes` (and a generated

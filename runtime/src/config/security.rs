@@ -52,7 +52,28 @@ pub enum SecurityScheme {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token_env: Option<String>,
     },
-    /// A scheme the engine cannot perform itself (OAuth2 user flows, OpenID Connect, mutual TLS):
+    /// `oauth2_authorization_code`: the API's OAuth2 authorization-code flow. With `serve
+    /// --upstream-auth user` each user authorizes their own account once (PKCE; the client is the
+    /// server's app at the API, from `client_id_env` and `client_secret_env`) and their calls
+    /// carry their own token; otherwise a token in `token_env` is sent as a bearer token.
+    #[serde(rename = "oauth2_authorization_code")]
+    OAuth2AuthorizationCode {
+        /// The authorization endpoint, where users are sent to consent.
+        authorization_url: String,
+        /// The token endpoint, where codes and refresh tokens are exchanged.
+        token_url: String,
+        /// The scopes to request, space-separated as `scope`. Omitted when empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        scopes: Vec<String>,
+        /// The env var that holds the client ID of the server's app at the API.
+        client_id_env: String,
+        /// The env var that holds its client secret (unset: a public client, PKCE alone).
+        client_secret_env: String,
+        /// The env var of an access token obtained elsewhere, sent as `Authorization: Bearer`
+        /// when the server's own credentials are used.
+        token_env: String,
+    },
+    /// A scheme the engine cannot perform itself (OAuth2 implicit or password flows, OpenID Connect, mutual TLS):
     /// an access token obtained elsewhere may be supplied as a bearer token in `env`.
     External {
         /// How to obtain the credential, in words for people (`inspect`, a generated crate's help);
@@ -74,6 +95,7 @@ impl SecurityScheme {
                 vec![env]
             }
             SecurityScheme::Basic { username_env, password_env } => vec![username_env, password_env],
+            SecurityScheme::OAuth2AuthorizationCode { token_env, .. } => vec![token_env],
             SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => token_env
                 .iter()
                 .map(String::as_str)
@@ -104,6 +126,10 @@ impl SecurityScheme {
             SecurityScheme::Bearer { .. } => "bearer token".to_string(),
             SecurityScheme::Basic { .. } => "HTTP basic".to_string(),
             SecurityScheme::OAuth2ClientCredentials { .. } => "OAuth2 client credentials".to_string(),
+            SecurityScheme::OAuth2AuthorizationCode { .. } => {
+                "OAuth2 authorization code (each user's own with --upstream-auth user; else a token obtained elsewhere)"
+                    .to_string()
+            }
             SecurityScheme::External { description, .. } => description.clone(),
         }
     }
@@ -150,6 +176,46 @@ impl ApiKeyLocation {
             ApiKeyLocation::Cookie => "cookie",
         }
     }
+}
+
+/// Whose identity an API's requests carry (`upstream.auth`, per API in a config of several);
+/// `serve --upstream-auth` overrides it for every API. The server's own credentials when absent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "mode", rename_all = "snake_case", deny_unknown_fields)]
+pub enum UpstreamIdentity {
+    /// `server`: the server's own credentials (its env vars); a caller's token never goes upstream.
+    Server,
+    /// `passthrough`: the caller's validated OAuth access token itself (needs inbound OAuth; for
+    /// APIs that trust the same authorization server and accept tokens for this server's audience).
+    Passthrough,
+    /// `exchange`: the caller's validated token exchanged (RFC 8693) for one issued for the API;
+    /// the server's client at the authorization server comes from MCPGEN_EXCHANGE_CLIENT_ID and
+    /// MCPGEN_EXCHANGE_CLIENT_SECRET.
+    Exchange {
+        /// The authorization server's token endpoint.
+        token_url: String,
+        /// The API's resource indicator (RFC 8707).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resource: Option<String>,
+        /// The API's audience.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        audience: Option<String>,
+        /// The scopes asked for, space-separated.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scope: Option<String>,
+    },
+    /// `user`: each caller's own authorization at the API, through its `oauth2_authorization_code`
+    /// scheme (the first callers are sent to the API's consent page; tokens are kept encrypted
+    /// per caller, refreshed, revocable).
+    User {
+        /// The `oauth2_authorization_code` scheme to use; `None`: the API's only one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scheme: Option<String>,
+        /// The API's resource indicator (RFC 8707), sent in the authorization and token requests
+        /// when the authorization server serves several APIs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resource: Option<String>,
+    },
 }
 
 /// Alternatives (any one suffices) of sets of schemes (all needed together); empty = no auth.

@@ -274,7 +274,7 @@ impl Engine {
         obs: &mut Observation,
     ) -> CallToolResult {
         let Wanted { filter, delivery } = wanted;
-        let target = tool.api.and_then(|i| self.apis.get(i)).unwrap_or(&self.default_target);
+        let target = self.target_of(tool);
         // The target's base URL was parsed when the engine was built; an operation's own is parsed here.
         let prepared = match (&http.base_url, &target.base) {
             (None, Some(parsed)) => request::prepare_on(parsed, http, args),
@@ -297,13 +297,14 @@ impl Engine {
         for (k, v) in &target.headers {
             req.headers.insert(k, v.clone());
         }
-        let delegated = self.upstream_auth != UpstreamAuth::Server && caller.is_restricted();
+        let identity = &target.identity;
+        let delegated = !matches!(identity, Identity::Server) && caller.is_restricted();
         let oauth = if delegated {
-            // The caller's identity instead of the server's: its token (passthrough) or the one
-            // exchanged for it, and none of the server's credentials (an anonymous caller, which
-            // the HTTP layer never lets through, gets none).
+            // The caller's identity instead of the server's: its token (passthrough), the one
+            // exchanged for it, or its own at the API (user), and none of the server's
+            // credentials (an anonymous caller, which the HTTP layer never lets through, gets none).
             if let Some(p) = caller.principal() {
-                match self.caller_authorization(p).await {
+                match self.caller_authorization(identity, p, &tool.mcp.name, false).await {
                     Ok(v) => {
                         req.headers.insert(reqwest::header::AUTHORIZATION, v);
                     }
@@ -329,15 +330,23 @@ impl Engine {
         }
         let origin = crate::response::lean::origin_of(&req.url);
         let mut outcome = self.upstream.send(&req).await;
-        // A refused exchanged token may have been revoked early: exchange again, once.
-        if let (true, Some(exchanger), Some(p), Ok(resp)) =
-            (delegated, self.exchanger.as_deref(), caller.principal(), &outcome)
+        // A refused exchanged or user token may have been revoked early or have expired: exchange
+        // or refresh it, once (a user whose refresh is refused is asked to authorize again).
+        if let (true, Some(p), Ok(resp)) = (delegated, caller.principal(), &outcome)
             && resp.status == reqwest::StatusCode::UNAUTHORIZED
+            && !matches!(identity, Identity::Passthrough)
         {
-            exchanger.invalidate(p).await;
-            if let Ok(v) = self.caller_authorization(p).await {
-                req.headers.insert(reqwest::header::AUTHORIZATION, v);
-                outcome = self.upstream.send(&req).await;
+            match self.caller_authorization(identity, p, &tool.mcp.name, true).await {
+                Ok(v) => {
+                    req.headers.insert(reqwest::header::AUTHORIZATION, v);
+                    outcome = self.upstream.send(&req).await;
+                }
+                // The user must authorize again: say where, rather than the API's 401.
+                Err(e) if identity.mode() == UpstreamAuth::User => {
+                    obs.outcome = Some(Outcome::CredentialsError);
+                    return tool_error(e);
+                }
+                Err(_) => {}
             }
         }
         // A refused OAuth2 token may have been revoked early: fetch a new one, once.
@@ -364,9 +373,13 @@ impl Engine {
                     path: &http.path,
                     tool: &tool.mcp.name,
                     auth_hint: if delegated {
-                        Some(match self.upstream_auth {
+                        Some(match identity.mode() {
                             UpstreamAuth::Exchange => {
                                 "the token exchanged for the caller (--upstream-auth exchange) does not grant this"
+                                    .into()
+                            }
+                            UpstreamAuth::User => {
+                                "the caller's own authorization at the API (--upstream-auth user) does not grant this"
                                     .into()
                             }
                             _ => "the caller's access token (--upstream-auth passthrough) does not grant this".into(),
@@ -396,20 +409,43 @@ impl Engine {
         }
     }
 
-    /// The `Authorization` value for the API on behalf of `caller`: its own token
-    /// (passthrough) or the one exchanged for it; the error is the model's text.
+    /// The `Authorization` value for the API on behalf of `caller` under `identity`: its own
+    /// token (passthrough), the one exchanged for it, or its own at the API (user); `again`
+    /// after the API refused the last one. The error is the model's text (for a user who must
+    /// authorize first: where).
+    #[cfg_attr(not(feature = "user-auth"), allow(unused_variables))]
     async fn caller_authorization(
         &self,
+        identity: &Identity,
         caller: &crate::engine::caller::Principal,
+        tool: &str,
+        again: bool,
     ) -> std::result::Result<HeaderValue, String> {
-        let value = match (self.upstream_auth, &self.exchanger) {
-            (UpstreamAuth::Exchange, Some(exchanger)) => {
-                exchanger.token_for(self.upstream.http(), caller).await.map_err(|e| e.to_string())?.expose().to_string()
+        let http = self.upstream.http();
+        let value = match identity {
+            Identity::Exchange(exchanger) => {
+                if again {
+                    exchanger.invalidate(caller).await;
+                }
+                exchanger.token_for(http, caller).await.map_err(|e| e.to_string())?.expose().to_string()
             }
-            (UpstreamAuth::Exchange, None) => {
-                return Err("no token exchange is configured (--exchange-token-url)".into());
+            #[cfg(feature = "user-auth")]
+            Identity::User(authorizer) => {
+                use crate::upstream::user::authorizer::{Authorization, needed_text};
+                let Some(subject) = caller.subject.as_deref() else {
+                    return Err("--upstream-auth user needs the caller's access token to name its user (`sub`)".into());
+                };
+                let answer = if again {
+                    authorizer.after_refusal(http, subject, tool).await
+                } else {
+                    authorizer.authorization(http, subject, tool).await
+                };
+                match answer.map_err(|e| e.to_string())? {
+                    Authorization::Token(t) => t.expose().to_string(),
+                    Authorization::Needed(prompt) => return Err(needed_text(&prompt, tool)),
+                }
             }
-            _ => format!("Bearer {}", caller.token()),
+            Identity::Passthrough | Identity::Server => format!("Bearer {}", caller.token()),
         };
         HeaderValue::from_str(&value).map_err(|_| "the caller's access token is not valid header text".to_string())
     }

@@ -108,8 +108,8 @@ impl std::fmt::Debug for Confirmer {
 }
 
 /// The tool a call reaches and its arguments (through discovery's `call_tool` too).
-struct Target<'a> {
-    tool: &'a ToolEntry,
+pub(crate) struct Target<'a> {
+    pub(crate) tool: &'a ToolEntry,
     args: Map<String, Value>,
 }
 
@@ -298,7 +298,12 @@ impl Asker {
 
 /// The API tool a call on `surface` reaches: the tool named by discovery's `call_tool` where
 /// discovery is served, else itself (none when the surface does not call it directly).
-fn target<'a>(engine: &'a Engine, surface: Surface, name: &str, args: &Map<String, Value>) -> Option<Target<'a>> {
+pub(crate) fn target<'a>(
+    engine: &'a Engine,
+    surface: Surface,
+    name: &str,
+    args: &Map<String, Value>,
+) -> Option<Target<'a>> {
     if engine.serves_meta(surface) && name == crate::engine::exposure::CALL_TOOL {
         let inner = args.get("name").and_then(Value::as_str)?;
         let tool = engine.tool(inner)?;

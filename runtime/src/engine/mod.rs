@@ -44,6 +44,7 @@ use crate::error::{Error, Result};
 use crate::metrics::{Metrics, Outcome, RequestId, ToolCounters};
 use crate::response::{self, CallContext};
 use crate::upstream::credentials::{Credential, Credentials};
+use crate::upstream::identity::Identity;
 use crate::upstream::request::{self, PreparedRequest};
 use crate::upstream::target::Target;
 use crate::upstream::{Upstream, UpstreamPolicy};
@@ -60,8 +61,6 @@ pub struct EngineOptions {
     pub headers: Vec<(String, String)>,
     /// Timeout, response size cap, retries, concurrency and rate limit toward the upstream.
     pub policy: UpstreamPolicy,
-    /// Whose credentials upstream requests carry (`--upstream-auth`).
-    pub upstream_auth: UpstreamAuth,
     /// Where calls are counted; shared by the engines of one server so that counts go on across
     /// a reload.
     pub metrics: Arc<Metrics>,
@@ -77,8 +76,9 @@ pub struct EngineOptions {
     /// The tools `--pin-definitions` withheld from this catalogue (see [`pins`]): a call to one
     /// says why.
     pub withheld: pins::Withheld,
-    /// Where callers' tokens are exchanged for the API's (`--upstream-auth exchange`).
-    pub exchanger: Option<Arc<crate::upstream::exchange::TokenExchanger>>,
+    /// Where users' own tokens at the APIs are kept (`--upstream-auth user`, `--token-store`).
+    #[cfg(feature = "user-auth")]
+    pub users: Option<Arc<crate::upstream::user::authorizer::UserAuth>>,
 }
 
 /// Whose credentials go upstream.
@@ -90,9 +90,11 @@ pub enum UpstreamAuth {
     /// The caller's validated OAuth access token, as `Authorization: Bearer`, instead of the
     /// server's credentials (for APIs that trust the same authorization server).
     Passthrough,
-    /// The caller's validated token exchanged (RFC 8693) for one issued for the API, by
-    /// [`EngineOptions::exchanger`].
+    /// The caller's validated token exchanged (RFC 8693) for one issued for the API.
     Exchange,
+    /// The caller's own authorization at the API (OAuth2 authorization code with PKCE), kept in
+    /// [`EngineOptions::users`].
+    User,
 }
 
 /// One tool as the engine holds it: what clients are shown, and what calls are checked against.
@@ -246,8 +248,9 @@ pub struct Engine {
     apis: Vec<Target>,
     upstream: Upstream,
     credentials: Credentials,
-    upstream_auth: UpstreamAuth,
-    exchanger: Option<Arc<crate::upstream::exchange::TokenExchanger>>,
+    /// Users' own tokens (`--upstream-auth user`), for the callback route.
+    #[cfg(feature = "user-auth")]
+    users: Option<Arc<crate::upstream::user::authorizer::UserAuth>>,
     ext: Extensions,
     metrics: Arc<Metrics>,
     log_calls: bool,
@@ -394,8 +397,8 @@ impl Engine {
             apis,
             upstream,
             credentials,
-            upstream_auth: opts.upstream_auth,
-            exchanger: opts.exchanger,
+            #[cfg(feature = "user-auth")]
+            users: opts.users,
             ext,
             metrics: opts.metrics,
             log_calls: opts.log_calls,
@@ -516,6 +519,44 @@ impl Engine {
         self.default_target.base_url.as_deref()
     }
 
+    /// Users' own tokens at the APIs (`--upstream-auth user`), if any API uses them.
+    #[cfg(feature = "user-auth")]
+    pub(crate) fn users(&self) -> Option<&Arc<crate::upstream::user::authorizer::UserAuth>> {
+        self.users.as_ref()
+    }
+
+    /// The `user` flow of the API keyed `api` in the store (`api` for a config of one).
+    #[cfg(feature = "user-auth")]
+    pub(crate) fn user_authorizer(&self, api: &str) -> Option<&crate::upstream::user::authorizer::UserAuthorizer> {
+        std::iter::once(&self.default_target).chain(&self.apis).find_map(|t| match &t.identity {
+            Identity::User(a) if a.api() == api => Some(&**a),
+            _ => None,
+        })
+    }
+
+    /// The `user` flow the calls of `tool` go through, if its API has one.
+    #[cfg(feature = "user-auth")]
+    pub(crate) fn user_authorizer_of(
+        &self,
+        tool: &ToolEntry,
+    ) -> Option<&crate::upstream::user::authorizer::UserAuthorizer> {
+        match &self.target_of(tool).identity {
+            Identity::User(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Where `tool`'s requests go.
+    pub(crate) fn target_of(&self, tool: &ToolEntry) -> &Target {
+        tool.api.and_then(|i| self.apis.get(i)).unwrap_or(&self.default_target)
+    }
+
+    /// The HTTP client of upstream requests (token requests use it too).
+    #[cfg(feature = "user-auth")]
+    pub(crate) fn upstream_http(&self) -> &reqwest::Client {
+        self.upstream.http()
+    }
+
     /// The metrics this engine counts into.
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics
@@ -553,14 +594,19 @@ pub use surfaces::Surface;
 /// Where tools go: the target of tools of no listed API, one per API of [`RuntimeConfig::apis`]
 /// in its order, and each tool's API by index (`None`: the tools of no listed API).
 fn targets(config: &RuntimeConfig, opts: &EngineOptions) -> Result<(Target, Vec<Target>, Vec<Option<usize>>)> {
-    let default_target = Target::new(&config.upstream, None, &config.tools, (opts.base_url.as_deref(), &opts.headers))?;
+    let mut default_target =
+        Target::new(&config.upstream, None, &config.tools, (opts.base_url.as_deref(), &opts.headers))?;
+    default_target.identity = Identity::of(config, None, opts)?;
     let mut api_index = HashMap::with_capacity(config.apis.len());
     let mut apis = Vec::with_capacity(config.apis.len());
     for (i, api) in config.apis.iter().enumerate() {
         if api_index.insert(api.name.clone(), i).is_some() {
             return Err(Error::Config(format!("the API `{}` is listed twice in `apis`", api.name)));
         }
-        apis.push(Target::new(&config.upstream, Some(api), &config.tools, (opts.base_url.as_deref(), &opts.headers))?);
+        let mut target =
+            Target::new(&config.upstream, Some(api), &config.tools, (opts.base_url.as_deref(), &opts.headers))?;
+        target.identity = Identity::of(config, Some(api), opts)?;
+        apis.push(target);
     }
     let tool_api = |t: &Tool| -> Result<Option<usize>> {
         t.api

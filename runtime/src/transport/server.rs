@@ -249,6 +249,20 @@ impl ServerHandler for McpServer {
         {
             return Ok(answer);
         }
+        // A user who has not authorized the API yet is sent to its consent page by their client.
+        #[cfg(feature = "user-auth")]
+        if let Some(question) = Box::pin(crate::upstream::user::ask::ask_first(
+            &engine,
+            self.surface,
+            &request.name,
+            &args,
+            &context,
+            &caller,
+        ))
+        .await
+        {
+            return Ok(question);
+        }
         // A script's calls ask through this call's session.
         let asker = match &self.confirm {
             Some(confirmer) if request.name == crate::engine::exposure::RUN_SCRIPT => {

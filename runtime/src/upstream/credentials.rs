@@ -87,15 +87,18 @@ impl Credentials {
                         ApiKeyLocation::Cookie => Credential::Cookie { name: key.clone(), value },
                     })
                 }
-                SecurityScheme::Bearer { env: var } | SecurityScheme::External { env: var, .. } => env(var, lookup)
-                    .map(|t| Credential::Header {
+                SecurityScheme::Bearer { env: var }
+                | SecurityScheme::External { env: var, .. }
+                | SecurityScheme::OAuth2AuthorizationCode { token_env: var, .. } => {
+                    env(var, lookup).map(|t| Credential::Header {
                         name: "Authorization".into(),
                         value: Secret(if matches!(scheme, SecurityScheme::External { .. }) && t.0.contains(' ') {
                             t.0
                         } else {
                             format!("Bearer {}", t.0)
                         }),
-                    }),
+                    })
+                }
                 SecurityScheme::Basic { username_env, password_env } => env(username_env, lookup).map(|user| {
                     let pass = env(password_env, lookup).map(|p| p.0).unwrap_or_default();
                     let token = base64::engine::general_purpose::STANDARD.encode(format!("{}:{pass}", user.0));
@@ -206,8 +209,9 @@ impl OAuth2Client {
             form.push(("scope", self.scopes.as_str()));
         }
         let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
-        let (status, bytes) =
-            post_token_form(http, &self.token_url, &self.client_id, &self.client_secret, body).await.map_err(|e| {
+        let (status, bytes) = post_token_form(http, &self.token_url, &self.client_id, Some(&self.client_secret), body)
+            .await
+            .map_err(|e| {
                 fail(match e {
                     TokenPostError::Send(why) => format!("OAuth2 token request to {} failed: {why}", self.token_url),
                     TokenPostError::Read(why) => format!("OAuth2 token response: {why}"),
@@ -245,18 +249,30 @@ pub(crate) enum TokenPostError {
     Read(String),
 }
 
-/// A form POSTed to an OAuth 2.0 token endpoint with the client's credentials as HTTP Basic:
-/// the answer's status and body (client credentials, token exchange).
+/// A form POSTed to an OAuth 2.0 token endpoint: the answer's status and body (client
+/// credentials, token exchange, authorization code and refresh). A confidential client
+/// authenticates with HTTP Basic; a public one (no secret) names itself in the form (RFC 6749
+/// §2.3.1, §3.2.1).
 pub(crate) async fn post_token_form(
     http: &reqwest::Client,
     token_url: &str,
     client_id: &Secret,
-    client_secret: &Secret,
-    form: String,
+    client_secret: Option<&Secret>,
+    mut form: String,
 ) -> Result<(reqwest::StatusCode, bytes::Bytes), TokenPostError> {
-    let resp = http
-        .post(token_url)
-        .basic_auth(client_id.expose(), Some(client_secret.expose()))
+    let mut req = http.post(token_url);
+    match client_secret {
+        Some(secret) => req = req.basic_auth(client_id.expose(), Some(secret.expose())),
+        None => {
+            let mut extra = url::form_urlencoded::Serializer::new(String::new());
+            extra.append_pair("client_id", client_id.expose());
+            if !form.is_empty() {
+                form.push('&');
+            }
+            form.push_str(&extra.finish());
+        }
+    }
+    let resp = req
         .header("Content-Type", "application/x-www-form-urlencoded")
         .header("Accept", "application/json")
         .body(form)

@@ -140,8 +140,9 @@ impl TokenExchanger {
     async fn exchange(&self, http: &reqwest::Client, subject_token: &str) -> Result<(Secret, Duration), Error> {
         let fail = Error::Credentials;
         let body = form(subject_token, &self.target);
-        let (status, bytes) =
-            post_token_form(http, &self.token_url, &self.client_id, &self.client_secret, body).await.map_err(|e| {
+        let (status, bytes) = post_token_form(http, &self.token_url, &self.client_id, Some(&self.client_secret), body)
+            .await
+            .map_err(|e| {
                 fail(match e {
                     TokenPostError::Send(why) => format!("the token exchange at {} failed: {why}", self.token_url),
                     TokenPostError::Read(why) => format!("the token exchange's answer: {why}"),

@@ -7,6 +7,7 @@ pub(crate) mod credentials;
 pub(crate) mod direct;
 pub mod encode;
 pub(crate) mod exchange;
+pub mod identity;
 pub mod request;
 pub(crate) mod target;
 #[cfg(feature = "user-auth")]

@@ -15,6 +15,8 @@ pub(crate) struct Target {
     pub(crate) base: Option<BaseUrl>,
     /// Sent with every request.
     pub(crate) headers: HeaderMap,
+    /// Whose identity the requests carry.
+    pub(crate) identity: crate::upstream::identity::Identity,
 }
 
 impl Target {
@@ -58,6 +60,6 @@ impl Target {
             headers.insert(n, v);
         }
         let base = base_url.as_deref().and_then(|u| BaseUrl::parse(u).ok());
-        Ok(Target { base_url, base, headers })
+        Ok(Target { base_url, base, headers, identity: Default::default() })
     }
 }

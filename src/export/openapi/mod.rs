@@ -285,12 +285,18 @@ fn ir_security_scheme(s: &crate::ir::SecurityScheme) -> Value {
             }
             out
         }
-        S::OAuth2 { client_credentials, other_flows } => {
+        S::OAuth2 { client_credentials, authorization_code, other_flows } => {
             let mut flows: Map<String, Value> =
                 other_flows.iter().map(|f| (f.clone(), json!({"scopes": {}}))).collect();
             if let Some(cc) = client_credentials {
                 let scopes: Map<String, Value> = cc.scopes.iter().map(|s| (s.clone(), json!(""))).collect();
                 flows.insert("clientCredentials".into(), json!({"tokenUrl": cc.token_url, "scopes": scopes}));
+            }
+            if let Some(ac) = authorization_code {
+                let scopes: Map<String, Value> = ac.scopes.iter().map(|s| (s.clone(), json!(""))).collect();
+                let flow =
+                    json!({"authorizationUrl": ac.authorization_url, "tokenUrl": ac.token_url, "scopes": scopes});
+                flows.insert("authorizationCode".into(), flow);
             }
             json!({"type": "oauth2", "flows": flows})
         }
@@ -310,6 +316,11 @@ fn security_scheme(s: &SecurityScheme) -> Value {
         SecurityScheme::OAuth2ClientCredentials { token_url, scopes, .. } => {
             let scopes: Map<String, Value> = scopes.iter().map(|s| (s.clone(), json!(""))).collect();
             json!({"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": scopes}}})
+        }
+        SecurityScheme::OAuth2AuthorizationCode { authorization_url, token_url, scopes, .. } => {
+            let scopes: Map<String, Value> = scopes.iter().map(|s| (s.clone(), json!(""))).collect();
+            let flow = json!({"authorizationUrl": authorization_url, "tokenUrl": token_url, "scopes": scopes});
+            json!({"type": "oauth2", "flows": {"authorizationCode": flow}})
         }
         // What the engine sends is a bearer token; the description says where it comes from.
         SecurityScheme::External { .. } => json!({"type": "http", "scheme": "bearer", "description": s.describe()}),

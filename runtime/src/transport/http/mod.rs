@@ -77,6 +77,7 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     };
     let server = if oauth.is_some() { server.with_oauth() } else { server };
     let live = server.live_engine().clone();
+    let callback = user_callback(&live, oauth.as_ref());
     let (hosts, origins) = hosts_and_origins(&opts);
     if opts.legacy_sse && !cfg!(feature = "legacy-sse") {
         return Err(Error::missing_feature("legacy-sse", "--legacy-sse"));
@@ -110,10 +111,34 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
         .route("/ready", get(ready).with_state(opts.readiness))
         .merge(mcp)
         .merge(sse)
-        .merge(scrape);
+        .merge(scrape)
+        .merge(callback);
     let front = self::front::Front::new(router, in_front, token_for_front);
     on_ready(addr);
     self::workers::serve(listener, front, opts.workers, shutdown_signal(), move || cancel.cancel()).await
+}
+
+/// `/oauth/callback` when users authorize APIs (`--upstream-auth user`), told its public URL.
+#[cfg(feature = "user-auth")]
+fn user_callback(
+    live: &crate::engine::live::LiveEngine,
+    oauth: Option<&Arc<crate::auth::ResourceServer>>,
+) -> axum::Router {
+    let engine = live.load();
+    match (engine.users(), oauth) {
+        (Some(users), Some(rs)) => {
+            users.set_redirect_uri(rs.callback_url());
+            axum::Router::new()
+                .route(crate::upstream::user::authorizer::CALLBACK_PATH, get(crate::upstream::user::callback::callback))
+                .with_state(live.clone())
+        }
+        _ => axum::Router::new(),
+    }
+}
+
+#[cfg(not(feature = "user-auth"))]
+fn user_callback<T>(_: &crate::engine::live::LiveEngine, _: Option<&T>) -> axum::Router {
+    axum::Router::new()
 }
 
 /// Who may use an MCP path: OAuth access tokens (the resource server and the engine whose
