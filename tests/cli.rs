@@ -292,7 +292,7 @@ fn auth_specs_name_env_vars() {
     assert!(stderr(&out).contains("is not an environment variable name"), "{}", stderr(&out));
     let out = mcpgen(&["inspect", "samples/petstore-oas30.json", "--auth", "token:X"]);
     assert!(
-        stderr(&out).contains("bearer:ENV, header:NAME:ENV, query:NAME:ENV or basic:USER_ENV:PASS_ENV"),
+        stderr(&out).contains("bearer:ENV, header:NAME:ENV, query:NAME:ENV, basic:USER_ENV:PASS_ENV or oauth2:"),
         "{}",
         stderr(&out)
     );

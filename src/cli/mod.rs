@@ -103,7 +103,9 @@ pub(crate) struct InputArgs {
     pub allow_remote_refs: bool,
 
     /// Credentials for operations that declare none (repeatable): bearer:ENV, header:NAME:ENV,
-    /// query:NAME:ENV or basic:USER_ENV:PASS_ENV. Names env vars only; e.g. bearer:GITHUB_TOKEN.
+    /// query:NAME:ENV, basic:USER_ENV:PASS_ENV, or an OAuth2 authorization-code scheme for
+    /// --upstream-auth user: 'oauth2:authorize=URL,token=URL,scopes=A B,env=PREFIX'. Names env vars
+    /// only; e.g. bearer:GITHUB_TOKEN.
     #[arg(long, value_name = "SPEC", value_parser = crate::tools::security::parse_auth)]
     pub auth: Vec<crate::runtime::config::SecurityScheme>,
 
