@@ -7,6 +7,7 @@
 mod common;
 
 mod idp;
+mod real_idp;
 mod server;
 
 mod challenges;
@@ -16,3 +17,4 @@ mod scopes;
 mod surfaces;
 mod tokens;
 mod upstream_identity;
+mod user;
