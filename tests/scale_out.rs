@@ -9,12 +9,13 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Mock, ServerCommand, found_or_skip, spawn_http, start_mock};
+use common::nginx::{Nginx, backend, nginx};
+use common::{Mock, ServerCommand, spawn_http, start_mock};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use serde_json::json;
@@ -22,78 +23,6 @@ use serde_json::json;
 const CLIENTS: usize = 16;
 const CALLS_PER_CLIENT: usize = 125; // 2,000 calls in all
 const REPLICAS: usize = 3;
-
-fn nginx() -> Option<PathBuf> {
-    let found = ["/usr/sbin/nginx", "/usr/bin/nginx"].iter().map(PathBuf::from).find(|p| p.exists());
-    found_or_skip(found, "MCPGEN_REQUIRE_NGINX", "nginx not installed (apt-get install nginx-light)")
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
-}
-
-/// nginx as a round-robin reverse proxy in front of `backends`, in its own directory.
-struct Nginx {
-    child: std::process::Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Nginx {
-    fn start(binary: &Path, backends: &[String]) -> Nginx {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().display();
-        let port = free_port();
-        let servers: String =
-            backends.iter().map(|b| format!("    server {b} max_fails=1 fail_timeout=10s;\n")).collect();
-        let conf = format!(
-            "worker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
-             events {{ worker_connections 1024; }}\n\
-             http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
-               fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
-               upstream mcpgen {{\n{servers}    keepalive 32;\n  }}\n\
-               server {{\n    listen 127.0.0.1:{port};\n    location / {{\n\
-                 proxy_pass http://mcpgen;\n      proxy_http_version 1.1;\n\
-                 proxy_set_header Connection \"\";\n      proxy_set_header Host $host;\n\
-                 proxy_buffering off;\n      proxy_next_upstream error timeout;\n    }}\n  }}\n}}\n"
-        );
-        let conf_path = dir.path().join("nginx.conf");
-        std::fs::write(&conf_path, conf).unwrap();
-        let child = std::process::Command::new(binary)
-            .arg("-c")
-            .arg(&conf_path)
-            .arg("-p")
-            .arg(dir.path())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("start nginx");
-        let url = format!("http://127.0.0.1:{port}/mcp");
-        // Ready when it accepts connections.
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(10), "nginx did not start: {}", error_log(dir.path()));
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Nginx { child, url, _dir: dir }
-    }
-}
-
-fn error_log(dir: &Path) -> String {
-    std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        // SIGTERM, not SIGKILL: the master stops its workers (a killed master leaves them running).
-        let _ = std::process::Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
-        let _ = self.child.wait();
-    }
-}
-
-/// The backend address (`127.0.0.1:PORT`) of an `/mcp` URL.
-fn backend(url: &str) -> String {
-    url.trim_start_matches("http://").trim_end_matches("/mcp").to_string()
-}
 
 #[derive(Debug, Default)]
 struct Outcome {

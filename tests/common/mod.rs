@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod checks;
+pub mod nginx;
+pub mod redis;
 pub mod results;
 pub mod watching;
 

@@ -18,3 +18,4 @@ mod surfaces;
 mod tokens;
 mod upstream_identity;
 mod user;
+mod user_replicas;
