@@ -7,6 +7,10 @@
 //! dependencies build once.
 
 mod common;
+#[path = "serve_oauth/real_idp.rs"]
+mod real_idp;
+#[path = "serve_oauth/user_flow.rs"]
+mod user_flow;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -934,4 +938,39 @@ async fn a_code_mode_crate_answers_like_serve() {
 
 async fn seen_text_of(c: &Connected, code: &str) -> String {
     text(&c.call("run_script", serde_json::json!({ "code": code })).await)
+}
+
+/// A crate generated with `--upstream-auth user` (recorded in its config) runs the flow `mcpgen
+/// serve` does against the real authorization server: a user is sent to the API's consent page,
+/// the crate's callback stores their token, their calls carry it, a replayed callback is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_auth_crate_runs_the_users_flow() {
+    use real_idp::*;
+    use user_flow::*;
+    let Some(idp) = real_idp().await else { return };
+    let mock = start_mock().await;
+    let spec = user_spec(&idp, &mock);
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join("team-pets-mcp");
+    let flags = ["--upstream-auth", "user", "--user-auth-resource", API_RESOURCE];
+    generate_locked_with(spec.to_str().unwrap(), &krate, "team-pets-mcp", &flags);
+    assert_eq!(runtime_features(&krate), ["http", "oauth", "user-auth"]);
+    cargo_ok(&krate, &["build", "--locked"]);
+    let store = dir.path().join("tokens.json");
+    let bin =
+        ServerCommand { program: binary("team-pets-mcp").display().to_string(), args: vec![], env: Default::default() };
+    let (_child, url, logs) = spawn_http_logged(&with_user_flags(bin, &idp, store.to_str().unwrap()), &[]).await;
+    let alice = user_token(&idp, "alice").await;
+    let c = client(&url, &alice).await;
+    let authorize_at = authorization_url(&list_pets(&c).await);
+    assert!(mock.requests().is_empty(), "nothing reaches the API before consent");
+    let mut browser = Browser::new();
+    let callback = consent(&idp, &mut browser, &authorize_at, "alice").await;
+    assert_eq!(browser.go(&callback, None).await.0, 200);
+    assert_eq!(browser.go(&callback, None).await.0, 400, "a state works once");
+    let r = list_pets(&c).await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let (token, claims) = carried(&mock.last());
+    assert_eq!((claims["sub"].as_str(), claims["aud"].as_str()), (Some("alice"), Some(API_RESOURCE)));
+    assert!(!logs.lock().unwrap().join("\n").contains(&token), "no token in the crate's logs");
 }

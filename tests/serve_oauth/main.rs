@@ -18,4 +18,5 @@ mod surfaces;
 mod tokens;
 mod upstream_identity;
 mod user;
+mod user_flow;
 mod user_replicas;

@@ -7,7 +7,7 @@ use crate::common::nginx::{Nginx, backend, free_port, nginx};
 use crate::common::redis::Redis;
 use crate::common::*;
 use crate::real_idp::*;
-use crate::user::*;
+use crate::user_flow::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn replicas_behind_nginx_share_each_users_tokens_and_never_mix_them() {
