@@ -413,3 +413,55 @@ async fn a_config_entry_refuses_what_a_config_cannot_take() {
     let names: Vec<&str> = list["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["weather_listAlerts", "weather_getForecast", "petstore_listPets", "petstore_getInventory"]);
 }
+
+/// Whose identity each API's requests carry is recorded per API: a multi-API file's
+/// `upstream_auth` goes to that API's `upstream.auth`, `--upstream-auth` to the top-level one; a
+/// bad mode is named at its pointer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_apis_upstream_identity_is_recorded() {
+    let two = Two::start().await;
+    two.write(
+        "apis.yaml",
+        "mcpgen_apis:\n\
+         - spec: pets.yaml\n  upstream_auth: {mode: exchange, token_url: 'https://login.example.com/token', resource: 'https://pets.example.com/'}\n\
+         - spec: weather.yaml\n",
+    );
+    let out = mcpgen(&["config", "apis.yaml", "--upstream-auth", "passthrough"], two.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        config["apis"][0]["upstream"]["auth"],
+        json!({"mode": "exchange", "token_url": "https://login.example.com/token", "resource": "https://pets.example.com/"})
+    );
+    assert!(config["apis"][1]["upstream"].get("auth").is_none(), "the weather API says nothing of its own");
+    assert_eq!(config["upstream"]["auth"], json!({"mode": "passthrough"}), "the top-level one, for the others");
+
+    let out = mcpgen(
+        &[
+            "config",
+            "pets.yaml",
+            "--upstream-auth",
+            "exchange",
+            "--exchange-token-url",
+            "https://login.example.com/token",
+            "--exchange-audience",
+            "pets",
+        ],
+        two.dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        config["upstream"]["auth"],
+        json!({"mode": "exchange", "token_url": "https://login.example.com/token", "audience": "pets"})
+    );
+    let out = mcpgen(&["config", "pets.yaml", "--exchange-audience", "pets"], two.dir.path());
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the --exchange-* flags need --upstream-auth exchange"), "{}", stderr(&out));
+
+    two.write("bad.yaml", "mcpgen_apis:\n- spec: pets.yaml\n  upstream_auth: {mode: everyone}\n- spec: weather.yaml\n");
+    let out = mcpgen(&["config", "bad.yaml"], two.dir.path());
+    let e = stderr(&out);
+    assert!(!out.status.success());
+    assert!(e.contains("bad.yaml") && e.contains("#/mcpgen_apis/0/upstream_auth"), "{e}");
+}

@@ -81,3 +81,58 @@ async fn a_refused_exchange_is_a_clear_error() {
     assert!(!text.contains(&alice) && !text.contains(CLIENT_SECRET), "{text}");
     assert!(server.mock.requests().is_empty(), "{:?}", server.mock.requests());
 }
+
+/// In a config of several APIs each carries the identity its entry says: the first API's calls
+/// carry the token exchanged for the caller, the second's the server's own key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_api_carries_the_identity_its_entry_says() {
+    let Some(idp) = real_idp().await else { return };
+    let mock = start_mock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = std::fs::read_to_string("tests/fixtures/oauth.yaml").unwrap().replace("MOCK_URL", &mock.url());
+    std::fs::write(dir.path().join("a.yaml"), &spec).unwrap();
+    std::fs::write(dir.path().join("b.yaml"), &spec).unwrap();
+    let apis = format!(
+        "mcpgen_apis:\n- spec: a.yaml\n  prefix: a\n  upstream_auth: {{mode: exchange, token_url: '{}/token', resource: '{API_RESOURCE}'}}\n\
+         - spec: b.yaml\n  prefix: b\n",
+        idp.issuer
+    );
+    let file = dir.path().join("apis.yaml");
+    std::fs::write(&file, apis).unwrap();
+    let cmd = ServerCommand::mcpgen(&[
+        "serve",
+        file.to_str().unwrap(),
+        "--oauth-issuer",
+        &idp.issuer,
+        "--oauth-audience",
+        MCP_RESOURCE,
+    ])
+    .env("MCPGEN_EXCHANGE_CLIENT_ID", CLIENT_ID)
+    .env("MCPGEN_EXCHANGE_CLIENT_SECRET", CLIENT_SECRET)
+    .env("SCOPED_PETS_KEY", "a-key")
+    .env("B_SCOPED_PETS_KEY", "b-key");
+    let (_child, url) = spawn_http(&cmd, &[]).await;
+    let alice = user_token(&idp, "alice").await;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_config(
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url).auth_header(alice),
+    );
+    let client = rmcp::ServiceExt::serve((), transport).await.unwrap();
+    let call = |name: &'static str| {
+        let client = &client;
+        async move {
+            let params = rmcp::model::CallToolRequestParams::new(name).with_arguments(Default::default());
+            client.call_tool(params).await.unwrap()
+        }
+    };
+    let r = call("a_listPets").await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let sent = mock.last();
+    let carried = sent.header("authorization").expect("the exchanged token").trim_start_matches("Bearer ");
+    assert_eq!((claims(carried)["sub"].as_str(), claims(carried)["aud"].as_str()), (Some("alice"), Some(API_RESOURCE)));
+    assert!(sent.header("x-api-key").is_none(), "not the server's key");
+    let r = call("b_listPets").await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let sent = mock.last();
+    assert_eq!(sent.header("x-api-key"), Some("b-key"), "the server's own key for the second API");
+    assert!(sent.header("authorization").is_none(), "no caller's token there");
+}
