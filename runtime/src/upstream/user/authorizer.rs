@@ -10,6 +10,7 @@
 //!   forgets them, so the caller is sent to the consent page again instead of into an error loop.
 //! - No token, code, verifier or refresh token is ever logged or put in an error.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -35,6 +36,9 @@ pub const CALLBACK_PATH: &str = "/oauth/callback";
 pub struct UserAuth {
     store: Arc<Sealed>,
     redirect_uri: OnceLock<String>,
+    /// One refresh at a time per user and API in this process (a rotating authorization server
+    /// refuses the second use of a refresh token).
+    refreshing: std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl fmt::Debug for UserAuth {
@@ -46,7 +50,7 @@ impl fmt::Debug for UserAuth {
 impl UserAuth {
     /// Users' tokens kept in `store`.
     pub fn new(store: Arc<Sealed>) -> UserAuth {
-        UserAuth { store, redirect_uri: OnceLock::new() }
+        UserAuth { store, redirect_uri: OnceLock::new(), refreshing: Default::default() }
     }
 
     /// Sets the callback URL (`https://mcp.example.com/oauth/callback`); the first one holds.
@@ -93,6 +97,13 @@ struct Tokens {
     /// Unix seconds; `None`: the server did not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     expires_at: Option<u64>,
+}
+
+impl Tokens {
+    /// Not about to expire (an unknown expiry counts as fresh: the API's 401 says otherwise).
+    fn fresh(&self) -> bool {
+        self.expires_at.is_none_or(|at| now() + EARLY.as_secs() < at)
+    }
 }
 
 /// What a caller's call carries, or what they must do first.
@@ -221,8 +232,7 @@ impl UserAuthorizer {
         let Some(tokens) = stored.and_then(|b| serde_json::from_slice::<Tokens>(&b).ok()) else {
             return self.begin(subject, tool).await.map(Authorization::Needed);
         };
-        let fresh = tokens.expires_at.is_none_or(|at| now() + EARLY.as_secs() < at);
-        if fresh {
+        if tokens.fresh() {
             return Ok(Authorization::Token(bearer(&tokens.access_token)));
         }
         self.refresh(http, subject, tool, tokens).await
@@ -259,6 +269,18 @@ impl UserAuthorizer {
         tool: &str,
         tokens: Tokens,
     ) -> Result<Authorization, Error> {
+        let key = token_key(subject, &self.api);
+        let lock = {
+            let mut all = self.users.refreshing.lock().unwrap_or_else(|e| e.into_inner());
+            // Locks nobody holds any more go.
+            all.retain(|_, l| Arc::strong_count(l) > 1);
+            all.entry(key.clone()).or_default().clone()
+        };
+        let _one_at_a_time = lock.lock().await;
+        // Another call (here, or on another replica) may have refreshed them meanwhile.
+        if let Some(newer) = self.newer_than(&key, &tokens).await? {
+            return Ok(Authorization::Token(bearer(&newer.access_token)));
+        }
         let Some(refresh_token) = tokens.refresh_token else {
             self.forget(subject).await?;
             return self.begin(subject, tool).await.map(Authorization::Needed);
@@ -271,12 +293,25 @@ impl UserAuthorizer {
                 Ok(Authorization::Token(bearer(&tokens.access_token)))
             }
             Err(Refusal::Grant(why)) => {
+                // Refused because another replica used (and rotated) it first: take theirs.
+                if let Some(newer) =
+                    self.newer_than(&key, &Tokens { refresh_token: Some(refresh_token), ..tokens }).await?
+                {
+                    return Ok(Authorization::Token(bearer(&newer.access_token)));
+                }
                 tracing::info!(api = %self.api, "a user's refresh token was refused ({why}): they are asked to authorize again");
                 self.forget(subject).await?;
                 self.begin(subject, tool).await.map(Authorization::Needed)
             }
             Err(Refusal::Other(why)) => Err(Error::Credentials(why)),
         }
+    }
+
+    /// The stored tokens under `key` when they are fresh and not `old` (someone refreshed them).
+    async fn newer_than(&self, key: &str, old: &Tokens) -> Result<Option<Tokens>, Error> {
+        let stored = self.users.store.get(key).await.map_err(store_error)?;
+        let stored = stored.and_then(|b| serde_json::from_slice::<Tokens>(&b).ok());
+        Ok(stored.filter(|t| t.fresh() && t.access_token != old.access_token))
     }
 
     /// Begins an authorization for `subject`'s call of `tool`: a pending record under a new
@@ -431,4 +466,120 @@ fn checked_endpoint(what: &str, scheme: &str, value: &str) -> Result<url::Url, E
 
 fn store_error(e: StoreError) -> Error {
     Error::Credentials(format!("the token store: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use axum::extract::State;
+
+    use super::*;
+    use crate::upstream::user::store::FileStore;
+
+    const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+
+    /// A token endpoint that counts refreshes, answers each with a new token (after a pause, so
+    /// that concurrent calls overlap), and refuses the refresh token `revoked`.
+    async fn token_endpoint() -> (String, Arc<AtomicUsize>) {
+        let count = Arc::new(AtomicUsize::new(0));
+        let app = axum::Router::new()
+            .route(
+                "/token",
+                axum::routing::post(|State(n): State<Arc<AtomicUsize>>, body: String| async move {
+                    if body.contains("refresh_token=revoked") {
+                        return (
+                            axum::http::StatusCode::BAD_REQUEST,
+                            axum::Json(serde_json::json!({"error": "invalid_grant"})),
+                        );
+                    }
+                    let i = n.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    let answer = serde_json::json!({"access_token": format!("new-{i}"), "expires_in": 3600});
+                    (axum::http::StatusCode::OK, axum::Json(answer))
+                }),
+            )
+            .with_state(count.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/token", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (url, count)
+    }
+
+    fn authorizer(dir: &std::path::Path, token_url: &str) -> UserAuthorizer {
+        crate::install_crypto_provider();
+        let store: Arc<dyn crate::upstream::user::store::TokenStore> =
+            Arc::new(FileStore::open(dir.join("tokens.json")).unwrap());
+        let users = Arc::new(UserAuth::new(Arc::new(Sealed::new(store, KEY).unwrap())));
+        users.set_redirect_uri("http://127.0.0.1:9/oauth/callback".into());
+        let scheme = SecurityScheme::OAuth2AuthorizationCode {
+            authorization_url: "https://auth.example.com/authorize?tenant=t1".into(),
+            token_url: token_url.into(),
+            scopes: vec!["read".into(), "write".into()],
+            client_id_env: "ID".into(),
+            client_secret_env: "SECRET".into(),
+            token_env: "TOKEN".into(),
+        };
+        let env = |n: &str| (n == "ID").then(|| "the-app".to_string());
+        UserAuthorizer::new("api", "The API", ("oauth", &scheme), Some("https://api.example.com/".into()), users, &env)
+            .unwrap()
+    }
+
+    async fn store_tokens(a: &UserAuthorizer, subject: &str, refresh: &str, expires_at: u64) {
+        let tokens =
+            Tokens { access_token: "old".into(), refresh_token: Some(refresh.into()), expires_at: Some(expires_at) };
+        let bytes = serde_json::to_vec(&tokens).unwrap();
+        a.users.store.put(&token_key(subject, "api"), &bytes, None).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_user_without_tokens_is_sent_to_the_consent_page_once_per_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = authorizer(dir.path(), "http://127.0.0.1:9/token");
+        let Authorization::Needed(prompt) =
+            a.authorization(&reqwest::Client::new(), "alice", "listPets").await.unwrap()
+        else {
+            panic!("no tokens yet")
+        };
+        let url = url::Url::parse(&prompt.url).unwrap();
+        let q: HashMap<String, String> = url.query_pairs().into_owned().collect();
+        assert_eq!(q["tenant"], "t1", "the authorization URL's own query is kept");
+        assert_eq!((q["response_type"].as_str(), q["client_id"].as_str()), ("code", "the-app"));
+        assert_eq!(q["code_challenge_method"], "S256");
+        assert_eq!((q["scope"].as_str(), q["resource"].as_str()), ("read write", "https://api.example.com/"));
+        assert_eq!(q["redirect_uri"], "http://127.0.0.1:9/oauth/callback");
+        let pending = a.users.take_pending(&q["state"]).await.unwrap().expect("the pending authorization");
+        assert_eq!((pending.subject.as_str(), pending.tool.as_str()), ("alice", "listPets"));
+        let challenge =
+            URL_SAFE_NO_PAD.encode(ring::digest::digest(&ring::digest::SHA256, pending.verifier.as_bytes()));
+        assert_eq!(q["code_challenge"], challenge);
+        assert!(a.users.take_pending(&q["state"]).await.unwrap().is_none(), "a state works once");
+        assert!(!prompt.url.contains(&prompt.id), "the elicitation's id does not give the state away");
+    }
+
+    #[tokio::test]
+    async fn concurrent_calls_refresh_once() {
+        let (token_url, refreshes) = token_endpoint().await;
+        let dir = tempfile::tempdir().unwrap();
+        let a = authorizer(dir.path(), &token_url);
+        store_tokens(&a, "alice", "r1", now()).await;
+        let http = reqwest::Client::new();
+        let (x, y) = tokio::join!(a.authorization(&http, "alice", "t"), a.authorization(&http, "alice", "t"));
+        for got in [x.unwrap(), y.unwrap()] {
+            let Authorization::Token(t) = got else { panic!("a token") };
+            assert_eq!(t.expose(), "Bearer new-0");
+        }
+        assert_eq!(refreshes.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_refused_refresh_forgets_the_tokens_and_asks_again() {
+        let (token_url, _) = token_endpoint().await;
+        let dir = tempfile::tempdir().unwrap();
+        let a = authorizer(dir.path(), &token_url);
+        store_tokens(&a, "alice", "revoked", now()).await;
+        let got = a.authorization(&reqwest::Client::new(), "alice", "t").await.unwrap();
+        assert!(matches!(got, Authorization::Needed(_)), "{got:?}");
+        assert!(a.users.store.get(&token_key("alice", "api")).await.unwrap().is_none(), "forgotten");
+    }
 }
