@@ -95,7 +95,9 @@ impl SecurityScheme {
                 vec![env]
             }
             SecurityScheme::Basic { username_env, password_env } => vec![username_env, password_env],
-            SecurityScheme::OAuth2AuthorizationCode { token_env, .. } => vec![token_env],
+            SecurityScheme::OAuth2AuthorizationCode { token_env, client_id_env, client_secret_env, .. } => {
+                vec![token_env, client_id_env, client_secret_env]
+            }
             SecurityScheme::OAuth2ClientCredentials { client_id_env, client_secret_env, token_env, .. } => token_env
                 .iter()
                 .map(String::as_str)
@@ -112,6 +114,8 @@ impl SecurityScheme {
             } => {
                 format!("{t}, or {client_id_env} and {client_secret_env}")
             }
+            // The server's own credential is a token; the client is for each user's authorization.
+            SecurityScheme::OAuth2AuthorizationCode { token_env, .. } => token_env.clone(),
             other => other.env_vars().join(" and "),
         }
     }
@@ -150,6 +154,18 @@ impl SecurityScheme {
                     (client_secret_env.as_str(), format!("{what}: client secret")),
                 ])
                 .collect(),
+            SecurityScheme::OAuth2AuthorizationCode { client_id_env, client_secret_env, token_env, .. } => vec![
+                (token_env.as_str(), "OAuth2 authorization code: an access token obtained elsewhere".to_string()),
+                (
+                    client_id_env.as_str(),
+                    "OAuth2 authorization code: this server's app at the API, client ID (--upstream-auth user)"
+                        .to_string(),
+                ),
+                (
+                    client_secret_env.as_str(),
+                    "OAuth2 authorization code: its client secret (--upstream-auth user)".to_string(),
+                ),
+            ],
             _ => self.env_vars().into_iter().map(|env| (env, what.clone())).collect(),
         }
     }
@@ -273,5 +289,21 @@ mod tests {
         assert_eq!(vars, with_token.env_vars());
         let without = oauth2(None);
         assert_eq!(without.describe_env_vars()[0], ("ID", "OAuth2 client credentials: client ID".to_string()));
+    }
+
+    #[test]
+    fn an_authorization_code_scheme_names_its_token_and_its_app() {
+        let scheme = SecurityScheme::OAuth2AuthorizationCode {
+            authorization_url: "https://a/auth".into(),
+            token_url: "https://a/token".into(),
+            scopes: vec![],
+            client_id_env: "ID".into(),
+            client_secret_env: "SECRET".into(),
+            token_env: "TOKEN".into(),
+        };
+        assert_eq!(scheme.env_vars(), ["TOKEN", "ID", "SECRET"]);
+        assert_eq!(scheme.env_hint(), "TOKEN", "the server's own credential is the token");
+        let described: Vec<&str> = scheme.describe_env_vars().into_iter().map(|(env, _)| env).collect();
+        assert_eq!(described, scheme.env_vars());
     }
 }

@@ -13,7 +13,8 @@ fn secured(a: &str, b: &str, schemes: &str) -> String {
 }
 
 const SCHEMES: &str = "    key: {type: apiKey, in: header, name: X-Key}
-    code: {type: oauth2, flows: {authorizationCode: {authorizationUrl: \"https://a.example.com/auth\", tokenUrl: \"https://a.example.com/token\", scopes: {}}}}
+    code: {type: oauth2, flows: {implicit: {authorizationUrl: \"https://a.example.com/auth\", scopes: {}}}}
+    authcode: {type: oauth2, flows: {authorizationCode: {authorizationUrl: \"https://a.example.com/auth\", tokenUrl: \"https://a.example.com/token\", scopes: {}}}}
     oidc: {type: openIdConnect, openIdConnectUrl: \"https://a.example.com/.well-known/openid-configuration\"}
     mtls: {type: mutualTLS}
     digest: {type: http, scheme: digest}
@@ -27,6 +28,13 @@ fn an_oauth_flow_mcpgen_cannot_run_needs_an_external_token() {
     assert_eq!(f[0].pointer, "#/components/securitySchemes/code");
     assert_eq!(f[0].operations, 2);
     assert!(f[0].message.contains("T_CODE_TOKEN"), "{}", f[0].message);
+}
+
+#[test]
+fn an_authorization_code_flow_is_one_mcpgen_runs_for_each_user() {
+    let found = findings_of(&secured("[{authcode: []}]", "[{authcode: []}]", SCHEMES));
+    assert!(of_rule(&found, "external-token-required").is_empty(), "{found:#?}");
+    assert!(of_rule(&found, "unsupported-auth").is_empty(), "{found:#?}");
 }
 
 #[test]
