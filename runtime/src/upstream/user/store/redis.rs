@@ -157,8 +157,8 @@ impl TokenStore for RedisStore {
     }
 }
 
-/// A `redis-server` of the tests' own, on a free port of 127.0.0.1, killed when dropped.
 #[cfg(test)]
+/// A `redis-server` of the tests' own, on a free port of 127.0.0.1, killed when dropped.
 pub(crate) mod test_server {
     use std::process::{Child, Command, Stdio};
     use std::time::{Duration, Instant};
