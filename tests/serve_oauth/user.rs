@@ -100,6 +100,20 @@ async fn each_user_authorizes_once_and_their_calls_carry_their_own_token() {
     let r = list_pets(&client(&server.url, &bob).await).await;
     assert_eq!(r.is_error, Some(false), "{r:?}");
     assert_eq!(carried(&server.mock.last()).1["sub"], "bob");
+    // Bob drops his own through the route, with his token for mcpgen; none: refused.
+    let tokens_url = format!("{origin}/oauth/tokens");
+    let http = reqwest::Client::new();
+    assert_eq!(http.delete(&tokens_url).send().await.unwrap().status(), 401);
+    let r = http.delete(&tokens_url).bearer_auth(&bob).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.json::<Value>().await.unwrap(), serde_json::json!({"revoked": 1}));
+    authorization_url(&list_pets(&client(&server.url, &bob).await).await);
+    // Nothing secret in the server's command line either (secrets come from the environment).
+    let argv = std::fs::read(format!("/proc/{}/cmdline", server.pid)).unwrap();
+    let argv = String::from_utf8_lossy(&argv);
+    for s in secrets.iter().map(String::as_str).chain([STORE_KEY, API_CLIENT_SECRET]) {
+        assert!(!argv.contains(s), "a secret in argv: {argv}");
+    }
 }
 
 /// Tokens about to expire are refreshed; when the authorization server refuses the refresh token

@@ -20,6 +20,7 @@ pub(crate) struct UserServer {
     pub(crate) url: String,
     pub(crate) mock: Mock,
     pub(crate) logs: Logs,
+    pub(crate) pid: u32,
     _child: tokio::process::Child,
     _spec: tempfile::TempPath,
 }
@@ -64,7 +65,8 @@ pub(crate) async fn user_server(idp: &RealIdp, store: &str) -> UserServer {
     let mock = start_mock().await;
     let spec = user_spec(idp, &mock);
     let (child, url, logs) = spawn_http_logged(&user_command(idp, &spec, store), &[]).await;
-    UserServer { url, mock, logs, _child: child, _spec: spec }
+    let pid = child.id().expect("the server's pid");
+    UserServer { url, mock, logs, pid, _child: child, _spec: spec }
 }
 
 /// A 2025-11-25 client of `url` (no elicitation) with this bearer token.

@@ -118,7 +118,8 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     self::workers::serve(listener, front, opts.workers, shutdown_signal(), move || cancel.cancel()).await
 }
 
-/// `/oauth/callback` when users authorize APIs (`--upstream-auth user`), told its public URL.
+/// `/oauth/callback` and `/oauth/tokens` when users authorize APIs (`--upstream-auth user`),
+/// told their public URL.
 #[cfg(feature = "user-auth")]
 fn user_callback(
     live: &crate::engine::live::LiveEngine,
@@ -127,10 +128,19 @@ fn user_callback(
     let engine = live.load();
     match (engine.users(), oauth) {
         (Some(users), Some(rs)) => {
+            use crate::upstream::user::callback::{callback, revoke};
             users.set_redirect_uri(rs.callback_url());
-            axum::Router::new()
-                .route(crate::upstream::user::authorizer::CALLBACK_PATH, get(crate::upstream::user::callback::callback))
+            // The caller's own tokens: behind the access token check, as `/mcp`.
+            let gate =
+                Arc::new(crate::auth::Gate { server: rs.clone(), engine: live.clone(), surface: Surface::Configured });
+            let own = axum::Router::new()
+                .route("/oauth/tokens", axum::routing::delete(revoke))
                 .with_state(live.clone())
+                .layer(middleware::from_fn_with_state(gate, crate::auth::require_access));
+            axum::Router::new()
+                .route(crate::upstream::user::authorizer::CALLBACK_PATH, get(callback))
+                .with_state(live.clone())
+                .merge(own)
         }
         _ => axum::Router::new(),
     }

@@ -1,5 +1,7 @@
-//! `GET /oauth/callback`: where an API's authorization server sends a user back with a `code`
-//! and the flow's `state`. The state is taken once from the store (any replica may answer);
+//! The routes of users' authorizations. `DELETE /oauth/tokens` (behind the access token check,
+//! as `/mcp`): the caller drops every token the server keeps for them, as `mcpgen tokens revoke`
+//! does. `GET /oauth/callback`: where an API's authorization server sends a user back with a
+//! `code` and the flow's `state`. The state is taken once from the store (any replica may answer);
 //! an unknown, expired or replayed one is refused and nothing is stored. The page says what
 //! happened in words and never shows a code or a token; it is not cached, not framed, and sends
 //! no referrer.
@@ -85,6 +87,26 @@ pub async fn callback(State(live): State<LiveEngine>, uri: Uri) -> Response {
             tracing::warn!(api = %pending.api, "completing a user's authorization failed: {e}");
             page(StatusCode::BAD_GATEWAY, &format!("The authorization could not be completed: {e}"))
         }
+    }
+}
+
+/// `DELETE /oauth/tokens`: the caller's stored tokens at every API go; their next call asks them
+/// to authorize again.
+pub async fn revoke(
+    State(live): State<LiveEngine>,
+    principal: Option<axum::Extension<std::sync::Arc<crate::engine::caller::Principal>>>,
+) -> Response {
+    let engine = live.load();
+    let (Some(users), Some(subject)) = (engine.users(), principal.as_ref().and_then(|p| p.subject.clone())) else {
+        return (StatusCode::BAD_REQUEST, "this needs an access token naming its user (`sub`)\n").into_response();
+    };
+    let prefix = crate::upstream::user::store::subject_prefix(&subject);
+    match users.store().delete_prefix(&prefix).await {
+        Ok(n) => {
+            tracing::info!("a user revoked their {n} stored upstream tokens");
+            axum::Json(serde_json::json!({"revoked": n})).into_response()
+        }
+        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, format!("{e}\n")).into_response(),
     }
 }
 
