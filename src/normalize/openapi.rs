@@ -591,25 +591,18 @@ fn parse_security_scheme(s: &Value) -> Result<SecurityScheme, String> {
         }),
         Some("oauth2") => {
             let flows = s.get("flows").and_then(Value::as_object);
+            // A flow's scopes: the names its `scopes` map defines.
+            let scopes = |flow: &Value| -> Vec<String> {
+                flow.get("scopes").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default()
+            };
             let client_credentials = flows.and_then(|f| f.get("clientCredentials")).and_then(|cc| {
-                Some(OAuth2Flow {
-                    token_url: cc.get("tokenUrl")?.as_str()?.to_string(),
-                    scopes: cc
-                        .get("scopes")
-                        .and_then(Value::as_object)
-                        .map(|m| m.keys().cloned().collect())
-                        .unwrap_or_default(),
-                })
+                Some(OAuth2Flow { token_url: cc.get("tokenUrl")?.as_str()?.to_string(), scopes: scopes(cc) })
             });
             let authorization_code = flows.and_then(|f| f.get("authorizationCode")).and_then(|ac| {
                 Some(AuthorizationCodeFlow {
                     authorization_url: ac.get("authorizationUrl")?.as_str()?.to_string(),
                     token_url: ac.get("tokenUrl")?.as_str()?.to_string(),
-                    scopes: ac
-                        .get("scopes")
-                        .and_then(Value::as_object)
-                        .map(|m| m.keys().cloned().collect())
-                        .unwrap_or_default(),
+                    scopes: scopes(ac),
                 })
             });
             let other_flows = flows

@@ -227,9 +227,7 @@ impl UserAuthorizer {
         subject: &str,
         tool: &str,
     ) -> Result<Authorization, Error> {
-        let key = token_key(subject, &self.api);
-        let stored = self.users.store.get(&key).await.map_err(store_error)?;
-        let Some(tokens) = stored.and_then(|b| serde_json::from_slice::<Tokens>(&b).ok()) else {
+        let Some(tokens) = self.stored(&token_key(subject, &self.api)).await? else {
             return self.begin(subject, tool).await.map(Authorization::Needed);
         };
         if tokens.fresh() {
@@ -246,9 +244,7 @@ impl UserAuthorizer {
         subject: &str,
         tool: &str,
     ) -> Result<Authorization, Error> {
-        let key = token_key(subject, &self.api);
-        let stored = self.users.store.get(&key).await.map_err(store_error)?;
-        match stored.and_then(|b| serde_json::from_slice::<Tokens>(&b).ok()) {
+        match self.stored(&token_key(subject, &self.api)).await? {
             Some(tokens) => self.refresh(http, subject, tool, tokens).await,
             None => self.begin(subject, tool).await.map(Authorization::Needed),
         }
@@ -307,11 +303,15 @@ impl UserAuthorizer {
         }
     }
 
+    /// The tokens stored under `key`, if any (a record that does not read is none).
+    async fn stored(&self, key: &str) -> Result<Option<Tokens>, Error> {
+        let bytes = self.users.store.get(key).await.map_err(store_error)?;
+        Ok(bytes.and_then(|b| serde_json::from_slice::<Tokens>(&b).ok()))
+    }
+
     /// The stored tokens under `key` when they are fresh and not `old` (someone refreshed them).
     async fn newer_than(&self, key: &str, old: &Tokens) -> Result<Option<Tokens>, Error> {
-        let stored = self.users.store.get(key).await.map_err(store_error)?;
-        let stored = stored.and_then(|b| serde_json::from_slice::<Tokens>(&b).ok());
-        Ok(stored.filter(|t| t.fresh() && t.access_token != old.access_token))
+        Ok(self.stored(key).await?.filter(|t| t.fresh() && t.access_token != old.access_token))
     }
 
     /// Begins an authorization for `subject`'s call of `tool`: a pending record under a new
