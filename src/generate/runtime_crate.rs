@@ -63,6 +63,7 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/engine/results.rs", include_str!("../../runtime/src/engine/results.rs")),
     ("src/engine/routes.rs", include_str!("../../runtime/src/engine/routes.rs")),
     ("src/engine/surfaces.rs", include_str!("../../runtime/src/engine/surfaces.rs")),
+    ("src/engine/targets.rs", include_str!("../../runtime/src/engine/targets.rs")),
     ("src/error.rs", include_str!("../../runtime/src/error.rs")),
     ("src/ext.rs", include_str!("../../runtime/src/ext.rs")),
     ("src/lib.rs", include_str!("../../runtime/src/lib.rs")),

@@ -310,7 +310,7 @@ impl Engine {
         env: &dyn Fn(&str) -> Option<String>,
         ext: Extensions,
     ) -> Result<Arc<Engine>> {
-        let (default_target, apis, tool_apis) = targets(&config, &opts)?;
+        let (default_target, apis, tool_apis) = targets::targets(&config, &opts)?;
         let credentials = Credentials::from_env(&config.security_schemes, env);
         let needs = config.tools.iter().filter_map(|t| t.http.as_ref()).map(|h| h.security.as_slice());
         for (scheme, vars, tools) in credentials.missing(needs) {
@@ -513,50 +513,6 @@ impl Engine {
         self.list_ttl
     }
 
-    /// The upstream's base URL (`--base-url` or the config's; `None` for a merged config, whose
-    /// APIs have one each).
-    pub fn base_url(&self) -> Option<&str> {
-        self.default_target.base_url.as_deref()
-    }
-
-    /// Users' own tokens at the APIs (`--upstream-auth user`), if any API uses them.
-    #[cfg(feature = "user-auth")]
-    pub(crate) fn users(&self) -> Option<&Arc<crate::upstream::user::authorizer::UserAuth>> {
-        self.users.as_ref()
-    }
-
-    /// The `user` flow of the API keyed `api` in the store (`api` for a config of one).
-    #[cfg(feature = "user-auth")]
-    pub(crate) fn user_authorizer(&self, api: &str) -> Option<&crate::upstream::user::authorizer::UserAuthorizer> {
-        std::iter::once(&self.default_target).chain(&self.apis).find_map(|t| match &t.identity {
-            Identity::User(a) if a.api() == api => Some(&**a),
-            _ => None,
-        })
-    }
-
-    /// The `user` flow the calls of `tool` go through, if its API has one.
-    #[cfg(feature = "user-auth")]
-    pub(crate) fn user_authorizer_of(
-        &self,
-        tool: &ToolEntry,
-    ) -> Option<&crate::upstream::user::authorizer::UserAuthorizer> {
-        match &self.target_of(tool).identity {
-            Identity::User(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    /// Where `tool`'s requests go.
-    pub(crate) fn target_of(&self, tool: &ToolEntry) -> &Target {
-        tool.api.and_then(|i| self.apis.get(i)).unwrap_or(&self.default_target)
-    }
-
-    /// The HTTP client of upstream requests (token requests use it too).
-    #[cfg(feature = "user-auth")]
-    pub(crate) fn upstream_http(&self) -> &reqwest::Client {
-        self.upstream.http()
-    }
-
     /// The metrics this engine counts into.
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics
@@ -583,6 +539,7 @@ impl Engine {
 
 mod call;
 mod surfaces;
+mod targets;
 
 pub use call::Delivery;
 #[cfg(feature = "code")]
@@ -590,37 +547,6 @@ pub(crate) use call::Via;
 pub use confirm::Asker;
 
 pub use surfaces::Surface;
-
-/// Where tools go: the target of tools of no listed API, one per API of [`RuntimeConfig::apis`]
-/// in its order, and each tool's API by index (`None`: the tools of no listed API).
-fn targets(config: &RuntimeConfig, opts: &EngineOptions) -> Result<(Target, Vec<Target>, Vec<Option<usize>>)> {
-    let mut default_target =
-        Target::new(&config.upstream, None, &config.tools, (opts.base_url.as_deref(), &opts.headers))?;
-    default_target.identity = Identity::of(config, None, opts)?;
-    let mut api_index = HashMap::with_capacity(config.apis.len());
-    let mut apis = Vec::with_capacity(config.apis.len());
-    for (i, api) in config.apis.iter().enumerate() {
-        if api_index.insert(api.name.clone(), i).is_some() {
-            return Err(Error::Config(format!("the API `{}` is listed twice in `apis`", api.name)));
-        }
-        let mut target =
-            Target::new(&config.upstream, Some(api), &config.tools, (opts.base_url.as_deref(), &opts.headers))?;
-        target.identity = Identity::of(config, Some(api), opts)?;
-        apis.push(target);
-    }
-    let tool_api = |t: &Tool| -> Result<Option<usize>> {
-        t.api
-            .as_ref()
-            .map(|name| {
-                api_index.get(name).copied().ok_or_else(|| {
-                    Error::Config(format!("tool `{}` belongs to the API `{name}`, which `apis` does not list", t.name))
-                })
-            })
-            .transpose()
-    };
-    let tool_apis = config.tools.iter().map(tool_api).collect::<Result<Vec<_>>>()?;
-    Ok((default_target, apis, tool_apis))
-}
 
 pub(crate) fn tool_error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
