@@ -4,7 +4,9 @@
 //! `mcpgen tokens revoke`, may have changed it), under a lock within the process and an advisory
 //! lock (`flock` on `PATH.lock`) between processes; every write goes to a temporary file in the
 //! same directory, then is renamed over it, so nothing is ever half written. Expired entries are
-//! dropped when it is written.
+//! dropped when it is written. What was read is kept parsed until the file changes (its device,
+//! inode, size or modification time): a read of an unchanged file is a `stat`, not a parse of
+//! every user's tokens.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -29,6 +31,33 @@ const FORMAT: u32 = 1;
 pub struct FileStore {
     path: Arc<PathBuf>,
     lock: tokio::sync::Mutex<()>,
+    /// The contents last read or written, and the file they were read from.
+    cache: Arc<std::sync::Mutex<Option<(Stamp, Contents)>>>,
+}
+
+/// What tells one version of the file from another (a write renames a new file over it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl Stamp {
+    /// No file yet.
+    const NONE: Stamp = Stamp { dev: 0, ino: 0, len: 0, modified: None };
+
+    fn of(meta: &fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let (dev, ino) = {
+            use std::os::unix::fs::MetadataExt as _;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (dev, ino) = (0, 0);
+        Stamp { dev, ino, len: meta.len(), modified: meta.modified().ok() }
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -65,8 +94,13 @@ impl FileStore {
         }
         // Refused now, not at the first request: a file others can read, or one that is not a
         // token store.
-        load(&path).map_err(|e| Error::Config(e.to_string()))?;
-        Ok(FileStore { path: Arc::new(path), lock: tokio::sync::Mutex::new(()) })
+        let mut cache = None;
+        cached(&path, &mut cache).map_err(|e| Error::Config(e.to_string()))?;
+        Ok(FileStore {
+            path: Arc::new(path),
+            lock: tokio::sync::Mutex::new(()),
+            cache: Arc::new(std::sync::Mutex::new(cache)),
+        })
     }
 
     /// The file.
@@ -81,17 +115,27 @@ impl FileStore {
         f: impl FnOnce(&mut BTreeMap<String, Entry>, u64) -> (bool, T) + Send + 'static,
     ) -> Result<T, StoreError> {
         let _held = self.lock.lock().await;
-        let path = self.path.clone();
+        let (path, cache) = (self.path.clone(), self.cache.clone());
         let run = move || {
             let _flock = FileLock::take(&path)?;
-            let mut contents = load(&path)?;
+            let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+            let contents = cached(&path, &mut cache)?;
             let now = now();
             let before = contents.entries.len();
             contents.entries.retain(|_, e| e.live(now));
             let expired = contents.entries.len() != before;
             let (changed, out) = f(&mut contents.entries, now);
             if changed || expired {
-                save(&path, &contents)?;
+                match save(&path, contents)
+                    .and_then(|()| fs::metadata(&*path).map_err(|e| io_error(&path, "read it", &e)))
+                {
+                    Ok(meta) => cache.as_mut().into_iter().for_each(|c| c.0 = Stamp::of(&meta)),
+                    Err(e) => {
+                        // The file holds what it held: read it again next time.
+                        *cache = None;
+                        return Err(e);
+                    }
+                }
             }
             Ok(out)
         };
@@ -114,10 +158,12 @@ impl TokenStore for FileStore {
         Box::pin(async move {
             // Reading needs no write: an expired entry is dropped at the next one.
             let _held = self.lock.lock().await;
-            let path = self.path.clone();
+            let (path, cache) = (self.path.clone(), self.cache.clone());
             let found = tokio::task::spawn_blocking(move || -> Result<Option<String>, StoreError> {
                 let now = now();
-                Ok(load(&path)?.entries.remove(&key).filter(|e| e.live(now)).map(|e| e.value))
+                let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+                let entry = cached(&path, &mut cache)?.entries.get(&key);
+                Ok(entry.filter(|e| e.live(now)).map(|e| e.value.clone()))
             })
             .await
             .map_err(|e| StoreError::File {
@@ -192,32 +238,32 @@ fn corrupt(path: &Path, why: &str) -> StoreError {
     }
 }
 
-/// The file's contents; empty when there is no file yet.
-fn load(path: &Path) -> Result<Contents, StoreError> {
+/// The file's contents, from `cache` when the file has not changed since (its permissions are
+/// checked each time); empty when there is no file yet.
+fn cached<'c>(path: &Path, cache: &'c mut Option<(Stamp, Contents)>) -> Result<&'c mut Contents, StoreError> {
     let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Contents { version: FORMAT, ..Contents::default() });
-        }
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(io_error(path, "read it", &e)),
     };
+    let stamp = meta.as_ref().map_or(Stamp::NONE, Stamp::of);
+    let fresh = match (cache.take(), &meta) {
+        (Some((was, contents)), _) if was == stamp => (was, contents),
+        (_, None) => (stamp, Contents { version: FORMAT, ..Contents::default() }),
+        (_, Some(meta)) => (stamp, load(path, meta)?),
+    };
+    if let Some(meta) = &meta {
+        check_private(path, meta)?;
+    }
+    Ok(&mut cache.insert(fresh).1)
+}
+
+/// The file's contents, read and checked (`meta`: its metadata, read just before).
+fn load(path: &Path, meta: &fs::Metadata) -> Result<Contents, StoreError> {
     if !meta.is_file() {
         return Err(StoreError::File { path: path.to_path_buf(), what: "not a regular file; give a file path".into() });
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        if meta.permissions().mode() & 0o077 != 0 {
-            return Err(StoreError::File {
-                path: path.to_path_buf(),
-                what: format!(
-                    "others may read it (mode {:o}), and it holds users' tokens: run `chmod 600 {}`",
-                    meta.permissions().mode() & 0o777,
-                    path.display()
-                ),
-            });
-        }
-    }
+    check_private(path, meta)?;
     let text = fs::read(path).map_err(|e| io_error(path, "read it", &e))?;
     // serde_json's messages can quote what they read: only where it broke is said.
     let contents: Contents = serde_json::from_slice(&text).map_err(|e| {
@@ -233,6 +279,27 @@ fn load(path: &Path) -> Result<Contents, StoreError> {
         });
     }
     Ok(contents)
+}
+
+/// Refuses a file others may read or write: it holds users' tokens.
+fn check_private(path: &Path, meta: &fs::Metadata) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        if meta.permissions().mode() & 0o077 != 0 {
+            return Err(StoreError::File {
+                path: path.to_path_buf(),
+                what: format!(
+                    "others may read it (mode {:o}), and it holds users' tokens: run `chmod 600 {}`",
+                    meta.permissions().mode() & 0o777,
+                    path.display()
+                ),
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, meta);
+    Ok(())
 }
 
 /// Writes `contents` to a temporary file (0600) in the same directory, then renames it over `path`.
@@ -308,6 +375,24 @@ mod tests {
 
     fn open(dir: &tempfile::TempDir) -> FileStore {
         FileStore::open(dir.path().join("tokens.json")).unwrap()
+    }
+
+    /// What one store read stays right when another process changes the file (its parsed copy
+    /// is kept only while the file is unchanged), and a file made readable by others is refused
+    /// even when it was read before.
+    #[tokio::test]
+    async fn another_writer_and_a_chmod_are_seen_at_the_next_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (open(&dir), open(&dir));
+        a.put("k", b"1", None).await.unwrap();
+        assert_eq!(a.get("k").await.unwrap().as_deref(), Some(&b"1"[..]));
+        b.put("k", b"2", None).await.unwrap();
+        assert_eq!(a.get("k").await.unwrap().as_deref(), Some(&b"2"[..]), "b's write, not a's copy");
+        assert_eq!(b.delete_prefix("k").await.unwrap(), 1);
+        assert_eq!(a.get("k").await.unwrap(), None);
+        std::fs::set_permissions(a.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = a.get("other").await.unwrap_err().to_string();
+        assert!(e.contains("chmod 600"), "{e}");
     }
 
     #[tokio::test]
