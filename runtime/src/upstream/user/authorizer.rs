@@ -22,10 +22,13 @@ use serde::{Deserialize, Serialize};
 use crate::config::SecurityScheme;
 use crate::error::Error;
 use crate::upstream::credentials::{Secret, TokenPostError, post_token_form};
-use crate::upstream::user::store::{Sealed, StoreError, state_key, token_key};
+use crate::upstream::user::store::{Sealed, StoreError, begun_key, state_key, token_key};
 
 /// How long a user has to complete an authorization.
 pub const STATE_TTL: Duration = Duration::from_secs(600);
+/// How long a begun authorization's URL is given again to the same user's calls of the same tool
+/// (rather than a new one each call), leaving them at least as long to complete it.
+const REUSE_FOR: Duration = Duration::from_secs(300);
 /// How long before its expiry a token is refreshed.
 const EARLY: Duration = Duration::from_secs(30);
 /// The path of the callback route, under the server's origin.
@@ -86,6 +89,15 @@ pub struct Pending {
     verifier: String,
     /// The redirect URI sent (the token request must repeat it).
     redirect_uri: String,
+}
+
+/// An authorization begun for a user and a tool: what their next calls are given again.
+#[derive(Serialize, Deserialize)]
+struct Begun {
+    state: String,
+    tool: String,
+    url: String,
+    id: String,
 }
 
 /// A user's tokens at the API, as stored (sealed).
@@ -320,6 +332,19 @@ impl UserAuthorizer {
         let Some(redirect_uri) = self.users.redirect_uri.get().cloned() else {
             return Err(Error::Config("--upstream-auth user: the callback URL is not known yet".into()));
         };
+        let message = format!(
+            "`{tool}` acts on {} as you. Authorize it once at {}'s page; your calls then carry your own access.",
+            self.title, self.title
+        );
+        // The same link again while it is young and unused: repeated calls do not pile up states.
+        let begun_at = begun_key(subject, &self.api);
+        if let Some(bytes) = self.users.store.get(&begun_at).await.map_err(store_error)?
+            && let Ok(begun) = serde_json::from_slice::<Begun>(&bytes)
+            && begun.tool == tool
+            && self.users.store.get(&state_key(&begun.state)).await.map_err(store_error)?.is_some()
+        {
+            return Ok(Prompt { url: begun.url, id: begun.id, message });
+        }
         let state = random_token()?;
         let verifier = random_token()?;
         let pending = Pending {
@@ -350,11 +375,10 @@ impl UserAuthorizer {
         }
         // The elicitation's id names the flow without giving its `state` away.
         let id = URL_SAFE_NO_PAD.encode(&ring::digest::digest(&ring::digest::SHA256, state.as_bytes()).as_ref()[..12]);
-        let message = format!(
-            "`{tool}` acts on {} as you. Authorize it once at {}'s page; your calls then carry your own access.",
-            self.title, self.title
-        );
-        Ok(Prompt { url: url.to_string(), id, message })
+        let begun = Begun { state, tool: tool.to_string(), url: url.to_string(), id: id.clone() };
+        let bytes = serde_json::to_vec(&begun).map_err(|e| Error::Config(e.to_string()))?;
+        self.users.store.put(&begun_at, &bytes, Some(REUSE_FOR)).await.map_err(store_error)?;
+        Ok(Prompt { url: begun.url, id, message })
     }
 
     /// Completes `pending` with the callback's `code`: the tokens are fetched and stored for its
@@ -370,6 +394,7 @@ impl UserAuthorizer {
             Refusal::Grant(why) | Refusal::Other(why) => Error::Credentials(why),
         })?;
         self.keep(&pending.subject, answer, None).await?;
+        self.users.store.take(&begun_key(&pending.subject, &self.api)).await.map_err(store_error)?;
         Ok(())
     }
 
@@ -555,6 +580,20 @@ mod tests {
         assert_eq!(q["code_challenge"], challenge);
         assert!(a.users.take_pending(&q["state"]).await.unwrap().is_none(), "a state works once");
         assert!(!prompt.url.contains(&prompt.id), "the elicitation's id does not give the state away");
+        // Its state used, the next call gets a new link; that one is given again while unused.
+        let again = |tool: &'static str| {
+            let a = &a;
+            async move {
+                match a.authorization(&reqwest::Client::new(), "alice", tool).await.unwrap() {
+                    Authorization::Needed(p) => p.url,
+                    other => panic!("{other:?}"),
+                }
+            }
+        };
+        let second = again("listPets").await;
+        assert_ne!(second, prompt.url);
+        assert_eq!(again("listPets").await, second, "the same link, not a new state per call");
+        assert_ne!(again("addPet").await, second, "another tool's call begins its own");
     }
 
     #[tokio::test]

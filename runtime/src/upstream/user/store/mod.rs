@@ -118,6 +118,12 @@ pub fn state_key(state: &str) -> String {
     format!("mcpgen:state:{state}")
 }
 
+/// The authorization `subject` began at `api` and has not completed: its URL, given again to
+/// their next calls for a while (under the subject's prefix, so revoking them drops it too).
+pub fn begun_key(subject: &str, api: &str) -> String {
+    format!("{}{api}#begun", subject_prefix(subject))
+}
+
 /// Opens the store a `--token-store` value names: `redis://host:port[/db]` or `rediss://…`
 /// (`valkey://`, `valkeys://` too; feature `redis-store`; a password inside the URL is refused:
 /// [`PASSWORD_ENV`], when set, is the password), otherwise a file path (optionally written
