@@ -445,7 +445,9 @@ impl Engine {
                     Authorization::Needed(prompt) => return Err(needed_text(&prompt, tool)),
                 }
             }
-            Identity::Passthrough | Identity::Server => format!("Bearer {}", caller.token()),
+            Identity::Passthrough => format!("Bearer {}", caller.token()),
+            // Never the caller's token for the server's own identity (not asked for: see call_http).
+            Identity::Server => return Err("this API is called with the server's own credentials".into()),
         };
         HeaderValue::from_str(&value).map_err(|_| "the caller's access token is not valid header text".to_string())
     }
