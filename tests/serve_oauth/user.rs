@@ -15,6 +15,7 @@ use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext};
 use rmcp::{ErrorData, RoleClient};
 use serde_json::Value;
 
+use crate::common::*;
 use crate::real_idp::*;
 use crate::user_flow::*;
 
@@ -240,5 +241,35 @@ impl rmcp::ClientHandler for Opener {
         info.capabilities =
             serde_json::from_value::<ClientCapabilities>(serde_json::json!({"elicitation": {"url": {}}})).unwrap();
         info
+    }
+}
+
+/// Several APIs, each with its own authorization-code scheme, under `--upstream-auth user`: each
+/// API's first call sends the user to that API's consent page with that API's app.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_api_of_several_has_its_own_consent() {
+    let Some(idp) = real_idp().await else { return };
+    let mock = start_mock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = user_spec(&idp, &mock);
+    std::fs::copy(&spec, dir.path().join("a.yaml")).unwrap();
+    std::fs::copy(&spec, dir.path().join("b.yaml")).unwrap();
+    let apis = dir.path().join("apis.yaml");
+    std::fs::write(&apis, "mcpgen_apis:\n- {spec: a.yaml, prefix: a}\n- {spec: b.yaml, prefix: b}\n").unwrap();
+    let store = dir.path().join("tokens.json");
+    let cmd = ServerCommand::mcpgen(&["serve", apis.to_str().unwrap(), "--upstream-auth", "user"]);
+    // The second API's env vars are renamed with its prefix (they would clash).
+    let cmd = with_user_flags(cmd, &idp, store.to_str().unwrap())
+        .env("B_TEAM_PETS_TEAM_CLIENT_ID", "second-app")
+        .env("B_TEAM_PETS_TEAM_CLIENT_SECRET", "second-secret");
+    let (_child, url, _) = spawn_http_logged(&cmd, &[]).await;
+    let alice = user_token(&idp, "alice").await;
+    let c = client(&url, &alice).await;
+    for (tool, app) in [("a_listPets", API_CLIENT_ID), ("b_listPets", "second-app")] {
+        let params = rmcp::model::CallToolRequestParams::new(tool).with_arguments(Default::default());
+        let at = authorization_url(&c.call_tool(params).await.unwrap());
+        let client_id =
+            reqwest::Url::parse(&at).unwrap().query_pairs().find(|(k, _)| k == "client_id").unwrap().1.to_string();
+        assert_eq!(client_id, app, "{tool}");
     }
 }

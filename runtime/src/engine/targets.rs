@@ -58,7 +58,11 @@ pub(super) fn targets(
 ) -> Result<(Target, Vec<Target>, Vec<Option<usize>>)> {
     let mut default_target =
         Target::new(&config.upstream, None, &config.tools, (opts.base_url.as_deref(), &opts.headers))?;
-    default_target.identity = Identity::of(config, None, opts)?;
+    // Only tools of no listed API go there (every tool of a config of one API; none of a merged
+    // one, whose top-level `upstream.auth` is its APIs' default, not a target of its own).
+    if config.tools.iter().any(|t| t.api.is_none()) {
+        default_target.identity = Identity::of(config, None, opts)?;
+    }
     let mut api_index = HashMap::with_capacity(config.apis.len());
     let mut apis = Vec::with_capacity(config.apis.len());
     for (i, api) in config.apis.iter().enumerate() {
