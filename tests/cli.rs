@@ -582,6 +582,19 @@ fn tokens_revoke_deletes_one_subjects_tokens() {
         assert_eq!(sealed.get(&state_key("xyz")).await.unwrap().as_deref(), Some(&b"pending"[..]));
     });
 
+    // Without --token-store: serve's default store, under XDG_STATE_HOME.
+    let state = tempfile::tempdir().unwrap();
+    std::fs::create_dir(state.path().join("mcpgen")).unwrap();
+    std::fs::copy(&path, state.path().join("mcpgen/upstream-tokens.json")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["tokens", "revoke", "bob"])
+        .env("XDG_STATE_HOME", state.path())
+        .env_remove("MCPGEN_TOKEN_STORE")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "revoked 1 stored token of bob\n");
+
     // A store that cannot be opened is an error, said clearly.
     let out = mcpgen(&["tokens", "revoke", "bob", "--token-store", "/nonexistent-dir/tokens.json"]);
     assert_eq!(out.status.code(), Some(1));

@@ -37,9 +37,10 @@ struct RevokeArgs {
     subject: String,
 
     /// The token store `serve --upstream-auth user` uses: a file path (or file:PATH), or
-    /// redis://HOST:PORT[/DB] or rediss://… (its password in MCPGEN_TOKEN_STORE_PASSWORD).
+    /// redis://HOST:PORT[/DB] or rediss://… (its password in MCPGEN_TOKEN_STORE_PASSWORD)
+    /// [default: serve's, $XDG_STATE_HOME/mcpgen/upstream-tokens.json].
     #[arg(long, value_name = "SPEC", env = "MCPGEN_TOKEN_STORE")]
-    token_store: String,
+    token_store: Option<String>,
 }
 
 pub(super) fn run(args: &TokensArgs) -> Result<()> {
@@ -56,9 +57,13 @@ fn revoke(args: &RevokeArgs) -> Result<()> {
         .enable_all()
         .build()
         .map_err(|e| Error::Internal { what: "starting the async runtime".into(), message: e.to_string() })?;
+    let spec = match &args.token_store {
+        Some(s) => s.clone(),
+        None => crate::runtime::cli::default_token_store().map_err(|e| Error::Usage { message: e.to_string() })?,
+    };
     let gone = runtime.block_on(async {
         let env = |name: &str| std::env::var(name).ok();
-        let store = store::open(&args.token_store, &env).await.map_err(|e| Error::Usage { message: e.to_string() })?;
+        let store = store::open(&spec, &env).await.map_err(|e| Error::Usage { message: e.to_string() })?;
         store
             .delete_prefix(&store::subject_prefix(&args.subject))
             .await

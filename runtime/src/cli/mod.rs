@@ -196,10 +196,11 @@ async fn users(args: &ServerArgs) -> Result<Arc<crate::upstream::user::authorize
     Ok(Arc::new(crate::upstream::user::authorizer::UserAuth::new(Arc::new(sealed))))
 }
 
+/// The token store of `--upstream-auth user` when `--token-store` is not given:
 /// `$XDG_STATE_HOME/mcpgen/upstream-tokens.json` (or under `~/.local/state`), its directory made
-/// private to the user.
+/// private to the user (`mcpgen tokens revoke` reads the same).
 #[cfg(feature = "user-auth")]
-fn default_token_store() -> Result<String, Error> {
+pub fn default_token_store() -> Result<String, Error> {
     let state = std::env::var_os("XDG_STATE_HOME")
         .filter(|v| !v.is_empty())
         .map(std::path::PathBuf::from)
