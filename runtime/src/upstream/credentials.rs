@@ -284,6 +284,23 @@ pub(crate) async fn post_token_form(
     Ok((status, bytes))
 }
 
+/// An authorization server's error code as text fit to show: printable ASCII, at most 64
+/// characters (it comes from the network).
+pub(crate) fn error_code(error: &str) -> String {
+    error.chars().filter(|c| c.is_ascii_graphic()).take(64).collect()
+}
+
+/// What an authorization server refused, as the model reads it: `{refused}: CODE`, and its
+/// description (written for people) cut and plain. Never a token: none is sent back to it.
+pub(crate) fn refusal(refused: &str, error: &str, description: Option<&str>) -> String {
+    let mut text = format!("{refused}: {}", error_code(error));
+    if let Some(d) = description.map(|d| crate::text::cap_words(&crate::text::plain(d), 200)).filter(|d| !d.is_empty())
+    {
+        text.push_str(&format!(" ({d})"));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

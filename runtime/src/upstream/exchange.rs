@@ -14,7 +14,7 @@ use tokio::sync::Mutex;
 
 use crate::engine::caller::Principal;
 use crate::error::Error;
-use crate::upstream::credentials::{Secret, TokenPostError, post_token_form};
+use crate::upstream::credentials::{Secret, TokenPostError, post_token_form, refusal};
 
 /// The grant type of RFC 8693.
 pub const GRANT_TYPE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -28,6 +28,8 @@ pub const CLIENT_SECRET_ENV: &str = "MCPGEN_EXCHANGE_CLIENT_SECRET";
 const EARLY: Duration = Duration::from_secs(30);
 /// The lifetime assumed when the answer gives none.
 const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
+/// What a refusal of the exchange starts with.
+const REFUSED: &str = "the authorization server refused the exchange";
 /// Cached tokens at most: past it, expired ones go, then the oldest.
 const MAX_CACHED: usize = 10_000;
 
@@ -155,7 +157,7 @@ impl TokenExchanger {
                 Ok((Secret::new(format!("Bearer {token}")), lifetime))
             }
             Some(Answer { error: Some(error), error_description, .. }) => {
-                Err(fail(refusal(&error, error_description.as_deref())))
+                Err(fail(refusal(REFUSED, &error, error_description.as_deref())))
             }
             _ => Err(fail(format!(
                 "the authorization server answered the token exchange with HTTP {status} and no token"
@@ -181,18 +183,6 @@ fn form(subject_token: &str, target: &Target) -> String {
         form.append_pair("scope", s);
     }
     form.finish()
-}
-
-/// The refusal as the model reads it: the error code and, cut and plain, its description (which
-/// an authorization server writes for people; a token is never in it as we send none back).
-fn refusal(error: &str, description: Option<&str>) -> String {
-    let code: String = error.chars().filter(|c| c.is_ascii_graphic()).take(64).collect();
-    let mut text = format!("the authorization server refused the exchange: {code}");
-    if let Some(d) = description.map(|d| crate::text::cap_words(&crate::text::plain(d), 200)).filter(|d| !d.is_empty())
-    {
-        text.push_str(&format!(" ({d})"));
-    }
-    text
 }
 
 /// Tokens are cached per subject; a token without a subject by its digest.
@@ -235,11 +225,11 @@ mod tests {
     #[test]
     fn a_refusal_names_the_error_without_a_token() {
         assert_eq!(
-            refusal("invalid_target", Some("<b>unknown</b> resource")),
+            refusal(REFUSED, "invalid_target", Some("<b>unknown</b> resource")),
             "the authorization server refused the exchange: invalid_target (unknown resource)"
         );
         assert_eq!(
-            refusal("invalid_grant\u{0}x", None),
+            refusal(REFUSED, "invalid_grant\u{0}x", None),
             "the authorization server refused the exchange: invalid_grantx"
         );
     }

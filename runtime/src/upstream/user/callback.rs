@@ -59,7 +59,7 @@ pub async fn callback(State(live): State<LiveEngine>, uri: Uri) -> Response {
         Err(e) => return page(StatusCode::SERVICE_UNAVAILABLE, &e.to_string()),
     };
     if let Some(error) = params.error {
-        let code: String = error.chars().filter(|c| c.is_ascii_graphic()).take(64).collect();
+        let code = crate::upstream::credentials::error_code(&error);
         return page(
             StatusCode::BAD_REQUEST,
             &format!(

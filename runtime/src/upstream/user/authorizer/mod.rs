@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::SecurityScheme;
 use crate::error::Error;
-use crate::upstream::credentials::{Secret, TokenPostError, post_token_form};
+use crate::upstream::credentials::{Secret, TokenPostError, error_code, post_token_form, refusal};
 use crate::upstream::user::store::{Sealed, StoreError, begun_key, state_key, token_key};
 
 /// How long a user has to complete an authorization.
@@ -437,15 +437,9 @@ impl UserAuthorizer {
         match answer {
             Some(a) if status.is_success() && a.access_token.is_some() => Ok(a),
             Some(Answer { error: Some(error), error_description, .. }) => {
-                let code: String = error.chars().filter(|c| c.is_ascii_graphic()).take(64).collect();
-                let mut why = format!("{}'s authorization server refused: {code}", self.title);
-                if let Some(d) = error_description
-                    .map(|d| crate::text::cap_words(&crate::text::plain(&d), 200))
-                    .filter(|d| !d.is_empty())
-                {
-                    why.push_str(&format!(" ({d})"));
-                }
-                Err(if code == "invalid_grant" { Refusal::Grant(why) } else { Refusal::Other(why) })
+                let refused = format!("{}'s authorization server refused", self.title);
+                let why = refusal(&refused, &error, error_description.as_deref());
+                Err(if error_code(&error) == "invalid_grant" { Refusal::Grant(why) } else { Refusal::Other(why) })
             }
             _ => Err(Refusal::Other(format!("{}'s token endpoint answered HTTP {status} and no token", self.title))),
         }
