@@ -28,9 +28,8 @@ Examples:
   mcpgen serve apis.yaml                                      a multi-API file, per-API options
   mcpgen serve openapi.yaml --transport http --oauth-issuer https://auth.example.com
                                                               OAuth access tokens; each caller sees the tools its scopes allow
-  mcpgen serve github.json --transport http --oauth-issuer https://auth.example.com --upstream-auth user \
-    --token-store redis://redis:6379                          each user authorizes their own GitHub account
-                                                              once (MCPGEN_TOKEN_STORE_KEY seals the tokens)
+  mcpgen serve github.json --transport http --oauth-issuer https://auth.example.com --upstream-auth user
+                                                              each user authorizes their own GitHub account once
   mcpgen serve openapi.yaml --confirm destructive             ask the user before a call that deletes
   mcpgen serve github.json --search-model ~/.cache/mcpgen/models/all-MiniLM-L6-v2
                                                               discovery's search by meaning too (scripts/fetch-search-model.sh)
