@@ -29,6 +29,9 @@ pub enum DiagKind {
     DuplicateOperationId,
     /// A passage of a text the model would read was withheld: instruction-like text (`src/trust/`).
     TextWithheld,
+    /// A parameter declared where a security scheme's credential goes is that credential: the
+    /// operator's value is sent, and the model has no argument for it.
+    CredentialParameter,
 }
 
 impl DiagKind {
@@ -37,7 +40,11 @@ impl DiagKind {
     pub fn is_warning(self) -> bool {
         !matches!(
             self,
-            DiagKind::ToolRenamed | DiagKind::ArgumentRenamed | DiagKind::ArgumentRequired | DiagKind::SchemaTruncated
+            DiagKind::ToolRenamed
+                | DiagKind::ArgumentRenamed
+                | DiagKind::ArgumentRequired
+                | DiagKind::SchemaTruncated
+                | DiagKind::CredentialParameter
         )
     }
 }

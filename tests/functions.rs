@@ -116,3 +116,34 @@ fn serve_refuses_a_function_list_without_a_binding() {
         "{err}"
     );
 }
+
+/// A function argument bound where the bindings' API key goes is that credential (every input
+/// dialect keeps credentials out of the model's hands): no argument, the operator's key is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_argument_bound_to_a_credentials_header_is_the_credential() {
+    let mock = start_mock().await;
+    let base = format!("{}/v1", mock.url());
+    let rebound = std::fs::read_to_string(BINDINGS)
+        .unwrap()
+        .replace("{ in: header, name: X-Units }", "{ in: header, name: x-api-key }");
+    let bindings = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    std::fs::write(bindings.path(), rebound).unwrap();
+    let cmd = ServerCommand::mcpgen(&[
+        "serve",
+        FUNCTIONS,
+        "--bindings",
+        bindings.path().to_str().unwrap(),
+        "--base-url",
+        &base,
+    ])
+    .env("WEATHER_API_KEY", "k-123");
+    let c = connect(&cmd, Transport::Stdio).await;
+    let tools = c.client.list_all_tools().await.unwrap();
+    let forecast = tools.iter().find(|t| t.name == "get_n_day_weather_forecast").unwrap();
+    let schema = serde_json::to_value(&forecast.input_schema).unwrap();
+    assert!(schema["properties"].get("format").is_none(), "{schema}");
+    assert_eq!(schema["required"], json!(["location", "num_days"]), "{schema}");
+    let r = c.call("get_n_day_weather_forecast", json!({"location": "Oslo", "format": "celsius", "num_days": 3})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(mock.last().header("x-api-key"), Some("k-123"));
+}

@@ -321,3 +321,48 @@ async fn http_endpoint_manners() {
         assert!(text.contains("Streamable HTTP") && text.contains("--legacy-sse"), "{text}");
     }
 }
+
+/// A parameter declared where a security scheme's credential goes (the tenant header of a CRM,
+/// an API key in the query, a session cookie) is that credential: no argument of the tool, and
+/// the upstream gets the operator's value whatever the model sends. Over stdio and HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_parameter_is_never_the_models() {
+    let mock = start_mock().await;
+    let spec = fixture_spec("tenant-header.yaml", &mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap()])
+        .env("TENANT_TEST_CONSUMER_ID", "tenant-a")
+        .env("TENANT_TEST_API_KEY", "key-a")
+        .env("TENANT_TEST_SESSION", "session-a");
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+        let tools = c.client.list_all_tools().await.unwrap();
+        let schema = serde_json::to_value(&tools[0].input_schema).unwrap();
+        let args: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(args, ["_jq", "filter"], "{transport:?}: {schema}");
+        assert!(schema.get("required").is_none(), "{transport:?}: {schema}");
+        mock.clear();
+        // What a model tries anyway, under each spelling of the names.
+        let sneaky = json!({
+            "X-APIDECK-CONSUMER-ID": "tenant-b",
+            "x_apideck_consumer_id": "tenant-b",
+            "api_key": "key-b",
+            "session": "session-b",
+            "filter": "x",
+        });
+        let _ = c.try_call("contactsAll", sneaky).await;
+        for r in mock.requests() {
+            assert_eq!(r.header("x-apideck-consumer-id"), Some("tenant-a"), "{transport:?}: {r:?}");
+            assert_eq!(r.headers.get_all("x-apideck-consumer-id").iter().count(), 1, "{transport:?}");
+            let query = r.query.clone().unwrap_or_default();
+            assert!(query.contains("api_key=key-a") && !query.contains("key-b"), "{transport:?}: {query}");
+            let cookie = r.header("cookie").unwrap_or_default();
+            assert!(cookie.contains("session=session-a") && !cookie.contains("session-b"), "{transport:?}: {cookie}");
+        }
+        let r = c.call("contactsAll", json!({"filter": "x"})).await;
+        assert_eq!(r.is_error, Some(false), "{transport:?}: {}", text(&r));
+        let sent = mock.last();
+        assert_eq!(sent.header("x-apideck-consumer-id"), Some("tenant-a"));
+        assert_eq!(sent.query.as_deref(), Some("filter=x&api_key=key-a"));
+        assert_eq!(sent.header("cookie"), Some("session=session-a"));
+    }
+}

@@ -162,6 +162,9 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
             http.security = vec![default_security.clone()];
         }
     }
+    for tool in &mut tools {
+        credential_parameters(tool, &security_schemes, &sources, &mut diagnostics);
+    }
     let operations = ir.operations.len() + ir.functions.len();
     if tools.is_empty() {
         let reason = if operations > 0 && !opts.filter.is_empty() {
@@ -191,6 +194,30 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         apis: Vec::new(),
     };
     Ok(ToolSet { config, sources, operations, diagnostics })
+}
+
+/// Takes out of `tool`'s arguments the parameters that sit where a credential of its security
+/// goes: the operator's credential is sent there, whatever the model says (a tenant header the
+/// model could switch otherwise).
+fn credential_parameters(
+    tool: &mut Tool,
+    schemes: &BTreeMap<String, crate::runtime::config::SecurityScheme>,
+    sources: &BTreeMap<String, ToolSource>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let pointer = sources.get(&tool.name).map(|s| s.pointer.as_str()).unwrap_or_default();
+    for taken in tool.strip_credential_arguments(schemes) {
+        diagnostics.push(Diagnostic::new(
+            DiagKind::CredentialParameter,
+            pointer,
+            format!(
+                "{} `{}` is the credential of security scheme `{}`: sent from its env var, not an argument",
+                taken.location.as_str(),
+                taken.name,
+                taken.scheme
+            ),
+        ));
+    }
 }
 
 /// What the server says of the API, as plain text (its description is untrusted input to a

@@ -532,6 +532,61 @@ impl Tool {
             annotations: &self.annotations,
         }
     }
+
+    /// Takes out the arguments bound where a credential of the tool's security goes (same
+    /// location, same name: an API that declares its tenant header both as an API key and as a
+    /// parameter): the credential is the operator's, never the model's to choose. Returns what
+    /// was taken out; `schemes` are the config's.
+    pub fn strip_credential_arguments(
+        &mut self,
+        schemes: &BTreeMap<String, security::SecurityScheme>,
+    ) -> Vec<CredentialArgument> {
+        let Some(http) = &mut self.http else { return Vec::new() };
+        let places: Vec<(&str, security::CredentialPlace<'_>)> = http
+            .security
+            .iter()
+            .flatten()
+            .filter_map(|name| Some((name.as_str(), schemes.get(name)?.credential_place())))
+            .collect();
+        let mut taken = Vec::new();
+        http.params.retain(|p| {
+            let Some((scheme, _)) = places.iter().find(|(_, place)| place.holds(p.location, &p.name)) else {
+                return true;
+            };
+            taken.push(CredentialArgument {
+                arg: p.arg.clone(),
+                name: p.name.clone(),
+                location: p.location,
+                scheme: scheme.to_string(),
+            });
+            false
+        });
+        for t in &taken {
+            if let Some(Value::Object(props)) = self.input_schema.get_mut("properties") {
+                props.remove(&t.arg);
+            }
+            if let Some(Value::Array(required)) = self.input_schema.get_mut("required") {
+                required.retain(|r| r.as_str() != Some(t.arg.as_str()));
+                if required.is_empty() {
+                    self.input_schema.remove("required");
+                }
+            }
+        }
+        taken
+    }
+}
+
+/// An argument [`Tool::strip_credential_arguments`] took out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CredentialArgument {
+    /// The argument's name in the input schema.
+    pub arg: String,
+    /// The header, query parameter or cookie name.
+    pub name: String,
+    /// Where it went.
+    pub location: binding::ParamLocation,
+    /// The security scheme whose credential goes there.
+    pub scheme: String,
 }
 
 /// Compact JSON size of `{"tools":[...]}` for these tools, measured without building it.
@@ -701,6 +756,38 @@ pub struct Annotations {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_argument_at_a_credentials_place_is_taken_out() {
+        let mut tool: Tool = serde_json::from_value(serde_json::json!({
+            "name": "contactsAll",
+            "input_schema": {"type": "object", "properties": {"tenant": {"type": "string"}, "filter": {"type": "string"}}, "required": ["tenant"]},
+            "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true},
+            "http": {"method": "GET", "path": "/contacts", "security": [["consumer"]], "params": [
+                {"arg": "tenant", "name": "X-Consumer-Id", "in": "header", "style": "simple", "explode": false},
+                {"arg": "filter", "name": "filter", "in": "query", "style": "form", "explode": true}
+            ]}
+        }))
+        .unwrap();
+        let schemes = BTreeMap::from([(
+            "consumer".to_string(),
+            security::SecurityScheme::ApiKey {
+                location: ApiKeyLocation::Header,
+                name: "x-consumer-id".into(),
+                env: "CONSUMER".into(),
+            },
+        )]);
+        let taken = tool.strip_credential_arguments(&schemes);
+        assert_eq!(taken.len(), 1);
+        assert_eq!((taken[0].arg.as_str(), taken[0].scheme.as_str()), ("tenant", "consumer"));
+        assert_eq!(
+            tool.input_schema,
+            *serde_json::json!({"type": "object", "properties": {"filter": {"type": "string"}}}).as_object().unwrap()
+        );
+        assert_eq!(tool.http.as_ref().unwrap().params.len(), 1);
+        // A query parameter of that name is no header: it stays.
+        assert!(tool.strip_credential_arguments(&schemes).is_empty());
+    }
 
     #[test]
     fn doc_comments_become_plain_descriptions() {

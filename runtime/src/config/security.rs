@@ -171,6 +171,48 @@ impl SecurityScheme {
     }
 }
 
+/// Where a scheme's credential is carried on the wire: a header, query parameter or cookie name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CredentialPlace<'a> {
+    /// Where it goes.
+    pub location: crate::config::binding::ParamLocation,
+    /// The header (any case), query parameter or cookie name.
+    pub name: &'a str,
+}
+
+impl CredentialPlace<'_> {
+    /// Whether a parameter sent as `name` at `location` lands on this credential: header names
+    /// compare without case, as HTTP reads them.
+    pub fn holds(&self, location: crate::config::binding::ParamLocation, name: &str) -> bool {
+        use crate::config::binding::ParamLocation;
+        location == self.location
+            && match location {
+                ParamLocation::Header => name.eq_ignore_ascii_case(self.name),
+                _ => name == self.name,
+            }
+    }
+}
+
+impl SecurityScheme {
+    /// Where the credential goes: an API key's header, query parameter or cookie, else the
+    /// `Authorization` header. A parameter an API declares at the same place is this credential,
+    /// never a model's argument (see [`crate::config::Tool::strip_credential_arguments`]).
+    pub fn credential_place(&self) -> CredentialPlace<'_> {
+        use crate::config::binding::ParamLocation;
+        match self {
+            SecurityScheme::ApiKey { location, name, .. } => CredentialPlace {
+                location: match location {
+                    ApiKeyLocation::Header => ParamLocation::Header,
+                    ApiKeyLocation::Query => ParamLocation::Query,
+                    ApiKeyLocation::Cookie => ParamLocation::Cookie,
+                },
+                name,
+            },
+            _ => CredentialPlace { location: ParamLocation::Header, name: "Authorization" },
+        }
+    }
+}
+
 /// Where an API key goes (`location` in the config, lower-case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

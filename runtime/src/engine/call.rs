@@ -470,15 +470,25 @@ impl Engine {
                     })?;
                     req.headers.insert(n, v);
                 }
+                // A credential replaces whatever else would go by its name (headers: `insert`).
                 Credential::Query { name, value } => {
+                    // Re-encoding the query is only for the rare request that has the name already
+                    // (it would re-encode `allowReserved` values).
+                    if req.url.query_pairs().any(|(k, _)| k == name.as_str()) {
+                        let others: Vec<(String, String)> = req
+                            .url
+                            .query_pairs()
+                            .filter(|(k, _)| k != name.as_str())
+                            .map(|(k, v)| (k.into(), v.into()))
+                            .collect();
+                        req.url.query_pairs_mut().clear().extend_pairs(others);
+                    }
                     req.url.query_pairs_mut().append_pair(name, value.expose());
                 }
                 Credential::Cookie { name, value } => {
-                    req.cookies.push(format!(
-                        "{}={}",
-                        crate::upstream::encode::encode(name),
-                        crate::upstream::encode::encode(value.expose())
-                    ));
+                    let name = crate::upstream::encode::encode(name);
+                    req.cookies.retain(|c| c.split_once('=').is_none_or(|(n, _)| n != name));
+                    req.cookies.push(format!("{name}={}", crate::upstream::encode::encode(value.expose())));
                 }
                 Credential::OAuth2(client) => {
                     let token = client.token(self.upstream.http()).await?;

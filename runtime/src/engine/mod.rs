@@ -305,12 +305,26 @@ impl Engine {
 
     /// The general constructor: credentials looked up through `env`.
     pub fn build(
-        config: RuntimeConfig,
+        mut config: RuntimeConfig,
         opts: EngineOptions,
         env: &dyn Fn(&str) -> Option<String>,
         ext: Extensions,
     ) -> Result<Arc<Engine>> {
         let (default_target, apis, tool_apis) = targets::targets(&config, &opts)?;
+        // A config written before credentials were kept out of arguments (or by hand) is served
+        // so too: the operator's credential, never the model's value.
+        for tool in &mut config.tools {
+            for taken in tool.strip_credential_arguments(&config.security_schemes) {
+                tracing::warn!(
+                    "tool `{}`: argument `{}` is the {} `{}` of security scheme `{}`: the credential is sent, the argument is removed",
+                    tool.name,
+                    taken.arg,
+                    taken.location.as_str(),
+                    taken.name,
+                    taken.scheme
+                );
+            }
+        }
         let credentials = Credentials::from_env(&config.security_schemes, env);
         let needs = config.tools.iter().filter_map(|t| t.http.as_ref()).map(|h| h.security.as_slice());
         for (scheme, vars, tools) in credentials.missing(needs) {

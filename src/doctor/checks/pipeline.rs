@@ -60,9 +60,11 @@ fn rule_of(kind: DiagKind) -> Option<(&'static Rule, &'static str)> {
         DiagKind::DuplicateOperationId => (&DUPLICATE_OPERATION_ID, "give each operation an operationId of its own"),
         DiagKind::Lenient => (&SPEC_VIOLATION, "correct the document as the message says"),
         // Withheld text is `poisoning`'s.
-        DiagKind::ToolRenamed | DiagKind::ArgumentRenamed | DiagKind::ArgumentRequired | DiagKind::TextWithheld => {
-            return None;
-        }
+        DiagKind::ToolRenamed
+        | DiagKind::ArgumentRenamed
+        | DiagKind::ArgumentRequired
+        | DiagKind::TextWithheld
+        | DiagKind::CredentialParameter => return None,
     })
 }
 
