@@ -43,8 +43,7 @@ fn measure(path: &str) {
     let t2 = Instant::now();
     let set = build_tools(&ir, path, &ToolOptions::default()).expect("tools");
     let t3 = Instant::now();
-    let list_bytes =
-        mcpgen::runtime::config::tools_list_bytes(set.config.tools.iter().map(|t| t.mcp_view()), usize::MAX);
+    let list_bytes = mcpgen_config::tools_list_bytes(set.config.tools.iter().map(|t| t.mcp_view()), usize::MAX);
     println!(
         "{:<28} ops {:>6} tools {:>6}  load {:>7.3}s  normalize {:>7.3}s  tools {:>7.3}s  total {:>7.3}s  peak RSS {:>6.0} MB  tools/list {:>6.1} MB",
         std::path::Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or(path),

@@ -25,8 +25,8 @@ use axum::http::Uri;
 use mcpgen::ir::Operation;
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::responses::sample::{self, SampleSource, sample_response};
-use mcpgen::runtime::config::{Context, Method, ResponseDetail, ResponseFormat, RuntimeConfig, ToolMode};
 use mcpgen::runtime::{Engine, EngineOptions, UpstreamPolicy};
+use mcpgen_config::{Context, Method, ResponseDetail, ResponseFormat, RuntimeConfig, ToolMode};
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
 
@@ -430,7 +430,7 @@ fn median_f(mut v: Vec<f64>) -> f64 {
 
 /// 12,345
 fn n(v: usize) -> String {
-    mcpgen::runtime::engine::exposure::group_digits(v)
+    mcpgen_config::text::group_digits(v)
 }
 
 /// One measure of each call under a rule, sorted.

@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use mcpgen::export::advertised_schemas;
 use mcpgen::pipeline::{self, DiagKind, OutputSchemaPolicy, PipelineOptions};
-use mcpgen::runtime::config::Tool;
-use mcpgen::runtime::config::refs::unresolved_refs;
+use mcpgen_config::Tool;
+use mcpgen_config::refs::unresolved_refs;
 use serde_json::{Value, json};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -50,7 +50,7 @@ pub(crate) fn read_mcp(v: &Value) -> Option<McpExtension> {
 
 /// `x-mcp.scopes`: a list of scopes (one set, all needed) or a list of such lists (any one set
 /// suffices); `[]` (or an empty set among them): no scope needed. `None` for anything else.
-fn read_scopes(v: &Value) -> Option<crate::runtime::config::ScopeSets> {
+fn read_scopes(v: &Value) -> Option<mcpgen_config::ScopeSets> {
     let text_list =
         |v: &Value| -> Option<Vec<String>> { v.as_array()?.iter().map(|s| s.as_str().map(str::to_string)).collect() };
     let list = v.as_array()?;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::diag::Diagnostic;
-pub use crate::runtime::config::{ApiKeyLocation, BodyContent, ParamLocation, ParamStyle};
+pub use mcpgen_config::{ApiKeyLocation, BodyContent, ParamLocation, ParamStyle};
 
 /// The kind of input a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -81,7 +81,7 @@ pub struct ApiIr {
     pub schemas: BTreeMap<String, Value>,
     /// Credentials whose env var names are given (a bindings file's), taken as they are.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub credentials: BTreeMap<String, crate::runtime::config::SecurityScheme>,
+    pub credentials: BTreeMap<String, mcpgen_config::SecurityScheme>,
     /// Static headers sent with every request (a bindings file's).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
@@ -113,7 +113,7 @@ pub struct ApiInfo {
 }
 
 /// The HTTP method: one type for the IR, the runtime config and the engine.
-pub use crate::runtime::config::Method;
+pub use mcpgen_config::Method;
 
 /// One operation of the API, or a function bound to HTTP (see [`function`](Self::function)).
 #[derive(Debug, Clone, Serialize)]
@@ -273,7 +273,7 @@ pub struct Response {
 pub type SecurityRequirement = BTreeMap<String, Vec<String>>;
 
 /// A security scheme as the document declares it. The tools stage makes it the runtime's
-/// [`SecurityScheme`](crate::runtime::config::SecurityScheme), with the env var names.
+/// [`SecurityScheme`](mcpgen_config::SecurityScheme), with the env var names.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SecurityScheme {
@@ -412,7 +412,7 @@ pub struct McpExtension {
     /// The OAuth scopes a caller needs (`x-mcp.scopes`), instead of those of the operation's
     /// `security`; `Some([])`: none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scopes: Option<crate::runtime::config::ScopeSets>,
+    pub scopes: Option<mcpgen_config::ScopeSets>,
     /// `x-mcp.maxResultChars`: the tool's result budget in characters, over the context's
     /// (`0`: no limit).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 use crate::ir::ApiIr;
 use crate::load;
-use crate::runtime::config::RuntimeConfig;
 use crate::tools;
+use mcpgen_config::RuntimeConfig;
 
 pub use crate::diag::{DiagKind, Diagnostic};
 pub use crate::load::{Document, LoadOptions, load, parse_document};

@@ -5,4 +5,4 @@
 //! name nothing outside itself. The stages name it here, by what it is (`schema::keywords`), not by
 //! where the engine keeps it; both paths are the same module.
 
-pub(crate) use crate::runtime::config::keywords;
+pub(crate) use mcpgen_config::keywords;

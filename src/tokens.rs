@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 use rmcp::model::Tool as McpTool;
 use serde::Serialize;
 
-use crate::runtime::config::{ListTokens, RuntimeConfig, Tool, tools_list_bytes};
 use crate::runtime::engine::ToolEntry;
 use crate::runtime::engine::meta;
+use mcpgen_config::{ListTokens, RuntimeConfig, Tool, tools_list_bytes};
 
 /// Named in reports, so that readers know what was counted.
 pub(crate) const TOKENIZER: &str = "o200k_base (tiktoken-rs)";
@@ -27,7 +27,7 @@ fn bpe() -> Option<&'static tiktoken_rs::CoreBPE> {
 pub(crate) fn count(text: &str) -> usize {
     match bpe() {
         Some(bpe) => bpe.encode_ordinary(text).len(),
-        None => text.len().div_ceil(crate::runtime::engine::exposure::BYTES_PER_TOKEN_ESTIMATE),
+        None => text.len().div_ceil(mcpgen_config::exposure::BYTES_PER_TOKEN_ESTIMATE),
     }
 }
 

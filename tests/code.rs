@@ -51,7 +51,7 @@ fn measure() {
     use mcpgen::runtime::code::{Options, ScriptNames, declare_tools};
     let path = std::env::var("MCPGEN_CODE_CONFIG").expect("MCPGEN_CODE_CONFIG");
     let text = std::fs::read_to_string(&path).expect("the config");
-    let config = mcpgen::runtime::config::RuntimeConfig::from_json(&text).expect("a config");
+    let config = mcpgen_config::RuntimeConfig::from_json(&text).expect("a config");
     let started = std::time::Instant::now();
     let all = declare_all(&config);
     println!(

@@ -6,7 +6,7 @@ use std::process::Command;
 use mcpgen::export::{self, Format, strict};
 use mcpgen::pipeline::{Bindings, Forward, ForwardMode, Routing};
 use mcpgen::pipeline::{Pipeline, PipelineOptions, run, run_str};
-use mcpgen::runtime::config::{RuntimeConfig, Tool};
+use mcpgen_config::{RuntimeConfig, Tool};
 use serde_json::{Value, json};
 
 const OPENAPI_SAMPLES: &[&str] = &[

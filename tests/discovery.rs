@@ -6,8 +6,8 @@ mod common;
 
 use common::*;
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::runtime::config::{SchemaDetail, ToolMode};
 use mcpgen::runtime::{Engine, EngineOptions};
+use mcpgen_config::{SchemaDetail, ToolMode};
 use serde_json::json;
 
 /// The API's own `search_tools` keeps its name behind `call_tool`; a direct call gets discovery's.

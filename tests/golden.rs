@@ -8,8 +8,8 @@ mod common;
 use mcpgen::export::advertised_schemas;
 use mcpgen::pipeline::OutputSchemaPolicy;
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::runtime::config::keywords;
-use mcpgen::runtime::config::refs::unresolved_refs;
+use mcpgen_config::keywords;
+use mcpgen_config::refs::unresolved_refs;
 use serde_json::Value;
 
 /// One test per sample (and per check), so that one failure hides no other.

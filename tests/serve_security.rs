@@ -210,7 +210,7 @@ async fn config_can_be_edited_and_served() {
     let first_two: Vec<&str> = text.lines().take(2).collect();
     assert_eq!(
         first_two,
-        [format!("$schema: {}", mcpgen::runtime::config::SCHEMA_ID).as_str(), "mcpgen_config: 1"],
+        [format!("$schema: {}", mcpgen_config::SCHEMA_ID).as_str(), "mcpgen_config: 1"],
         "{}",
         &text[..100]
     );

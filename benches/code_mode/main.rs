@@ -33,10 +33,10 @@ use common::{corpus, rehome, tokens};
 use mcpgen::ir::{ApiIr, Operation};
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::responses::sample::{self, sample_response};
-use mcpgen::runtime::config::ToolMode;
 use mcpgen::runtime::engine::Surface;
 use mcpgen::runtime::engine::caller::Caller;
 use mcpgen::runtime::{Engine, EngineOptions, UpstreamPolicy};
+use mcpgen_config::ToolMode;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
 

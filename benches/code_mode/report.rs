@@ -7,7 +7,7 @@ use super::*;
 
 /// 12,345
 pub(crate) fn n(v: usize) -> String {
-    mcpgen::runtime::engine::exposure::group_digits(v)
+    mcpgen_config::text::group_digits(v)
 }
 
 pub(crate) fn ratio(a: usize, b: usize) -> String {

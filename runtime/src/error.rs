@@ -92,3 +92,9 @@ pub enum UpstreamFault {
 
 /// The engine's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<crate::config::InvalidConfig> for Error {
+    fn from(e: crate::config::InvalidConfig) -> Self {
+        Error::Config(e.to_string())
+    }
+}

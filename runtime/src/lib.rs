@@ -4,7 +4,8 @@
 //! needs. It never depends on mcpgen's compiler.
 //!
 //! The rooms:
-//! - [`config`]: the runtime config format (`mcpgen config` writes it, generated crates embed it);
+//! - [`config`]: the runtime config format (`mcpgen config` writes it, generated crates embed it),
+//!   the crate `mcpgen-config` re-exported;
 //! - `engine`: a config made callable: validation, hooks and handlers, calls, reload, resources;
 //! - `upstream`: requests to the API: building them, credentials, sending, mapping the response;
 //! - `discovery` (feature `discovery`): search over the tools, compact schemas, search by meaning
@@ -15,7 +16,6 @@
 //! - `metrics`: the counters every part updates, Prometheus text with the `metrics` feature;
 //! - `code` (feature `code`): code mode's declarations of the tools as TypeScript-style
 //!   functions, for a model that writes a script calling them;
-//! - [`text`]: text from API descriptions made plain for a model (no markup, one line, cut).
 
 #![deny(missing_docs)]
 
@@ -25,7 +25,7 @@ pub(crate) mod auth;
 pub mod cli;
 #[cfg(feature = "code")]
 pub mod code;
-pub mod config;
+pub use mcpgen_config as config;
 #[cfg(feature = "discovery")]
 pub mod discovery;
 pub mod engine;
@@ -33,7 +33,7 @@ pub mod error;
 pub mod ext;
 pub(crate) mod metrics;
 pub mod response;
-pub mod text;
+pub(crate) use mcpgen_config::text;
 pub(crate) mod transport;
 pub mod upstream;
 

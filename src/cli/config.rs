@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{InputArgs, StrictArg, output};
 use crate::error::Result;
-use crate::runtime::config::{RuntimeConfig, SCHEMA_ID};
+use mcpgen_config::{RuntimeConfig, SCHEMA_ID};
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -89,7 +89,7 @@ pub(super) fn run(args: &ConfigArgs) -> Result<()> {
 }
 
 /// The config as JSON or YAML with `"$schema"` first: the `$id` of the format's JSON Schema
-/// (`runtime/schema/mcpgen-config.schema.json`), for editors to check hand edits. Loading skips
+/// (`config/schema/mcpgen-config.schema.json`), for editors to check hand edits. Loading skips
 /// the key.
 fn render(config: &RuntimeConfig, yaml: bool, origin: &str) -> Result<String> {
     #[derive(Serialize)]
@@ -114,14 +114,14 @@ mod tests {
     /// schema, and loaded back (skipping `$schema`) as the same config, from JSON and from YAML.
     #[test]
     fn configs_name_their_schema_first_and_validate_against_it() {
-        let text = std::fs::read_to_string("runtime/schema/mcpgen-config.schema.json").unwrap();
+        let text = std::fs::read_to_string("config/schema/mcpgen-config.schema.json").unwrap();
         let schema: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(schema["$id"], SCHEMA_ID);
         let validator = jsonschema::validator_for(&schema).unwrap();
         for spec in ["samples/petstore-oas30.json", "samples/security.json", "samples/security-schemes.yaml"] {
             let mut config = pipeline::run(spec, &PipelineOptions::default()).unwrap().tools.config;
             if spec != "samples/petstore-oas30.json" {
-                config.context.tool_mode = crate::runtime::config::ToolMode::Discovery;
+                config.context.tool_mode = mcpgen_config::ToolMode::Discovery;
                 config.context.pin_tools = vec!["get_*".into()];
                 config.resources.route_maps = true;
             }

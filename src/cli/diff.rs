@@ -18,8 +18,8 @@ use crate::error::{Error, Result};
 use crate::ir::Method;
 use crate::load::{self, AnyInput, Input, LoadOptions};
 use crate::pipeline::{self, OutputSchemaPolicy, PipelineOptions, Source};
-use crate::runtime::config::RuntimeConfig;
 use crate::tools::{Filter, ToolOptions};
+use mcpgen_config::RuntimeConfig;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:

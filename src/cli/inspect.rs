@@ -13,9 +13,9 @@ use crate::pipeline::{ConfigKind, Pipeline, Source};
 use crate::responses::estimate::{self, Estimate};
 use crate::responses::sample::SampleSource;
 use crate::runtime::cli::ContextArgs;
-use crate::runtime::config::{Annotations, ListTokens, Method, ResponseDetail, RuntimeConfig, Tool};
-use crate::runtime::engine::exposure::group_digits;
 use crate::tokens::{self, Cost, ModeCosts};
+use mcpgen_config::text::group_digits;
+use mcpgen_config::{Annotations, ListTokens, Method, ResponseDetail, RuntimeConfig, Tool};
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -306,7 +306,7 @@ impl Report {
         let mut context = config.context.clone();
         let (all_full, all_compact) = tokens::all_tools_costs(&full);
         context.tools_list_tokens = Some(ListTokens { full: all_full.tokens, compact: all_compact.tokens });
-        let exposure = crate::runtime::engine::exposure::resolve(&context, &config.tools);
+        let exposure = mcpgen_config::exposure::resolve(&context, &config.tools);
         let discovery = tokens::discovery_cost(&full, &context.pin_tools, exposure.compact)?;
         drop(full);
         let modes = ModeCosts { all_full, all_compact, discovery };
@@ -507,8 +507,8 @@ const OVER_BUDGET_SHOWN: usize = 10;
 
 /// A tool's response estimate against its budget: its own (`x-mcp.maxResultChars`), else the
 /// context's; `0`: no limit.
-fn response_estimate(e: Estimate, tool: &Tool, context: &crate::runtime::config::Context) -> ResponseEstimate {
-    let budget = tool.response.as_ref().and_then(|r| r.max_result_chars).unwrap_or(context.max_result_chars);
+fn response_estimate(e: Estimate, tool: &Tool, context: &mcpgen_config::Context) -> ResponseEstimate {
+    let budget = mcpgen_config::exposure::result_budget(tool, context);
     let rendered = match context.response_detail {
         ResponseDetail::Lean => e.lean_chars,
         ResponseDetail::Full => e.chars,

@@ -107,7 +107,7 @@ pub(crate) struct InputArgs {
     /// --upstream-auth user: 'oauth2:authorize=URL,token=URL,scopes=A B,env=PREFIX'. Names env vars
     /// only; e.g. bearer:GITHUB_TOKEN.
     #[arg(long, value_name = "SPEC", value_parser = crate::tools::security::parse_auth)]
-    pub auth: Vec<crate::runtime::config::SecurityScheme>,
+    pub auth: Vec<mcpgen_config::SecurityScheme>,
 
     /// Keep only operations with one of these tags (repeatable, or comma-separated).
     #[arg(long, value_name = "TAG", value_delimiter = ',', help_heading = "Filters")]

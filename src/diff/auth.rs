@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::{Change, Kind, Sink};
-use crate::runtime::config::{RuntimeConfig, SecurityScheme, Tool};
+use mcpgen_config::{RuntimeConfig, SecurityScheme, Tool};
 
 /// Alternatives of sets; `[{}]`: nothing needed.
 type Needs = BTreeSet<BTreeSet<String>>;

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::runtime::config::{RuntimeConfig, Tool};
+use mcpgen_config::{RuntimeConfig, Tool};
 pub(crate) use render::{json, markdown};
 use schema::Direction;
 

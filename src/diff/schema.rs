@@ -16,9 +16,9 @@ use std::sync::LazyLock;
 use serde_json::{Map, Value};
 
 use super::{Kind, Sink};
-use crate::runtime::config::keywords;
-use crate::runtime::config::refs::resolve_pointer;
 use crate::tools::inline::CUT_SHORT;
+use mcpgen_config::keywords;
+use mcpgen_config::refs::resolve_pointer;
 
 /// Which way values flow through the schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::diag::{Diagnostic, child};
 use crate::ir::{ApiIr, Dialect, Function, Operation};
 use crate::pipeline::Pipeline;
-use crate::runtime::config::{RuntimeConfig, Tool};
+use mcpgen_config::{RuntimeConfig, Tool};
 
 /// One API as the checks see it.
 pub(crate) struct Context<'a> {

@@ -3,7 +3,7 @@
 
 use super::{About, ApiReport, Context, examine};
 use crate::pipeline::Pipeline;
-use crate::runtime::config::RuntimeConfig;
+use mcpgen_config::RuntimeConfig;
 
 /// What a config's report calls its input.
 const CONFIG_DIALECT: &str = "mcpgen runtime config";
@@ -42,7 +42,7 @@ pub(crate) fn of_merged(config: &RuntimeConfig, origin: &str, made: Vec<ApiRepor
     let mut claimed = vec![false; config.apis.len()];
     let mut reports = Vec::with_capacity(config.apis.len());
     for mut report in made {
-        let title = |a: &crate::runtime::config::Api| a.title.clone().unwrap_or_else(|| a.name.clone());
+        let title = |a: &mcpgen_config::Api| a.title.clone().unwrap_or_else(|| a.name.clone());
         let found = config.apis.iter().enumerate().find(|(i, a)| !claimed[*i] && title(a) == report.title);
         if let Some((i, api)) = found {
             claimed[i] = true;

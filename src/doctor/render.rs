@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use super::{ApiReport, Finding, RULES, Report, Rule};
-use crate::runtime::engine::exposure::group_digits;
+use mcpgen_config::text::group_digits;
 
 /// Findings of one rule the text report shows, unless asked for all.
 pub(crate) const SHOWN_PER_RULE: usize = 5;

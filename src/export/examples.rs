@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::ir::Operation;
-use crate::runtime::config::{BodyContent, HttpBinding, Tool};
+use mcpgen_config::{BodyContent, HttpBinding, Tool};
 
 /// The most input examples a tool gets: each one is sent with the tool's definition, so each
 /// costs tokens on every request.

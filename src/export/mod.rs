@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::ir::Operation;
-use crate::runtime::config::{JsonObject, RuntimeConfig, Tool};
 use crate::runtime::engine::ToolEntry;
+use mcpgen_config::{JsonObject, RuntimeConfig, Tool};
 
 /// The tool-list format of an LLM API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

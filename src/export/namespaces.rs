@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::runtime::config::RuntimeConfig;
+use mcpgen_config::RuntimeConfig;
 
 /// The most tools in one namespace: OpenAI's tool search guide advises "fewer than 10 functions"
 /// per namespace for token efficiency and model performance; mcpgen's rule is 10 at most.

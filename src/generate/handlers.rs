@@ -23,7 +23,7 @@ use self::types::{TAKEN_TYPES, args_items};
 use super::rust::{doc_header, render};
 use crate::error::Result;
 use crate::names::{is_identifier, pascal_identifier, snake_identifier};
-use crate::runtime::config::{RuntimeConfig, Tool};
+use mcpgen_config::{RuntimeConfig, Tool};
 
 /// One tool answered by a handler, with its Rust names.
 pub(super) struct Handler<'a> {
@@ -213,7 +213,7 @@ mod tests {
             .to_vec();
         crate::load::read_config(
             &json!({
-                "mcpgen_config": crate::runtime::config::CONFIG_FORMAT_VERSION,
+                "mcpgen_config": mcpgen_config::CONFIG_FORMAT_VERSION,
                 "server": {"name": "t", "version": "1"},
                 "upstream": {},
                 "tools": tools

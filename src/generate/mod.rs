@@ -17,7 +17,7 @@ pub use write::{WriteReport, write_crate};
 
 use crate::error::{Error, Result};
 use crate::names;
-use crate::runtime::config::RuntimeConfig;
+use mcpgen_config::RuntimeConfig;
 
 /// The crate's dependencies besides the runtime, all in the runtime's own tree (so they cost no
 /// build time): `serde` and `serde_json` for the handlers' argument types and the user's code,
@@ -212,12 +212,15 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     }
     if c.runtime == RuntimeSource::Vendored {
         let header = rust::header(version);
-        for (name, source) in runtime_crate::SOURCES {
-            let contents = match *name {
-                "Cargo.toml" => runtime_crate::vendored_manifest(&header, source),
-                _ => format!("// {header}\n{}", without_tests(source)),
-            };
-            files.push(file(&format!("{VENDORED_RUNTIME}/{name}"), contents));
+        let copies = [(VENDORED_RUNTIME, runtime_crate::SOURCES), (VENDORED_CONFIG, runtime_crate::CONFIG_SOURCES)];
+        for (dir, sources) in copies {
+            for (name, source) in sources {
+                let contents = match *name {
+                    "Cargo.toml" => runtime_crate::vendored_manifest(&header, source),
+                    _ => format!("// {header}\n{}", without_tests(source)),
+                };
+                files.push(file(&format!("{dir}/{name}"), contents));
+            }
         }
     }
     Ok(files)
@@ -225,6 +228,9 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
 
 /// Where a crate keeps its copy of the runtime crate.
 pub const VENDORED_RUNTIME: &str = "mcpgen-runtime";
+
+/// Where a crate keeps its copy of the contract crate (the runtime's copy depends on it).
+pub const VENDORED_CONFIG: &str = "mcpgen-config";
 
 /// Where crates generated before the runtime was a crate of its own kept its source files.
 pub const OLD_ENGINE_DIR: &str = "src/runtime";
@@ -405,7 +411,8 @@ mod tests {
             file.items.iter().filter(|i| !(skip_tests && is_test(i))).map(|i| i.to_token_stream().to_string()).collect()
         };
         let mut removed = 0;
-        for (name, source) in runtime_crate::SOURCES.iter().filter(|(n, _)| n.ends_with(".rs")) {
+        let sources = runtime_crate::SOURCES.iter().chain(runtime_crate::CONFIG_SOURCES);
+        for (name, source) in sources.filter(|(n, _)| n.ends_with(".rs")) {
             let stripped = without_tests(source);
             assert!(!stripped.contains("cfg(test)"), "{name}");
             assert!(stripped.ends_with("}\n") || stripped.ends_with(";\n"), "{name}");

@@ -1,7 +1,23 @@
 //! The runtime crate (mcpgen-runtime, `runtime/` in this repository) as a generated crate carries it:
-//! a copy in `mcpgen-runtime/` that the crate depends on by path (it builds from crates.io alone), or
-//! the published version (`--runtime registry`); and the features of it that the crate's config
-//! needs.
+//! a copy in `mcpgen-runtime/` that the crate depends on by path, with the contract crate it
+//! depends on (mcpgen-config, `config/`) in `mcpgen-config/` beside it (the crate builds from
+//! crates.io alone), or the published version (`--runtime registry`); and the features of it that
+//! the crate's config needs.
+
+/// The contract crate's files (mcpgen-config, `config/`), relative to its root: copied into
+/// `mcpgen-config/`, beside the runtime's copy that depends on it.
+pub(super) const CONFIG_SOURCES: &[(&str, &str)] = &[
+    ("Cargo.toml", include_str!("../../config/Cargo.toml")),
+    ("src/binding.rs", include_str!("../../config/src/binding.rs")),
+    ("src/exposure.rs", include_str!("../../config/src/exposure.rs")),
+    ("src/keywords.rs", include_str!("../../config/src/keywords.rs")),
+    ("src/lib.rs", include_str!("../../config/src/lib.rs")),
+    ("src/media.rs", include_str!("../../config/src/media.rs")),
+    ("src/refs.rs", include_str!("../../config/src/refs.rs")),
+    ("src/response.rs", include_str!("../../config/src/response.rs")),
+    ("src/security.rs", include_str!("../../config/src/security.rs")),
+    ("src/text.rs", include_str!("../../config/src/text.rs")),
+];
 
 /// The runtime crate's files, relative to its root: copied into `mcpgen-runtime/`.
 pub(super) const SOURCES: &[(&str, &str)] = &[
@@ -23,12 +39,6 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/code/serve.rs", include_str!("../../runtime/src/code/serve.rs")),
     ("src/code/shape.rs", include_str!("../../runtime/src/code/shape.rs")),
     ("src/code/tests.rs", include_str!("../../runtime/src/code/tests.rs")),
-    ("src/config/binding.rs", include_str!("../../runtime/src/config/binding.rs")),
-    ("src/config/keywords.rs", include_str!("../../runtime/src/config/keywords.rs")),
-    ("src/config/mod.rs", include_str!("../../runtime/src/config/mod.rs")),
-    ("src/config/refs.rs", include_str!("../../runtime/src/config/refs.rs")),
-    ("src/config/response.rs", include_str!("../../runtime/src/config/response.rs")),
-    ("src/config/security.rs", include_str!("../../runtime/src/config/security.rs")),
     ("src/discovery/analyzer.rs", include_str!("../../runtime/src/discovery/analyzer.rs")),
     ("src/discovery/compact.rs", include_str!("../../runtime/src/discovery/compact.rs")),
     ("src/discovery/embed_cache.rs", include_str!("../../runtime/src/discovery/embed_cache.rs")),
@@ -81,7 +91,6 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/response/script.rs", include_str!("../../runtime/src/response/script.rs")),
     ("src/response/table.rs", include_str!("../../runtime/src/response/table.rs")),
     ("src/response/tests.rs", include_str!("../../runtime/src/response/tests.rs")),
-    ("src/text.rs", include_str!("../../runtime/src/text.rs")),
     ("src/transport/http/fast_call.rs", include_str!("../../runtime/src/transport/http/fast_call.rs")),
     ("src/transport/http/front.rs", include_str!("../../runtime/src/transport/http/front.rs")),
     ("src/transport/http/legacy_sse.rs", include_str!("../../runtime/src/transport/http/legacy_sse.rs")),
@@ -113,7 +122,7 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
 
 use std::collections::BTreeSet;
 
-use crate::runtime::config::RuntimeConfig;
+use mcpgen_config::RuntimeConfig;
 
 /// Where a generated crate gets the runtime from (`--runtime`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -175,7 +184,7 @@ impl Feature {
 pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
     let mut out: BTreeSet<Feature> = asked.iter().copied().collect();
     out.insert(Feature::Http);
-    let exposure = crate::runtime::engine::exposure::resolve(&config.context, &config.tools);
+    let exposure = mcpgen_config::exposure::resolve(&config.context, &config.tools);
     if exposure.discovery || exposure.compact {
         out.insert(Feature::Discovery);
     }
@@ -213,11 +222,16 @@ pub(super) fn dependency(source: RuntimeSource, features: &[Feature]) -> String 
     }
 }
 
-/// The runtime's manifest as the copy ships it: without its dev-dependencies (mcpgen's tests of
-/// the runtime do not ship).
+/// Where the runtime's copy finds the contract's: its path dependency as the repository has it,
+/// and as the generated crate lays the copies out.
+const CONFIG_PATH: (&str, &str) = ("path = \"../config\"", "path = \"../mcpgen-config\"");
+
+/// A vendored crate's manifest as the copy ships it: without its dev-dependencies (mcpgen's tests
+/// of the runtime do not ship), and with the runtime's path to the contract's copy.
 pub(super) fn vendored_manifest(header: &str, manifest: &str) -> String {
     let mut out = format!("# {header}\n");
     let mut skipping = false;
+    let manifest = manifest.replace(CONFIG_PATH.0, CONFIG_PATH.1);
     for line in manifest.lines() {
         if line.starts_with('[') {
             skipping = line == "[dev-dependencies]";
@@ -237,10 +251,23 @@ pub(super) fn vendored_manifest(header: &str, manifest: &str) -> String {
 mod tests {
     use super::*;
 
-    /// Every file of the runtime crate is copied.
+    /// Every file of the runtime crate and of the contract crate is copied.
     #[test]
     fn sources_are_complete() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+        check_sources("runtime", SOURCES);
+        check_sources("config", CONFIG_SOURCES);
+    }
+
+    /// The runtime's manifest names the contract where the copies put it.
+    #[test]
+    fn the_runtime_copy_finds_the_contract_copy() {
+        let runtime = SOURCES.iter().find(|(n, _)| *n == "Cargo.toml").unwrap().1;
+        assert!(runtime.contains(CONFIG_PATH.0), "runtime/Cargo.toml depends on ../config");
+        assert!(vendored_manifest("h", runtime).contains(CONFIG_PATH.1));
+    }
+
+    fn check_sources(dir: &str, sources: &[(&str, &str)]) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
         let mut on_disk = vec!["Cargo.toml".to_string()];
         let mut stack = vec![root.join("src")];
         while let Some(dir) = stack.pop() {
@@ -254,9 +281,9 @@ mod tests {
             }
         }
         on_disk.sort();
-        let mut listed: Vec<String> = SOURCES.iter().map(|(n, _)| n.to_string()).collect();
+        let mut listed: Vec<String> = sources.iter().map(|(n, _)| n.to_string()).collect();
         listed.sort();
-        assert_eq!(listed, on_disk, "every file of runtime/ is in SOURCES");
+        assert_eq!(listed, on_disk, "every file of {dir}/ is copied");
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub(super) fn lib_rs(
 
             /// The catalogue, parsed.
             pub fn catalogue() -> Result<runtime::config::RuntimeConfig, runtime::Error> {
-                runtime::config::RuntimeConfig::from_json(CATALOGUE)
+                Ok(runtime::config::RuntimeConfig::from_json(CATALOGUE)?)
             }
 
             /// The names of the catalogue's tools, in order.

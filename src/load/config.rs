@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::diag::child;
 use crate::error::{Error, Location, Result};
-use crate::runtime::config::{CONFIG_FORMAT_VERSION, RuntimeConfig};
+use mcpgen_config::{CONFIG_FORMAT_VERSION, RuntimeConfig};
 
 /// A runtime config from its parsed document: every field typed (methods, object schemas, ...),
 /// and the format version one this mcpgen reads.

@@ -24,7 +24,7 @@ pub(crate) use refs::{RefTarget, split_ref};
 use crate::diag::Diagnostic;
 use crate::error::{Error, Location, Result};
 use crate::ir::Dialect;
-use crate::runtime::config::RuntimeConfig;
+use mcpgen_config::RuntimeConfig;
 
 /// Documents larger than this are refused (Microsoft Graph beta, the largest real one, is 47 MB).
 pub(crate) const MAX_DOCUMENT_BYTES: u64 = 512 * 1024 * 1024;

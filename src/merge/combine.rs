@@ -6,10 +6,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::error::{Error, Location, Result};
 use crate::names::screaming_snake_case;
-use crate::runtime::config::{
-    Api, CONFIG_FORMAT_VERSION, Context, Limits, RuntimeConfig, SecurityScheme, ServerInfo, Upstream,
-};
 use crate::tools::naming::shorten;
+use mcpgen_config::{Api, CONFIG_FORMAT_VERSION, Context, Limits, RuntimeConfig, SecurityScheme, ServerInfo, Upstream};
 
 /// One API's config, ready to merge: its tools' names already carry its prefix.
 #[derive(Debug, Clone)]
@@ -21,7 +19,7 @@ pub(crate) struct Part {
     /// Static headers of its requests, over its config's own.
     pub headers: BTreeMap<String, String>,
     /// Whose identity its requests carry, over its config's own.
-    pub upstream_auth: Option<crate::runtime::config::UpstreamIdentity>,
+    pub upstream_auth: Option<mcpgen_config::UpstreamIdentity>,
     pub config: RuntimeConfig,
 }
 
@@ -212,7 +210,7 @@ fn server_info(parts: &[Part], max_description_len: usize) -> ServerInfo {
     for (p, title) in parts.iter().zip(&titles) {
         let prefix = if p.prefix.is_empty() { String::new() } else { format!(" (tools `{}*`)", p.prefix) };
         let description = p.config.server.instructions.as_deref().map(str::trim).unwrap_or("");
-        let description = crate::runtime::text::cap(description, max_description_len);
+        let description = mcpgen_config::text::cap(description, max_description_len);
         let sep = if description.is_empty() { "" } else { ": " };
         instructions.push_str(&format!("\n\n{title}{prefix}{sep}{description}"));
     }

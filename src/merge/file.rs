@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer};
 use crate::error::{Error, Location, Result};
 use crate::load::ApisFile;
 use crate::pipeline::PipelineOptions;
-use crate::runtime::config::UpstreamIdentity;
+use mcpgen_config::UpstreamIdentity;
 
 /// The file as written.
 #[derive(Debug, Deserialize)]

@@ -15,9 +15,9 @@ use crate::ir::ApiIr;
 use crate::load::{self, AnyInput, Input};
 use crate::normalize::Routing;
 use crate::pipeline::{self, ConfigKind, Inputs, Pipeline, PipelineOptions, Source};
-use crate::runtime::config::RuntimeConfig;
 use combine::Part;
 use file::Wanted;
+use mcpgen_config::RuntimeConfig;
 
 /// Reads `specs` (paths, URLs, `-`, multi-API files) and makes one pipeline or one config of
 /// them (see `crate::pipeline::open`). `report` is called with the pipeline of each API merged

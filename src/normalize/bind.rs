@@ -19,7 +19,7 @@ use crate::ir::{
     ApiIr, BodyContent, Function, McpExtension, MediaType, Method, Operation, ParamLocation, ParamStyle, Parameter,
     RequestBody, Response, SecurityRequirement,
 };
-use crate::runtime::config::{BodyField, SecurityScheme};
+use mcpgen_config::{BodyField, SecurityScheme};
 
 /// Applies `routing` to the functions of `ir`: bound functions become
 /// operations. Bindings are checked here, all of them, whether or not filters keep their tools.

@@ -197,7 +197,7 @@ pub(crate) fn draft<'ir>(ir: &'ir ApiIr, op: &'ir Operation) -> Option<Draft<'ir
 
 /// The JSON media type of a response's content, by the module's rule.
 pub(crate) fn json_media(content: &[MediaType]) -> Option<&MediaType> {
-    let json = |m: &&MediaType| crate::runtime::upstream::request::is_json_media(&m.media_type.to_ascii_lowercase());
+    let json = |m: &&MediaType| mcpgen_config::media::is_json_media(&m.media_type.to_ascii_lowercase());
     content
         .iter()
         .find(|m| m.media_type == "application/json")

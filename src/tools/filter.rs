@@ -44,7 +44,7 @@ impl Filter {
 
     /// Whether a tool of a runtime config is kept (a config served beside other APIs): by its
     /// name, operationId, tags, and its binding's path and method.
-    pub fn keeps_tool(&self, tool: &crate::runtime::config::Tool) -> bool {
+    pub fn keeps_tool(&self, tool: &mcpgen_config::Tool) -> bool {
         let http = tool.http.as_ref().map(|h| (h.path.as_str(), h.method));
         self.keeps_parts(&tool.name, tool.operation_id.as_deref(), &tool.tags, http)
     }

@@ -10,7 +10,7 @@ use super::naming::arg_name;
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{MediaType, Operation, Parameter, RequestBody};
 use crate::normalize::DEFS_PREFIX;
-use crate::runtime::config::{BodyBinding, BodyContent, BodyField, ParamBinding, ParamLocation};
+use mcpgen_config::{BodyBinding, BodyContent, BodyField, ParamBinding, ParamLocation};
 
 pub(crate) struct Input {
     pub schema: Value,
@@ -268,13 +268,13 @@ enum BodyKind {
 
 fn body_kind(media: &str) -> BodyKind {
     let t = media.to_ascii_lowercase();
-    if crate::runtime::upstream::request::is_json_media(&t) || t.starts_with("*/*") {
+    if mcpgen_config::media::is_json_media(&t) || t.starts_with("*/*") {
         BodyKind::Json
     } else if t.starts_with("application/x-www-form-urlencoded") {
         BodyKind::Form
     } else if t.starts_with("multipart/") {
         BodyKind::Multipart
-    } else if crate::runtime::upstream::request::is_text_media(&t) {
+    } else if mcpgen_config::media::is_text_media(&t) {
         BodyKind::Text
     } else {
         BodyKind::Binary
@@ -464,7 +464,7 @@ mod tests {
     use super::*;
     use crate::ir::ParamLocation;
     use crate::ir::{Method, Parameter};
-    use crate::runtime::config::ParamStyle;
+    use mcpgen_config::ParamStyle;
 
     fn op(params: Vec<Parameter>, body: Option<RequestBody>) -> Operation {
         Operation {

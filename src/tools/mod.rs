@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::runtime::config::JsonObject;
+use mcpgen_config::JsonObject;
 
 pub use filter::Filter;
 pub(crate) use inline::InlineLimits;
@@ -24,7 +24,7 @@ use crate::conventions;
 use crate::diag::{DiagKind, Diagnostic, child};
 use crate::error::{Error, Result};
 use crate::ir::{ApiIr, Function, Method, Operation};
-use crate::runtime::config::{
+use mcpgen_config::{
     Annotations, BodyBinding, CONFIG_FORMAT_VERSION, HttpBinding, Limits, RuntimeConfig, ServerInfo, Tool, Upstream,
 };
 use naming::NameAllocator;
@@ -60,7 +60,7 @@ pub struct ToolOptions {
     /// How far `$ref`s are inlined into tool schemas (depth, size).
     pub inline: InlineLimits,
     /// Credentials (`--auth`) for every operation that declares no scheme of its own.
-    pub auth: Vec<crate::runtime::config::SecurityScheme>,
+    pub auth: Vec<mcpgen_config::SecurityScheme>,
     /// What every tool name starts with (`github_`, when several APIs are served as one); empty
     /// by default. Names are made and filtered without it, then shortened to leave it room.
     pub name_prefix: String,
@@ -201,7 +201,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
 /// model could switch otherwise).
 fn credential_parameters(
     tool: &mut Tool,
-    schemes: &BTreeMap<String, crate::runtime::config::SecurityScheme>,
+    schemes: &BTreeMap<String, mcpgen_config::SecurityScheme>,
     sources: &BTreeMap<String, ToolSource>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
@@ -267,11 +267,7 @@ fn function_name(f: &Function, names: &mut NameAllocator, diagnostics: &mut Vec<
 
 /// How a bound function's operation is sent: its parameters and body as the binding placed the
 /// arguments, under the names the function declares.
-fn bound_binding(
-    op: &Operation,
-    ir: &ApiIr,
-    schemes: &BTreeMap<String, crate::runtime::config::SecurityScheme>,
-) -> HttpBinding {
+fn bound_binding(op: &Operation, ir: &ApiIr, schemes: &BTreeMap<String, mcpgen_config::SecurityScheme>) -> HttpBinding {
     let params = op
         .parameters
         .iter()
@@ -302,7 +298,7 @@ fn operation_tool(
     name: String,
     ir: &ApiIr,
     opts: &ToolOptions,
-    schemes: &BTreeMap<String, crate::runtime::config::SecurityScheme>,
+    schemes: &BTreeMap<String, mcpgen_config::SecurityScheme>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<Tool> {
     let input = input::build_input(op, &ir.schemas, opts.inline);
@@ -458,7 +454,7 @@ fn output_schema(op: &Operation, ir: &ApiIr, opts: &ToolOptions) -> Option<JsonO
     let response = op.response.as_ref()?;
     let media = response.content.iter().find(|m| {
         let t = m.media_type.to_ascii_lowercase();
-        crate::runtime::upstream::request::is_json_media(&t)
+        mcpgen_config::media::is_json_media(&t)
     })?;
     if media.schema.as_object().is_none_or(|o| o.is_empty()) {
         return None;
@@ -528,8 +524,8 @@ fn describe(summary: Option<&str>, description: Option<&str>, deprecated: bool, 
 }
 
 /// Cuts text to at most `max` characters, marking the cut with `…` (the engine's own, shared).
-pub(crate) use crate::runtime::text::cap;
-use crate::runtime::text::cap_words;
+pub(crate) use mcpgen_config::text::cap;
+use mcpgen_config::text::cap_words;
 
 #[cfg(test)]
 mod tests {

@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::ir::{ApiIr, Operation};
 use crate::normalize::DEFS_PREFIX;
 use crate::responses::sample::json_media;
-use crate::runtime::config::ResponseInfo;
+use mcpgen_config::ResponseInfo;
 
 /// Members listed at the top level of a shape.
 pub(crate) const TOP_MEMBERS: usize = 40;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::ir::{self, HttpScheme, SecurityRequirement};
 use crate::names::screaming_snake_case;
-use crate::runtime::config::{ScopeSets, SecurityRequirements, SecurityScheme};
+use mcpgen_config::{ScopeSets, SecurityRequirements, SecurityScheme};
 
 pub(crate) fn runtime_schemes(
     schemes: &BTreeMap<String, ir::SecurityScheme>,
@@ -98,7 +98,7 @@ pub(crate) fn requirements(
 }
 
 /// The OAuth scopes a caller needs for an operation with these requirements (see
-/// `runtime::config::Tool::scopes`): each alternative's oauth2 and openIdConnect scopes, as one
+/// `mcpgen_config::Tool::scopes`): each alternative's oauth2 and openIdConnect scopes, as one
 /// set. Alternatives without such a scheme are left out (an API key the server holds says
 /// nothing about the caller); when none has one, or one needs no scope, no scope is needed. A set
 /// that holds another is dropped.
@@ -146,7 +146,7 @@ pub(crate) fn caller_scopes(reqs: &[SecurityRequirement], schemes: &BTreeMap<Str
 /// and `PREFIX_CLIENT_SECRET`, a token obtained elsewhere in `PREFIX_TOKEN`; `OAUTH2` by
 /// default). Only env var names are taken: the secrets stay in the environment.
 pub(crate) fn parse_auth(spec: &str) -> Result<SecurityScheme, String> {
-    use crate::runtime::config::ApiKeyLocation;
+    use mcpgen_config::ApiKeyLocation;
     if let Some(rest) = spec.strip_prefix("oauth2:") {
         return parse_oauth2(rest);
     }
@@ -260,7 +260,7 @@ pub(crate) const AUTHORIZATION_HEADER: &str = "authorization_header";
 
 pub(crate) fn authorization_header(prefix: &str) -> SecurityScheme {
     SecurityScheme::ApiKey {
-        location: crate::runtime::config::ApiKeyLocation::Header,
+        location: mcpgen_config::ApiKeyLocation::Header,
         name: "Authorization".into(),
         env: format!("{prefix}_AUTHORIZATION"),
     }
@@ -281,9 +281,10 @@ pub(crate) fn add_authorization_header(
 /// argument it declared).
 pub(crate) fn declares_authorization(op: &crate::ir::Operation) -> bool {
     op.function.is_none()
-        && op.parameters.iter().any(|p| {
-            p.location == crate::runtime::config::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization")
-        })
+        && op
+            .parameters
+            .iter()
+            .any(|p| p.location == mcpgen_config::ParamLocation::Header && p.name.eq_ignore_ascii_case("authorization"))
 }
 
 #[cfg(test)]
@@ -299,10 +300,7 @@ mod tests {
             ("oidc".to_string(), ir::SecurityScheme::OpenIdConnect { url: "https://idp.example.com".into() }),
             (
                 "key".to_string(),
-                ir::SecurityScheme::ApiKey {
-                    name: "k".into(),
-                    location: crate::runtime::config::ApiKeyLocation::Header,
-                },
+                ir::SecurityScheme::ApiKey { name: "k".into(), location: mcpgen_config::ApiKeyLocation::Header },
             ),
         ])
     }

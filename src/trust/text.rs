@@ -206,7 +206,7 @@ fn read_as_model(text: &str) -> String {
 /// A withheld passage for a warning: as read, without control characters, at most 80 characters.
 fn excerpt(text: &str) -> String {
     let read: String = read_as_model(text).chars().filter(|c| !c.is_control()).collect();
-    crate::runtime::text::cap(&read, 80)
+    mcpgen_config::text::cap(&read, 80)
 }
 
 /// The kept text without the gaps cuts leave: trailing spaces, three or more new lines, and

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::text::{self, Withheld};
 use crate::diag::escape_segment;
 use crate::load::is_name_map;
-use crate::runtime::config::keywords;
+use mcpgen_config::keywords;
 
 /// Keys whose string values a model reads.
 const TEXTS: &[&str] = &["description", "summary", "title"];
@@ -166,7 +166,7 @@ fn excerpt_value(s: &str) -> String {
         .chars()
         .map(|c| if text::is_invisible(c) || c.is_control() { format!("\\u{{{:X}}}", c as u32) } else { c.to_string() })
         .collect();
-    crate::runtime::text::cap(&shown, 80)
+    mcpgen_config::text::cap(&shown, 80)
 }
 
 /// `x-mcp-allow-text: true`, or `x-mcp: {allowText: true}`: the object's texts are the author's

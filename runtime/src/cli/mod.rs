@@ -91,6 +91,7 @@ pub fn main(program: Program) -> std::process::ExitCode {
     };
     init_logging(program.log_filter, cli.server.log_format);
     let result = RuntimeConfig::from_json(program.catalogue)
+        .map_err(Error::from)
         .and_then(|config| run(config, cli.base_url, &cli.server, program.extensions));
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

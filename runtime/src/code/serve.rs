@@ -16,13 +16,14 @@ use crate::code::declare::{Options, declare_tools};
 use crate::code::names::ScriptNames;
 use crate::code::sandbox::{self, Answer, Host, Limits, Reply, Stop};
 use crate::engine::caller::Caller;
-use crate::engine::exposure::{DESCRIBE_TOOLS, RUN_SCRIPT, SEARCH_TOOLS, group_digits};
+use crate::engine::exposure::{DESCRIBE_TOOLS, RUN_SCRIPT, SEARCH_TOOLS};
 use crate::engine::meta::{DEFAULT_LIMIT, MAX_DESCRIBE, MAX_LIMIT};
 use crate::engine::{Asker, Delivery, Engine, Observation, Surface, ToolEntry, tool_error};
 use crate::metrics::Outcome;
 use crate::response::budget;
 use crate::response::json::Json;
 use crate::response::script::Kind;
+use crate::text::group_digits;
 
 /// Scripts that may run at once per server; more wait for a slot (up to their wall time). A
 /// script past its deadline inside one long builtin keeps its slot until it stops.

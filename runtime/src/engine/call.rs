@@ -388,7 +388,7 @@ impl Engine {
                         self.credentials.hint(&http.security)
                     },
                     validate_output: tool.output_schema.is_some().then_some(&output_check as response::OutputCheck<'_>),
-                    budget: tool.results.budget.unwrap_or(self.rendering.budget),
+                    budget: crate::config::exposure::budget(tool.results.budget, self.rendering.budget),
                     detail: self.rendering.detail,
                     format: self.rendering.format,
                     origin: &origin,

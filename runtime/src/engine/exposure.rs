@@ -1,101 +1,12 @@
-//! What `tools/list` shows: every tool, or discovery's three tools (feature `discovery`); full or
-//! compact schemas; and why. Decided from the config's `context` and the catalogue's size.
+//! What `tools/list` shows, as the engine holds it: the rule is the contract's
+//! ([`crate::config::exposure`]); a server built without a feature falls back, or refuses a mode
+//! asked for by name.
 
-use crate::config::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
+pub use crate::config::exposure::*;
+#[cfg(any(not(feature = "discovery"), not(feature = "code")))]
+use crate::config::{Context, SchemaDetail, ToolMode};
 #[cfg(any(not(feature = "discovery"), not(feature = "code")))]
 use crate::error::{Error, Result};
-
-/// The discovery tool that finds tools by what the model wants to do.
-pub const SEARCH_TOOLS: &str = "search_tools";
-/// The discovery tool that gives tools' definitions (input schemas included), by name.
-pub const DESCRIBE_TOOLS: &str = "describe_tools";
-/// The discovery tool that calls one of the API's tools by name, with its arguments.
-pub const CALL_TOOL: &str = "call_tool";
-/// The discovery tools, in the order `tools/list` shows them.
-pub const META_TOOLS: [&str; 3] = [SEARCH_TOOLS, DESCRIBE_TOOLS, CALL_TOOL];
-/// Code mode's tool that runs a script calling the API's tools (feature `code`).
-pub const RUN_SCRIPT: &str = "run_script";
-/// The server's own tools, discovery's and code mode's: each is counted in the metrics after the
-/// catalogue's tools, in this order.
-pub const OWN_TOOLS: [&str; 4] = [SEARCH_TOOLS, DESCRIBE_TOOLS, CALL_TOOL, RUN_SCRIPT];
-
-/// Bytes per token used when the cost was not measured: o200k_base averages about 4.8 bytes per
-/// token on tool lists (GitHub's: 2.56 MB, 535,208 tokens); 4 errs toward the smaller list.
-pub const BYTES_PER_TOKEN_ESTIMATE: usize = 4;
-
-/// What the engine shows: every tool or the discovery tools; full or compact schemas; and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Exposure {
-    /// `tools/list` shows the three discovery tools (and pinned tools) rather than every tool.
-    pub discovery: bool,
-    /// `tools/list` shows code mode's three tools (search, declarations, run_script).
-    pub code: bool,
-    /// Tools are advertised with compact schemas and descriptions.
-    pub compact: bool,
-    /// One line for the log: the choice and its reason.
-    pub reason: String,
-}
-
-/// Chooses the mode from the context policy and the catalogue.
-pub fn resolve(ctx: &Context, tools: &[Tool]) -> Exposure {
-    let n = tools.len();
-    let limit = ctx.auto_max_tokens;
-    // The full all-tools list's cost: measured by mcpgen, or estimated (counting stops past the limit).
-    let (tokens, measured) = match ctx.tools_list_tokens {
-        Some(t) => (t.full, true),
-        None => {
-            let cap = limit.saturating_mul(BYTES_PER_TOKEN_ESTIMATE).saturating_add(1);
-            (tools_list_bytes(tools.iter().map(Tool::mcp_view), cap).div_ceil(BYTES_PER_TOKEN_ESTIMATE), false)
-        }
-    };
-    let over = tokens > limit;
-    let cost = match (over, measured) {
-        (true, false) => format!("more than {} tokens", group_digits(limit)),
-        (false, false) => format!("about {} tokens", group_digits(tokens)),
-        (_, true) => format!("{} tokens", group_digits(tokens)),
-    };
-    let (discovery, why) = match ctx.tool_mode {
-        ToolMode::All => (false, "--tool-mode all".to_string()),
-        ToolMode::Discovery => (true, "--tool-mode discovery".to_string()),
-        ToolMode::Code => (false, "--tool-mode code".to_string()),
-        ToolMode::Auto if n > ctx.auto_max_tools => {
-            (true, format!("{} tools is more than {} (--auto-max-tools)", group_digits(n), ctx.auto_max_tools))
-        }
-        ToolMode::Auto if over => (
-            true,
-            format!("listing every tool would cost {cost}, more than {} (--auto-max-tokens)", group_digits(limit)),
-        ),
-        ToolMode::Auto => {
-            (false, format!("{n} tools, {cost} (limits: {} tools, {} tokens)", ctx.auto_max_tools, group_digits(limit)))
-        }
-    };
-    let compact = match ctx.schema_detail {
-        SchemaDetail::Full => false,
-        SchemaDetail::Compact => true,
-        SchemaDetail::Auto => over,
-    };
-    let code = ctx.tool_mode == ToolMode::Code;
-    let mode = match (discovery, code) {
-        (_, true) => "code (search_tools, describe_tools, run_script)",
-        (true, _) => "discovery (search_tools, describe_tools, call_tool)",
-        _ => "all tools",
-    };
-    let detail = if compact { "compact" } else { "full" };
-    Exposure { discovery, code, compact, reason: format!("tool mode: {mode}, {detail} schemas: {why}") }
-}
-
-/// Digits in groups of three: 1,223.
-pub fn group_digits(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// The exposure a server built without the `discovery` feature can give: a mode asked for by name
 /// needs the feature; one `auto` would choose falls back to every tool with full schemas.

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::discovery::compact::compact_description;
 use crate::discovery::finder::Finder;
 use crate::engine::caller::Caller;
-pub use crate::engine::exposure::{CALL_TOOL, DESCRIBE_TOOLS, Exposure, META_TOOLS, SEARCH_TOOLS, group_digits};
+pub use crate::engine::exposure::{CALL_TOOL, DESCRIBE_TOOLS, Exposure, META_TOOLS, SEARCH_TOOLS};
 use crate::engine::{Engine, Observation, ToolEntry, tool_error};
 use crate::error::{Error, Result};
 

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::config::Api;
 use crate::engine::ToolEntry;
-use crate::engine::exposure::group_digits;
+use crate::text::group_digits;
 use crate::text::{cap_words, first_paragraph, first_sentence, plain};
 
 /// Longest API summary (the first paragraph of `info.description`), in characters.

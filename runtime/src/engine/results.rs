@@ -35,7 +35,7 @@ impl ToolResults {
         ToolResults {
             jq_arg: json.then(|| jq_arg_name(&t.input_schema)),
             pager: Some(Pager::detect(http, &t.input_schema)),
-            budget: t.response.as_ref().and_then(|r| r.max_result_chars),
+            budget: crate::config::exposure::own_budget(t),
             shape: t.response.as_ref().and_then(|r| r.shape.clone()),
         }
     }

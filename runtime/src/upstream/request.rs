@@ -89,7 +89,7 @@ pub fn prepare(base_url: &str, binding: &HttpBinding, args: &Map<String, Value>)
 
 /// [`prepare`] on a base URL parsed beforehand (once, when the engine is built).
 pub fn prepare_on(base_url: &BaseUrl, binding: &HttpBinding, args: &Map<String, Value>) -> Result<PreparedRequest> {
-    let method = binding.method.to_reqwest();
+    let method = reqwest_method(binding.method);
     let mut values: Vec<(&str, String)> = Vec::new();
     let mut query: Vec<(String, String)> = binding.query.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let mut headers = HeaderMap::new();
@@ -289,14 +289,21 @@ fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBod
     Ok(Some(PreparedBody::Bytes { content_type, bytes }))
 }
 
-/// JSON media types (`application/json`, `application/problem+json`, ...); `media` is lower-case.
-pub fn is_json_media(media: &str) -> bool {
-    media.starts_with("application/json") || media.contains("+json")
-}
+pub use crate::config::media::{is_json_media, is_text_media};
 
-/// Media types whose bodies are text (sent and shown as strings); `media` is lower-case.
-pub fn is_text_media(media: &str) -> bool {
-    ["xml", "yaml", "csv", "graphql", "javascript"].iter().any(|t| media.contains(t)) || media.starts_with("text/")
+/// The config's method as reqwest's.
+fn reqwest_method(m: crate::config::Method) -> reqwest::Method {
+    use crate::config::Method;
+    match m {
+        Method::Get => reqwest::Method::GET,
+        Method::Put => reqwest::Method::PUT,
+        Method::Post => reqwest::Method::POST,
+        Method::Delete => reqwest::Method::DELETE,
+        Method::Options => reqwest::Method::OPTIONS,
+        Method::Head => reqwest::Method::HEAD,
+        Method::Patch => reqwest::Method::PATCH,
+        Method::Trace => reqwest::Method::TRACE,
+    }
 }
 
 /// Form fields: arrays repeat the key, objects are sent as JSON text.

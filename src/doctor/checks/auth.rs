@@ -22,7 +22,7 @@ use crate::diag::child;
 use crate::doctor::rules::{EXTERNAL_TOKEN_REQUIRED, UNDEFINED_SECURITY_SCHEME, UNSUPPORTED_AUTH};
 use crate::doctor::{Context, Finding, Origin, Severity};
 use crate::ir::{self, Dialect, HttpScheme};
-use crate::runtime::config::SecurityScheme;
+use mcpgen_config::SecurityScheme;
 
 /// HTTP schemes that answer a server's challenge: a fixed `Authorization` value cannot.
 const CHALLENGE_SCHEMES: &[&str] = &["digest", "negotiate", "ntlm", "hoba", "mutual"];

@@ -23,9 +23,9 @@ use crate::doctor::{Context, Finding, Origin, Subject};
 use crate::ir::{ApiIr, Method, Operation};
 use crate::responses::estimate::{self, lean};
 use crate::responses::sample::{self, DEFAULT_PAGE_SIZE, json_chars};
-use crate::runtime::config::ResponseDetail;
-use crate::runtime::engine::exposure::BYTES_PER_TOKEN_ESTIMATE;
 use crate::runtime::response::paging::Pager;
+use mcpgen_config::ResponseDetail;
+use mcpgen_config::exposure::BYTES_PER_TOKEN_ESTIMATE;
 
 pub(crate) fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let Some(ir) = ctx.ir else { return Vec::new() };
@@ -43,8 +43,7 @@ pub(crate) fn check(ctx: &Context<'_>) -> Vec<Finding> {
 }
 
 fn finding(ctx: &Context<'_>, s: &Subject<'_>, chars: usize, items: usize) -> Finding {
-    let budget =
-        s.tool.response.as_ref().and_then(|r| r.max_result_chars).unwrap_or(ctx.config.context.max_result_chars);
+    let budget = mcpgen_config::exposure::result_budget(s.tool, &ctx.config.context);
     let size = format!("~{} characters at {items} items", group_digits(chars));
     let paging = "a page-size parameter (`limit`) and a page or cursor parameter";
     let finding = if budget > 0 && chars > budget {

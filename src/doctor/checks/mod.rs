@@ -8,7 +8,7 @@ pub(super) mod poisoning;
 pub(super) mod size;
 pub(super) mod summaries;
 
-pub(crate) use crate::runtime::engine::exposure::group_digits;
+pub(crate) use mcpgen_config::text::group_digits;
 
 /// The words of `text`, lower case: split at anything but letters and digits, and between a
 /// lower-case letter (or digit) and an upper-case one (`listPets`: `list`, `pets`).

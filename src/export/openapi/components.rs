@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use crate::normalize::DEFS_PREFIX;
-use crate::runtime::config::JsonObject;
 use crate::schema::keywords;
+use mcpgen_config::JsonObject;
 
 const SCHEMAS_PREFIX: &str = "#/components/schemas/";
 

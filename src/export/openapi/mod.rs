@@ -15,8 +15,8 @@ use crate::ir::{
     ApiIr, BodyContent, MediaType, Operation, ParamLocation, ParamStyle, Parameter, RequestBody, Response,
     SecurityRequirement,
 };
-use crate::runtime::config::SecurityScheme;
 use crate::tools::{ToolSet, naming};
+use mcpgen_config::SecurityScheme;
 
 /// The error for `--forward-mode single`.
 const CALL_MODE: &str = "--forward-mode single sends every tool to one URL, which one OpenAPI path per tool cannot \

@@ -1,19 +1,30 @@
-//! The runtime configuration: everything the engine needs to serve an API as MCP tools.
+//! The contract between mcpgen's compiler and its engine: the runtime config format, and the
+//! pure rules both sides must agree on.
 //!
-//! This is the output of the `tools` stage, the file `mcpgen config` writes and the catalogue a
-//! generated crate embeds. It depends on nothing but serde (and schemars, for [`schema`]), so the
-//! runtime module can be copied verbatim into a generated crate.
+//! The runtime config is everything the engine needs to serve an API as MCP tools: the output of
+//! the `tools` stage, the file `mcpgen config` writes and the catalogue a generated crate embeds.
+//! This crate depends on serde and schemars alone (no async runtime, no HTTP stack); the engine,
+//! `mcpgen-runtime`, re-exports it as `mcpgen_runtime::config`.
 //!
 //! The format is a contract: [`schema`] is its JSON Schema, derived from these types (it describes
-//! what they deserialise); `runtime/schema/mcpgen-config.schema.json` in mcpgen's repository is
+//! what they deserialise); `config/schema/mcpgen-config.schema.json` in mcpgen's repository is
 //! that schema, checked against the types by a test, and `mcpgen config` names it ([`SCHEMA_ID`])
 //! in the `$schema` key of the configs it writes.
+//!
+//! The rules: [`exposure`] (what `tools/list` shows, and the result budget of a tool), [`text`]
+//! (texts of API descriptions made plain for a model; numbers for people), [`media`] (which media
+//! types are JSON or text).
+
+#![deny(missing_docs)]
 
 pub mod binding;
+pub mod exposure;
 pub mod keywords;
+pub mod media;
 pub mod refs;
 pub mod response;
 pub mod security;
+pub mod text;
 
 use std::collections::BTreeMap;
 
@@ -22,11 +33,23 @@ use serde::de::{DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visi
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-pub use crate::config::binding::{
+pub use crate::binding::{
     BodyBinding, BodyContent, BodyField, HttpBinding, Method, ParamBinding, ParamLocation, ParamStyle,
 };
-pub use crate::config::response::{ResponseDetail, ResponseFormat, ResponseInfo};
-pub use crate::config::security::{ApiKeyLocation, SecurityRequirements, SecurityScheme, UpstreamIdentity};
+pub use crate::response::{ResponseDetail, ResponseFormat, ResponseInfo};
+pub use crate::security::{ApiKeyLocation, SecurityRequirements, SecurityScheme, UpstreamIdentity};
+
+/// A runtime config that does not load, and why (serde's words, with line and column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidConfig(pub String);
+
+impl std::fmt::Display for InvalidConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the runtime config is invalid: {}", self.0)
+    }
+}
+
+impl std::error::Error for InvalidConfig {}
 
 /// A JSON object: tool schemas are always one.
 pub type JsonObject = Map<String, Value>;
@@ -37,7 +60,7 @@ pub const CONFIG_FORMAT_VERSION: u32 = 1;
 /// The `$id` of the JSON Schema of this format version ([`schema`]), and the `$schema` that
 /// `mcpgen config` writes first in a config. It names the format version, and sits under the
 /// repository address of the crate's manifest (a placeholder for now: nothing is served there; the
-/// schema is the file `runtime/schema/mcpgen-config.schema.json` of mcpgen's repository).
+/// schema is the file `config/schema/mcpgen-config.schema.json` of mcpgen's repository).
 pub const SCHEMA_ID: &str = "https://example.invalid/mcpgen/schema/mcpgen-config-1.schema.json";
 
 /// The key of a config that names its JSON Schema (`"$schema": SCHEMA_ID`): read and checked to
@@ -47,7 +70,7 @@ pub const SCHEMA_KEY: &str = "$schema";
 /// The JSON Schema (2020-12) of the runtime config format, generated from these types: what their
 /// `Deserialize` accepts, with [`SCHEMA_ID`] as `$id` and a title naming the format version. The
 /// descriptions are the types' doc comments, as plain text. Deterministic (object keys sorted);
-/// `runtime/schema/mcpgen-config.schema.json` is this value.
+/// `config/schema/mcpgen-config.schema.json` is this value.
 pub fn schema() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().for_deserialize().into_generator();
     let mut schema = generator.into_root_schema_for::<RuntimeConfig>();
@@ -510,8 +533,8 @@ pub struct ListTokens {
 
 impl RuntimeConfig {
     /// A config from its JSON text (a generated crate's embedded catalogue).
-    pub fn from_json(text: &str) -> Result<RuntimeConfig, crate::Error> {
-        serde_json::from_str(text).map_err(|e| crate::Error::Config(format!("the runtime config is invalid: {e}")))
+    pub fn from_json(text: &str) -> Result<RuntimeConfig, InvalidConfig> {
+        serde_json::from_str(text).map_err(|e| InvalidConfig(e.to_string()))
     }
 
     /// The tools without an HTTP binding: function-calling tools that need a handler.

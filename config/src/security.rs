@@ -175,7 +175,7 @@ impl SecurityScheme {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CredentialPlace<'a> {
     /// Where it goes.
-    pub location: crate::config::binding::ParamLocation,
+    pub location: crate::binding::ParamLocation,
     /// The header (any case), query parameter or cookie name.
     pub name: &'a str,
 }
@@ -183,8 +183,8 @@ pub struct CredentialPlace<'a> {
 impl CredentialPlace<'_> {
     /// Whether a parameter sent as `name` at `location` lands on this credential: header names
     /// compare without case, as HTTP reads them.
-    pub fn holds(&self, location: crate::config::binding::ParamLocation, name: &str) -> bool {
-        use crate::config::binding::ParamLocation;
+    pub fn holds(&self, location: crate::binding::ParamLocation, name: &str) -> bool {
+        use crate::binding::ParamLocation;
         location == self.location
             && match location {
                 ParamLocation::Header => name.eq_ignore_ascii_case(self.name),
@@ -196,9 +196,9 @@ impl CredentialPlace<'_> {
 impl SecurityScheme {
     /// Where the credential goes: an API key's header, query parameter or cookie, else the
     /// `Authorization` header. A parameter an API declares at the same place is this credential,
-    /// never a model's argument (see [`crate::config::Tool::strip_credential_arguments`]).
+    /// never a model's argument (see [`crate::Tool::strip_credential_arguments`]).
     pub fn credential_place(&self) -> CredentialPlace<'_> {
-        use crate::config::binding::ParamLocation;
+        use crate::binding::ParamLocation;
         match self {
             SecurityScheme::ApiKey { location, name, .. } => CredentialPlace {
                 location: match location {

@@ -1,11 +1,11 @@
-//! The runtime config as a contract: `runtime/schema/mcpgen-config.schema.json` is the JSON Schema
+//! The runtime config as a contract: `config/schema/mcpgen-config.schema.json` is the JSON Schema
 //! the config types derive (`config::schema`), every config mcpgen writes (the goldens of the
 //! repository) validates against it, and it refuses what loading refuses. Refresh the file with
-//! `EXPECTORATE=overwrite cargo test -p mcpgen-runtime --test config_schema`.
+//! `EXPECTORATE=overwrite cargo test -p mcpgen-config --test config_schema`.
 
 use std::path::{Path, PathBuf};
 
-use mcpgen_runtime::config::{self, CONFIG_FORMAT_VERSION, RuntimeConfig, SCHEMA_ID, SCHEMA_KEY};
+use mcpgen_config::{self as config, CONFIG_FORMAT_VERSION, RuntimeConfig, SCHEMA_ID, SCHEMA_KEY};
 use serde_json::{Value, json};
 
 /// The committed schema's path.
@@ -15,7 +15,7 @@ fn schema_file() -> PathBuf {
 
 /// The committed schema.
 fn committed() -> Value {
-    let text = std::fs::read_to_string(schema_file()).expect("runtime/schema/mcpgen-config.schema.json");
+    let text = std::fs::read_to_string(schema_file()).expect("config/schema/mcpgen-config.schema.json");
     serde_json::from_str(&text).expect("the committed schema is JSON")
 }
 
@@ -34,14 +34,14 @@ fn the_committed_schema_is_the_one_the_types_derive() {
     generated.push('\n');
     let path = schema_file();
     if std::env::var("EXPECTORATE").as_deref() == Ok("overwrite") {
-        std::fs::create_dir_all(path.parent().expect("runtime/schema")).expect("runtime/schema/");
+        std::fs::create_dir_all(path.parent().expect("config/schema")).expect("config/schema/");
         std::fs::write(&path, &generated).expect("write the schema");
     }
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         on_disk == generated,
         "{} is stale (the config types changed): run \
-         EXPECTORATE=overwrite cargo test -p mcpgen-runtime --test config_schema",
+         EXPECTORATE=overwrite cargo test -p mcpgen-config --test config_schema",
         path.display()
     );
 }

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::config::keywords::{self, Holds};
+use crate::keywords::{self, Holds};
 
 /// A `$ref` that names nothing in the schema it is in.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::config::SecurityRequirements;
+use crate::SecurityRequirements;
 
 /// An HTTP method. Written upper-case in the runtime config; a config with any other value fails
 /// to load, naming the tool.
@@ -77,20 +77,6 @@ impl Method {
     /// A method name in any case (`get`, `GET`), as users write them in bindings and flags.
     pub fn parse(s: &str) -> Option<Method> {
         Method::ALL.into_iter().find(|m| m.key().eq_ignore_ascii_case(s))
-    }
-
-    /// The same method as reqwest's.
-    pub fn to_reqwest(self) -> reqwest::Method {
-        match self {
-            Method::Get => reqwest::Method::GET,
-            Method::Put => reqwest::Method::PUT,
-            Method::Post => reqwest::Method::POST,
-            Method::Delete => reqwest::Method::DELETE,
-            Method::Options => reqwest::Method::OPTIONS,
-            Method::Head => reqwest::Method::HEAD,
-            Method::Patch => reqwest::Method::PATCH,
-            Method::Trace => reqwest::Method::TRACE,
-        }
     }
 }
 
