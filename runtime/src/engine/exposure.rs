@@ -4,7 +4,9 @@
 
 pub use crate::config::exposure::*;
 #[cfg(any(not(feature = "discovery"), not(feature = "code")))]
-use crate::config::{Context, SchemaDetail, ToolMode};
+use crate::config::Context;
+#[cfg(not(feature = "discovery"))]
+use crate::config::{SchemaDetail, ToolMode};
 #[cfg(any(not(feature = "discovery"), not(feature = "code")))]
 use crate::error::{Error, Result};
 

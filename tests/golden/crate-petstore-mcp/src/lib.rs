@@ -12,7 +12,7 @@ pub const CATALOGUE: &str = include_str!("catalogue.json");
 
 /// The catalogue, parsed.
 pub fn catalogue() -> Result<runtime::config::RuntimeConfig, runtime::Error> {
-    runtime::config::RuntimeConfig::from_json(CATALOGUE)
+    Ok(runtime::config::RuntimeConfig::from_json(CATALOGUE)?)
 }
 
 /// The names of the catalogue's tools, in order.
