@@ -15,11 +15,11 @@ use common::corpus;
 use std::time::{Duration, Instant};
 
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::runtime::discovery::finder::Finder;
-use mcpgen::runtime::discovery::search::SearchIndex;
+use mcpgen::runtime::tooling::ToolEntry;
+use mcpgen::runtime::tooling::search::Finder;
+use mcpgen::runtime::tooling::search::SearchIndex;
 #[cfg(feature = "semantic")]
-use mcpgen::runtime::discovery::semantic::{SemanticIndex, SentenceModel};
-use mcpgen::runtime::engine::ToolEntry;
+use mcpgen::runtime::tooling::search::{SemanticIndex, SentenceModel};
 /// Without mcpgen's `semantic` feature there is no model to measure.
 #[cfg(not(feature = "semantic"))]
 type SentenceModel = ();

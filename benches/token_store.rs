@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use mcpgen::runtime::upstream::user::store::{self, Sealed, StoreError, StoreFuture, TokenStore, token_key};
+use mcpgen::runtime::tooling::store::{self, Sealed, StoreError, StoreFuture, TokenStore, token_key};
 
 const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
 const READS: usize = 2_000;

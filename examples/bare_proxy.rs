@@ -122,7 +122,7 @@ async fn run() {
     let Some(upstream) = upstream_of(&spec) else { usage() };
     let Ok(addr) = bind.parse::<SocketAddr>() else { usage() };
     // reqwest is built without a default crypto provider; mcpgen installs ring the same way.
-    mcpgen::runtime::upstream::install_crypto_provider();
+    mcpgen::runtime::install_crypto_provider();
     let proxy = Arc::new(Proxy {
         upstream,
         hyper: Client::builder(TokioExecutor::new()).build_http(),

@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 use rmcp::model::Tool as McpTool;
 use serde::Serialize;
 
-use crate::runtime::engine::ToolEntry;
-use crate::runtime::engine::meta;
+use crate::runtime::tooling::ToolEntry;
+use crate::runtime::tooling::listing as meta;
 use mcpgen_config::{ListTokens, RuntimeConfig, Tool, tools_list_bytes};
 
 /// Named in reports, so that readers know what was counted.

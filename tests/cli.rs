@@ -543,7 +543,7 @@ fn doctor_fails_only_when_asked() {
 /// else's, without the encryption key; the store is named by --token-store or MCPGEN_TOKEN_STORE.
 #[test]
 fn tokens_revoke_deletes_one_subjects_tokens() {
-    use mcpgen_runtime::upstream::user::store::{self, Sealed, state_key, token_key};
+    use mcpgen_runtime::tooling::store::{self, Sealed, state_key, token_key};
     const KEY: &str = "q83vEjRWeJASNFZ4kKvN7xI0VniQq83vEjRWeJASNFY=";
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tokens.json");

@@ -4,7 +4,7 @@
 //! types, recursion, hostile texts). Refresh with `EXPECTORATE=overwrite cargo test --test code`.
 
 use mcpgen::pipeline::{self, OutputSchemaPolicy, PipelineOptions};
-use mcpgen::runtime::code::declare_all;
+use mcpgen::runtime::tooling::code::declare_all;
 
 fn declarations(sample: &str, output_schema: OutputSchemaPolicy) -> String {
     let spec = format!("samples/{sample}");
@@ -48,7 +48,7 @@ fn hostile_texts_stay_in_their_comments_and_literals() {
 #[test]
 #[ignore = "measures a config named by MCPGEN_CODE_CONFIG"]
 fn measure() {
-    use mcpgen::runtime::code::{Options, ScriptNames, declare_tools};
+    use mcpgen::runtime::tooling::code::{Options, ScriptNames, declare_tools};
     let path = std::env::var("MCPGEN_CODE_CONFIG").expect("MCPGEN_CODE_CONFIG");
     let text = std::fs::read_to_string(&path).expect("the config");
     let config = mcpgen_config::RuntimeConfig::from_json(&text).expect("a config");

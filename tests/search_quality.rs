@@ -16,11 +16,11 @@ use std::sync::OnceLock;
 
 use common::{corpus_file, search_model_dir};
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::runtime::discovery::finder::Finder;
-use mcpgen::runtime::discovery::search::SearchIndex;
+use mcpgen::runtime::tooling::ToolEntry;
+use mcpgen::runtime::tooling::search::Finder;
+use mcpgen::runtime::tooling::search::SearchIndex;
 #[cfg(feature = "semantic")]
-use mcpgen::runtime::discovery::semantic::{SemanticIndex, SentenceModel};
-use mcpgen::runtime::engine::ToolEntry;
+use mcpgen::runtime::tooling::search::{SemanticIndex, SentenceModel};
 // Without search by meaning (mcpgen's `semantic` feature) there is never a model: the tests by
 // meaning say so and pass as skipped, as they do without a model directory.
 #[cfg(not(feature = "semantic"))]
@@ -89,7 +89,7 @@ fn catalogues() -> Option<&'static Catalogues> {
                 let index = SearchIndex::build(entries.iter().map(ToolEntry::search_doc));
                 #[cfg(feature = "semantic")]
                 let vectors = model.as_ref().map(|m| {
-                    let cache = mcpgen::runtime::discovery::embed_cache::default_dir();
+                    let cache = mcpgen::runtime::tooling::search::embed_cache_dir();
                     SemanticIndex::build(m, entries.iter().map(ToolEntry::search_doc), cache.as_deref(), &|_| ())
                         .unwrap()
                 });

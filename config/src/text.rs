@@ -265,6 +265,22 @@ pub fn group_digits(n: usize) -> String {
     out
 }
 
+/// Longest API summary (the first paragraph of `info.description`), in characters.
+pub const API_SUMMARY_MAX: usize = 300;
+/// Longest area description (the first sentence of a tag's description), in characters.
+pub const AREA_SUMMARY_MAX: usize = 150;
+/// What the instructions say the API is: the first paragraph of its description that says
+/// something, as plain text, at most [`API_SUMMARY_MAX`] characters (cut between words).
+pub fn api_summary(description: &str) -> String {
+    cap_words(&first_paragraph(description), API_SUMMARY_MAX)
+}
+
+/// What the map says an area is for: the first sentence of its tag's description, as plain
+/// text, at most [`AREA_SUMMARY_MAX`] characters (cut between words).
+pub fn area_summary(description: &str) -> String {
+    cap_words(&first_sentence(&first_paragraph(description), usize::MAX), AREA_SUMMARY_MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::runtime::config::HttpBinding;
-use mcpgen::runtime::upstream::request;
+use mcpgen::runtime::tooling::prepare_request;
 use serde_json::{Map, Value};
 
 const BASE: &str = "https://api.example.com/v1";
@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
     let bindings = catalogue();
     let binding = &bindings[pick as usize % bindings.len()];
     let Ok(args) = serde_json::from_slice::<Map<String, Value>>(rest) else { return };
-    let Ok(req) = request::prepare(BASE, binding, &args) else { return };
+    let Ok(req) = prepare_request(BASE, binding, &args) else { return };
     assert_eq!(req.url.origin().ascii_serialization(), "https://api.example.com", "{}", req.url);
     assert!(req.url.path() == "/v1" || req.url.path().starts_with("/v1/"), "left the base path: {}", req.url);
     assert!(!req.url.path().split('/').any(|s| s == ".." || s == "."), "dot segment: {}", req.url);

@@ -37,6 +37,7 @@
 use std::fmt;
 use std::future::Future;
 
+#[doc(no_inline)]
 pub use reqwest::header;
 pub use rmcp::model::{CallToolResult, ContentBlock};
 pub use serde_json::{Map, Value, json};

@@ -52,7 +52,7 @@ pub(crate) struct ConfigArgs {
     pub identity: crate::runtime::cli::UpstreamAuthArgs,
 
     #[command(flatten)]
-    pub resources: crate::runtime::engine::resources::ResourceArgs,
+    pub resources: crate::runtime::cli::ResourceArgs,
 }
 
 pub(super) fn run(args: &ConfigArgs) -> Result<()> {

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 
 use super::serve::ServeArgs;
 use crate::error::{Error, Location, Result};
-use crate::runtime::engine::pins::{self, Approval, Definitions, PinFile, PinsFileError, Review};
+use crate::runtime::tooling::pins::{self, Approval, Definitions, PinFile, PinsFileError, Review};
 
 pub(super) const EXAMPLES: &str = "\
 Examples:

@@ -7,11 +7,11 @@ use clap::Args;
 
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Result};
-use crate::runtime::discovery::finder::Finder;
-use crate::runtime::discovery::search::SearchIndex;
+use crate::runtime::tooling::search::Finder;
+use crate::runtime::tooling::search::SearchIndex;
+use crate::runtime::tooling::search::{self as meta, MAX_LIMIT};
 #[cfg(feature = "semantic")]
-use crate::runtime::discovery::{embed_cache, semantic::SemanticIndex, semantic::SentenceModel};
-use crate::runtime::engine::meta::{self, MAX_LIMIT};
+use crate::runtime::tooling::search::{SemanticIndex, SentenceModel, embed_cache_dir};
 use crate::tokens;
 
 pub(super) const EXAMPLES: &str = "\
@@ -69,7 +69,7 @@ pub(super) fn run(args: &SearchArgs) -> Result<()> {
     let vectors = match &model {
         Some(model) => {
             let made = |n: usize| eprintln!("embedding {n} tools with the search model (once: they are cached)");
-            let cache = embed_cache::default_dir();
+            let cache = embed_cache_dir();
             let docs = entries.iter().map(|e| e.search_doc());
             Some(
                 SemanticIndex::build(model, docs, cache.as_deref(), &made)

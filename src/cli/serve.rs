@@ -10,8 +10,8 @@ use super::{InputArgs, StrictArg};
 use crate::error::{Error, Location, Result};
 use crate::pipeline::{ConfigKind, Source};
 use crate::runtime::cli::{ServerArgs, Transport};
-use crate::runtime::engine::hooks::Extensions;
-use crate::runtime::engine::reload::{LoadError, Reload};
+use crate::runtime::ext::Extensions;
+use crate::runtime::tooling::{LoadError, Reload};
 use mcpgen_config::RuntimeConfig;
 
 pub(super) const EXAMPLES: &str = "\

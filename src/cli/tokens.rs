@@ -6,7 +6,7 @@
 use clap::{Args, Subcommand};
 
 use crate::error::{Error, Result};
-use crate::runtime::upstream::user::store;
+use crate::runtime::tooling::store;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::ir::Operation;
-use crate::runtime::engine::ToolEntry;
+use crate::runtime::tooling::ToolEntry;
 use mcpgen_config::{JsonObject, RuntimeConfig, Tool};
 
 /// The tool-list format of an LLM API.

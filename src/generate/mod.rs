@@ -441,7 +441,31 @@ mod tests {
         expectorate::assert_contents("tests/golden/ext-surface.txt", &surface);
     }
 
-    /// The public items of a module without bodies or docs (`only`: these types' definitions).
+    /// The whole public surface of the runtime crate, pinned: its root, errors, flags and entry
+    /// point, `tooling`, and the engine's public types with their methods (`ext` is pinned above).
+    /// Changing it means changing `tests/golden/runtime-surface.txt` on purpose.
+    #[test]
+    fn runtime_surface_is_pinned() {
+        let source = |name: &str| runtime_crate::SOURCES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).unwrap();
+        let mut surface = String::from("// The public surface of mcpgen-runtime (ext: ext-surface.txt)\n");
+        for file in ["src/lib.rs", "src/error.rs", "src/cli/mod.rs", "src/cli/args.rs", "src/tooling.rs"] {
+            surface.push_str(&format!("\n// {file}\n\n"));
+            surface.push_str(&self::surface(source(file), &[]));
+        }
+        let engine = ["Engine", "EngineOptions"];
+        surface.push_str(&format!("\n// src/engine/mod.rs: {}\n\n", engine.join(", ")));
+        surface.push_str(&self::surface(source("src/engine/mod.rs"), &engine));
+        expectorate::assert_contents("tests/golden/runtime-surface.txt", &surface);
+    }
+
+    /// Whether `i` is an inherent impl of one of `types`.
+    fn impl_of(i: &syn::ItemImpl, types: &[&str]) -> bool {
+        let syn::Type::Path(p) = &*i.self_ty else { return false };
+        i.trait_.is_none() && p.path.segments.last().is_some_and(|s| types.contains(&s.ident.to_string().as_str()))
+    }
+
+    /// The public items of a module without bodies or docs (`only`: these types' definitions and
+    /// inherent methods).
     fn surface(source: &str, only: &[&str]) -> String {
         use syn::Visibility::Public;
         let mut file: syn::File = syn::parse_str(source).unwrap();
@@ -491,7 +515,31 @@ mod tests {
                     }
                     syn::Item::Trait(t)
                 }
-                syn::Item::Impl(mut i) if only.is_empty() => {
+                syn::Item::Fn(mut f) if matches!(f.vis, Public(_)) && only.is_empty() => {
+                    no_docs(&mut f.attrs);
+                    *f.block = empty_block();
+                    syn::Item::Fn(f)
+                }
+                syn::Item::Const(mut c) if matches!(c.vis, Public(_)) && only.is_empty() => {
+                    no_docs(&mut c.attrs);
+                    syn::Item::Const(c)
+                }
+                syn::Item::Type(mut t) if matches!(t.vis, Public(_)) && only.is_empty() => {
+                    no_docs(&mut t.attrs);
+                    syn::Item::Type(t)
+                }
+                syn::Item::Mod(mut m) if matches!(m.vis, Public(_)) && only.is_empty() => {
+                    no_docs(&mut m.attrs);
+                    if let Some((_, inner)) = &mut m.content {
+                        let mut inner_file: syn::File = syn::parse_quote!();
+                        inner_file.items = std::mem::take(inner);
+                        let kept: syn::File =
+                            syn::parse_str(&surface(&prettyplease::unparse(&inner_file), &[])).unwrap();
+                        *inner = kept.items;
+                    }
+                    syn::Item::Mod(m)
+                }
+                syn::Item::Impl(mut i) if only.is_empty() || impl_of(&i, only) => {
                     no_docs(&mut i.attrs);
                     i.items.retain(|m| matches!(m, syn::ImplItem::Fn(f) if matches!(f.vis, Public(_))));
                     for m in &mut i.items {

@@ -91,6 +91,7 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/response/script.rs", include_str!("../../runtime/src/response/script.rs")),
     ("src/response/table.rs", include_str!("../../runtime/src/response/table.rs")),
     ("src/response/tests.rs", include_str!("../../runtime/src/response/tests.rs")),
+    ("src/tooling.rs", include_str!("../../runtime/src/tooling.rs")),
     ("src/transport/http/fast_call.rs", include_str!("../../runtime/src/transport/http/fast_call.rs")),
     ("src/transport/http/front.rs", include_str!("../../runtime/src/transport/http/front.rs")),
     ("src/transport/http/legacy_sse.rs", include_str!("../../runtime/src/transport/http/legacy_sse.rs")),
@@ -195,7 +196,7 @@ pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
         out.insert(Feature::Code);
     }
     // Each user's own authorization at an API acts for callers of validated access tokens.
-    let modes = crate::runtime::upstream::identity::declared_modes(config);
+    let modes = crate::runtime::tooling::declared_modes(config);
     if modes.contains(&crate::runtime::UpstreamAuth::User) || out.contains(&Feature::RedisStore) {
         out.insert(Feature::UserAuth);
     }

@@ -167,7 +167,7 @@ impl Forward {
         let (path, arguments) = match self.mode {
             // The name as a path segment, encoded: it can never add segments or template variables.
             ForwardMode::PerTool => {
-                (format!("/{}", crate::runtime::upstream::encode::encode(&f.name)), BodyContent::Arguments)
+                (format!("/{}", crate::runtime::tooling::encode_component(&f.name)), BodyContent::Arguments)
             }
             ForwardMode::Single => (String::new(), BodyContent::Call { name: f.name.clone() }),
         };

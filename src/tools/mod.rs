@@ -226,7 +226,7 @@ fn credential_parameters(
 /// sentence of the description of each tag that is some tool's first (see
 /// `mcpgen_runtime::engine::overview`).
 fn about_the_api(ir: &ApiIr, tools: &[Tool], max_description_len: usize) -> (Option<String>, BTreeMap<String, String>) {
-    use crate::runtime::engine::overview::{api_summary, area_summary};
+    use mcpgen_config::text::{api_summary, area_summary};
     let instructions = ir.info.description.as_deref().map(|d| cap_words(&api_summary(d), max_description_len));
     let tags = tools
         .iter()

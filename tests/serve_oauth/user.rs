@@ -172,7 +172,7 @@ async fn expired_tokens_refresh_and_a_revoked_refresh_token_asks_again() {
 
 /// The refresh token the server keeps for `subject` (its store opened with the server's key).
 async fn stored_refresh_token(store: &std::path::Path, subject: &str) -> String {
-    use mcpgen::runtime::upstream::user::store;
+    use mcpgen::runtime::tooling::store;
     let env = |name: &str| (name == store::KEY_ENV).then(|| STORE_KEY.to_string());
     let opened = store::open(store.to_str().unwrap(), &env).await.unwrap();
     let sealed = store::Sealed::from_env(opened, &env).unwrap();

@@ -14,6 +14,7 @@ use crate::engine::hooks::Extensions;
 use crate::engine::live::LiveEngine;
 #[cfg(feature = "reload")]
 use crate::engine::reload::Reload;
+pub use crate::engine::resources::ResourceArgs;
 use crate::engine::{BuildFn, UpstreamAuth};
 use crate::error::Error;
 use crate::transport::log_fields::CallFields;

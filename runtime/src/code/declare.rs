@@ -91,16 +91,6 @@ impl NamedTypes {
         NamedTypes::default()
     }
 
-    /// How many types.
-    pub fn len(&self) -> usize {
-        self.bodies.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.bodies.is_empty()
-    }
-
     /// `type Name = ...;`, one a line, by name.
     pub fn render(&self) -> String {
         self.bodies.iter().map(|(name, body)| format!("type {name} = {body};\n")).collect()

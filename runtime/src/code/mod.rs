@@ -17,7 +17,9 @@ pub mod sandbox;
 pub mod serve;
 mod shape;
 
-pub use declare::{NamedTypes, Options, declare, declare_all, declare_tools};
+#[cfg(test)]
+use declare::{NamedTypes, declare};
+pub use declare::{Options, declare_all, declare_tools};
 pub use names::ScriptNames;
 
 #[cfg(test)]

@@ -6,38 +6,25 @@
 //! Everything here comes from an API description, untrusted: area names, API titles and area
 //! descriptions go through [`crate::text::plain`] (one line, no markup) and are cut, so that none
 //! can pass for a line of the map or a heading of the instructions. The growth is bounded: at
-//! most [`MAX_AREAS`] areas, descriptions of at most [`AREA_SUMMARY_MAX`] characters and
+//! most [`MAX_AREAS`] areas, descriptions of at most [`crate::text::AREA_SUMMARY_MAX`] characters and
 //! [`MAP_DESCRIPTIONS_MAX`] in all (docs/context.md has the measures).
 
 use std::collections::BTreeMap;
 
 use crate::config::Api;
 use crate::engine::ToolEntry;
+use crate::text::area_summary;
 use crate::text::group_digits;
-use crate::text::{cap_words, first_paragraph, first_sentence, plain};
+#[cfg(test)]
+use crate::text::{API_SUMMARY_MAX, AREA_SUMMARY_MAX, api_summary};
+use crate::text::{cap_words, plain};
 
-/// Longest API summary (the first paragraph of `info.description`), in characters.
-pub const API_SUMMARY_MAX: usize = 300;
-/// Longest area description (the first sentence of a tag's description), in characters.
-pub const AREA_SUMMARY_MAX: usize = 150;
 /// Characters of area descriptions one map holds at most: areas past it are listed without.
 pub const MAP_DESCRIPTIONS_MAX: usize = 3_000;
 /// Areas a map lists at most (the rest are counted on one line).
 pub const MAX_AREAS: usize = 60;
 /// Longest area name or API title shown, in characters.
 const NAME_MAX: usize = 80;
-
-/// What the instructions say the API is: the first paragraph of its description that says
-/// something, as plain text, at most [`API_SUMMARY_MAX`] characters (cut between words).
-pub fn api_summary(description: &str) -> String {
-    cap_words(&first_paragraph(description), API_SUMMARY_MAX)
-}
-
-/// What the map says an area is for: the first sentence of its tag's description, as plain
-/// text, at most [`AREA_SUMMARY_MAX`] characters (cut between words).
-pub fn area_summary(description: &str) -> String {
-    cap_words(&first_sentence(&first_paragraph(description), usize::MAX), AREA_SUMMARY_MAX)
-}
 
 /// The instructions of the all-tools view: the API's text, then its map (for two areas or more,
 /// or several APIs: one area says nothing the tool list does not).

@@ -28,13 +28,6 @@ pub struct Reduction {
     pub strings_cut: usize,
 }
 
-impl Reduction {
-    /// Nothing was left out.
-    pub fn is_empty(&self) -> bool {
-        self.omissions.is_empty() && self.strings_cut == 0
-    }
-}
-
 /// The shortest a shortened string gets, in characters (with its marker).
 const MIN_STRING: usize = 40;
 

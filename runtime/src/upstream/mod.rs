@@ -144,11 +144,6 @@ impl Upstream {
         self.clients.get_or(|| client(&self.policy).unwrap_or_else(|_| self.first.clone()))
     }
 
-    /// The policy it was built with.
-    pub fn policy(&self) -> &UpstreamPolicy {
-        &self.policy
-    }
-
     /// Sends a request, retrying where that is safe. `Err` carries a message for the model.
     pub async fn send(&self, req: &PreparedRequest) -> Result<UpstreamResponse> {
         let idempotent = !matches!(req.method, reqwest::Method::POST | reqwest::Method::PATCH);

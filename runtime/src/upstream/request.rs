@@ -225,6 +225,7 @@ impl BaseUrl {
 }
 
 /// `base` + `path` + query; fails if the result would leave the base URL's origin.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn join_url(base: &str, path: &str, query: &[(String, String)]) -> Result<reqwest::Url> {
     join_on(&BaseUrl::parse(base)?, path, query)
 }
@@ -289,7 +290,7 @@ fn body(b: &BodyBinding, args: &Map<String, Value>) -> Result<Option<PreparedBod
     Ok(Some(PreparedBody::Bytes { content_type, bytes }))
 }
 
-pub use crate::config::media::{is_json_media, is_text_media};
+pub use crate::config::media::is_text_media;
 
 /// The config's method as reqwest's.
 fn reqwest_method(m: crate::config::Method) -> reqwest::Method {

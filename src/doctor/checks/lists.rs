@@ -23,7 +23,7 @@ use crate::doctor::{Context, Finding, Origin, Subject};
 use crate::ir::{ApiIr, Method, Operation};
 use crate::responses::estimate::{self, lean};
 use crate::responses::sample::{self, DEFAULT_PAGE_SIZE, json_chars};
-use crate::runtime::response::paging::Pager;
+use crate::runtime::tooling::Pager;
 use mcpgen_config::ResponseDetail;
 use mcpgen_config::exposure::BYTES_PER_TOKEN_ESTIMATE;
 

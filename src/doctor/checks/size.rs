@@ -8,7 +8,7 @@
 use super::group_digits;
 use crate::doctor::rules::{HUGE_TOOL_DEFINITION, LARGE_TOOL_DEFINITION};
 use crate::doctor::{Context, Finding, Origin};
-use crate::runtime::engine::ToolEntry;
+use crate::runtime::tooling::ToolEntry;
 
 /// A tool's definition over this many tokens is large: forty of them fill `serve`'s 20,000-token
 /// limit for listing every tool in full (`auto` mode's `--auto-max-tokens`, over 40 tools).

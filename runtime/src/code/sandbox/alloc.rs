@@ -52,6 +52,7 @@ impl Meter {
     }
 
     /// Bytes held now.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn used(&self) -> usize {
         self.used.load(Ordering::Relaxed)
     }

@@ -336,6 +336,7 @@ fn wrap(source: &str) -> String {
 
 /// Runs `source` under `limits`, its API calls through `host`. Never panics on any script; the
 /// caller's task waits at most the wall time plus a short grace.
+#[cfg_attr(not(test), allow(dead_code))]
 pub async fn run(source: &str, limits: Limits, host: Arc<dyn Host>) -> Outcome {
     run_in(source, limits, host, None).await
 }

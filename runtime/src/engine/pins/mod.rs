@@ -22,11 +22,9 @@ use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 
-pub use self::compare::{Reason, Review, gained_optional_args, review, what_changed};
-pub use self::file::{
-    Approval, Definition, Definitions, PINNED_FIELDS, PINS_FORMAT_VERSION, Pin, PinFile, PinsFileError, canonical,
-    definition, definitions, sha256,
-};
+pub use self::compare::{Reason, Review, review};
+use self::file::Pin;
+pub use self::file::{Approval, Definitions, PinFile, PinsFileError, definitions};
 use crate::config::RuntimeConfig;
 
 /// Withheld tools named in a log line at most; the rest are counted.

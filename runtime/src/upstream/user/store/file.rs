@@ -104,6 +104,7 @@ impl FileStore {
     }
 
     /// The file.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn path(&self) -> &Path {
         &self.path
     }
