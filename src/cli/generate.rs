@@ -132,7 +132,7 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     // Whatever `serve` takes: its catalogue is the config `serve` would run.
     let inputs = super::open(&args.input, &args.more, args.warnings.strict)?;
     let specs = args.input.specs(&args.more);
-    let from_config = matches!(inputs.source, crate::pipeline::Source::Config { .. });
+    let from_config = matches!(inputs.source, crate::merge::Source::Config { .. });
     let mut config = inputs.source.into_config();
     args.context.apply(&mut config.context);
     if let Some(identity) =

@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::{InputArgs, StrictArg};
 use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
-use crate::pipeline::{ConfigKind, Pipeline, Source};
+use crate::merge::{ConfigKind, Source};
+use crate::pipeline::Pipeline;
 use crate::responses::estimate::{self, Estimate};
 use crate::responses::sample::SampleSource;
 use crate::runtime::cli::ContextArgs;
@@ -54,7 +55,7 @@ pub(crate) struct InspectArgs {
 pub(super) fn run(args: &InspectArgs) -> Result<()> {
     let opts = args.input.pipeline_options(args.warnings.strict)?;
     // A pipeline's warnings are in the report; those of APIs merged with others go to stderr.
-    let mut inputs = crate::pipeline::open(&args.input.specs(&args.more), &opts, &super::report_warnings)?;
+    let mut inputs = crate::merge::open(&args.input.specs(&args.more), &opts, &super::report_warnings)?;
     if let Source::Config { kind: ConfigKind::Merged { warnings }, .. } = &inputs.source {
         super::report_merge_warnings(warnings, super::say_on_stderr);
     }
