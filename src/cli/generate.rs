@@ -4,10 +4,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
+use clap::builder::TypedValueParser;
 
 use super::{InputArgs, StrictArg};
 use crate::error::Result;
 use crate::generate::{self, CrateSpec};
+use mcpgen_config::features::FEATURES;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -52,8 +54,8 @@ pub(crate) struct GenerateArgs {
     /// comma-separated): discovery, semantic (search by meaning), oauth, metrics, legacy-sse,
     /// redis-store (--upstream-auth user's tokens on Redis/Valkey). Discovery comes by itself when
     /// the tool mode can pick it, semantic with --search-model; Streamable HTTP is always there.
-    #[arg(long = "with", value_enum, value_delimiter = ',', value_name = "FEATURE")]
-    pub with: Vec<FeatureArg>,
+    #[arg(long = "with", value_parser = feature_values(), value_delimiter = ',', value_name = "FEATURE")]
+    pub with: Vec<generate::Feature>,
 
     /// Where the crate gets mcpgen's engine: a copy in mcpgen-runtime/ (builds from crates.io
     /// alone), or the published mcpgen-runtime (for a crate you publish).
@@ -66,37 +68,15 @@ pub(crate) struct GenerateArgs {
     pub force: bool,
 }
 
-/// `--with`: a feature of mcpgen-runtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum FeatureArg {
-    /// Discovery mode and compact schemas.
-    Discovery,
-    /// Search by meaning (candle; --search-model).
-    Semantic,
-    /// OAuth access tokens on /mcp (--oauth-issuer).
-    Oauth,
-    /// Prometheus metrics (/metrics, --metrics-bind).
-    Metrics,
-    /// The 2024-11-05 HTTP+SSE transport (--legacy-sse).
-    LegacySse,
-    /// Code mode (--tool-mode code, --run-script): run_script's QuickJS sandbox.
-    Code,
-    /// --upstream-auth user's token store on Redis/Valkey, shared by replicas (--token-store redis://…).
-    RedisStore,
-}
-
-impl From<FeatureArg> for generate::Feature {
-    fn from(f: FeatureArg) -> Self {
-        match f {
-            FeatureArg::Discovery => generate::Feature::Discovery,
-            FeatureArg::Semantic => generate::Feature::Semantic,
-            FeatureArg::Oauth => generate::Feature::OAuth,
-            FeatureArg::Metrics => generate::Feature::Metrics,
-            FeatureArg::LegacySse => generate::Feature::LegacySse,
-            FeatureArg::Code => generate::Feature::Code,
-            FeatureArg::RedisStore => generate::Feature::RedisStore,
-        }
-    }
+/// `--with`'s values: the features of mcpgen-runtime the contract's table offers, in its order,
+/// each with what it does.
+fn feature_values() -> impl TypedValueParser<Value = generate::Feature> {
+    use clap::builder::{PossibleValue, PossibleValuesParser};
+    let offered = FEATURES.iter().filter(|f| f.offered);
+    let values = offered.map(|f| PossibleValue::new(f.name).help(f.what));
+    // The parser lets through only the names it lists, each of which the table has.
+    PossibleValuesParser::new(values)
+        .map(|name| generate::Feature::from_name(&name).expect("--with offers the table's names"))
 }
 
 /// `--runtime`: where the crate gets the runtime.
@@ -146,8 +126,7 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     generate::check_package_name(&package)?;
     let dir = args.output.clone().unwrap_or_else(|| PathBuf::from(&package));
     let spec_from_crate = specs.iter().map(|s| spec_from(&dir, s)).collect::<Vec<_>>().join(" ");
-    let asked: Vec<generate::Feature> = args.with.iter().map(|&f| f.into()).collect();
-    let features = generate::features_for(&config, &asked);
+    let features = generate::features_for(&config, &args.with);
     let runtime = match args.runtime {
         RuntimeArg::Vendored => generate::RuntimeSource::Vendored,
         RuntimeArg::Registry => generate::RuntimeSource::Registry,
