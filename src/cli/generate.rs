@@ -10,6 +10,7 @@ use super::{InputArgs, StrictArg};
 use crate::error::Result;
 use crate::generate::{self, CrateSpec};
 use mcpgen_config::features::FEATURES;
+use mcpgen_config::text::human_bytes;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -144,13 +145,13 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     let handlers_kept = report.kept.iter().any(|f| f == "src/handlers.rs");
     let bytes: usize = files.iter().map(|f| f.contents.len()).sum();
     eprintln!(
-        "generated {} ({} tools) in {} in {:.2} s: {} files, {} KB",
+        "generated {} ({} tools) in {} in {:.2} s: {} files, {}",
         package,
         config.tools.len(),
         dir.display(),
         started.elapsed().as_secs_f64(),
         report.written.len(),
-        bytes / 1024
+        human_bytes(bytes)
     );
     for f in &report.written {
         eprintln!("  wrote {f}");

@@ -15,7 +15,7 @@ use crate::responses::estimate::{self, Estimate};
 use crate::responses::sample::SampleSource;
 use crate::runtime::cli::ContextArgs;
 use crate::tokens::{self, Cost, ModeCosts};
-use mcpgen_config::text::group_digits;
+use mcpgen_config::text::{group_digits, human_bytes};
 use mcpgen_config::{Annotations, ListTokens, Method, ResponseDetail, RuntimeConfig, Tool};
 
 pub(super) const EXAMPLES: &str = "\
@@ -574,14 +574,4 @@ fn annotation_words(a: &Annotations) -> String {
         words.push("closed-world");
     }
     words.join(", ")
-}
-
-fn human_bytes(n: usize) -> String {
-    if n < 1024 {
-        format!("{n} B")
-    } else if n < 1024 * 1024 {
-        format!("{:.1} KB", n as f64 / 1024.0)
-    } else {
-        format!("{:.1} MB", n as f64 / 1048576.0)
-    }
 }
