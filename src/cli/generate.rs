@@ -1,6 +1,6 @@
 //! `mcpgen generate` (and the shorthand `mcpgen SPEC`): a ready-to-build Rust MCP server crate.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
@@ -9,6 +9,7 @@ use clap::builder::TypedValueParser;
 use super::{InputArgs, StrictArg};
 use crate::error::Result;
 use crate::generate::{self, CrateSpec};
+use mcpgen_config::RuntimeConfig;
 use mcpgen_config::features::FEATURES;
 use mcpgen_config::text::human_bytes;
 
@@ -109,23 +110,15 @@ fn remove_old_engine(dir: &std::path::Path) -> usize {
 
 pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     let started = Instant::now();
-    let spec = &args.input.spec;
     // Whatever `serve` takes: its catalogue is the config `serve` would run.
     let inputs = super::open(&args.input, &args.more, args.warnings.strict)?;
-    let specs = args.input.specs(&args.more);
     let from_config = matches!(inputs.source, crate::merge::Source::Config { .. });
-    let mut config = inputs.source.into_config();
-    args.context.apply(&mut config.context);
-    if let Some(identity) =
-        args.identity.identity().map_err(|e| crate::error::Error::Usage { message: e.to_string() })?
-    {
-        config.upstream.auth = Some(identity);
-    }
-    crate::tokens::measure(&mut config);
+    let config = crate_config(args, inputs.source.into_config())?;
     let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
-    let package = args.name.clone().unwrap_or_else(|| generate::default_crate_name(&title, spec));
+    let package = args.name.clone().unwrap_or_else(|| generate::default_crate_name(&title, &args.input.spec));
     generate::check_package_name(&package)?;
     let dir = args.output.clone().unwrap_or_else(|| PathBuf::from(&package));
+    let specs = args.input.specs(&args.more);
     let spec_from_crate = specs.iter().map(|s| spec_from(&dir, s)).collect::<Vec<_>>().join(" ");
     let features = generate::features_for(&config, &args.with);
     let runtime = match args.runtime {
@@ -142,7 +135,39 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     })?;
     let report = generate::write_crate(&dir, &files, args.force)?;
     let moved = remove_old_engine(&dir);
-    let handlers_kept = report.kept.iter().any(|f| f == "src/handlers.rs");
+    say_written(&package, &config, &dir, started, &files, &report, &features);
+    say_what_is_left(&dir, &config, &report, moved, from_config);
+    let d = dir.display();
+    eprintln!("\nnext:\n  cd {d} && cargo build --release\n  ./target/release/{package} --help");
+    eprintln!("  connect a client: see {d}/README.md (Claude Desktop, Claude Code, Cursor, VS Code)");
+    Ok(())
+}
+
+/// The config the crate embeds: the one `serve` would run, with the context and `--upstream-auth`
+/// flags applied, and what listing its tools costs recorded, so that `auto` decides on real
+/// counts in the crate too.
+fn crate_config(args: &GenerateArgs, mut config: RuntimeConfig) -> Result<RuntimeConfig> {
+    args.context.apply(&mut config.context);
+    if let Some(identity) =
+        args.identity.identity().map_err(|e| crate::error::Error::Usage { message: e.to_string() })?
+    {
+        config.upstream.auth = Some(identity);
+    }
+    crate::tokens::measure(&mut config);
+    Ok(config)
+}
+
+/// What was written where, on stderr: the one thing a user checks after a run (and the files a
+/// regeneration kept as theirs).
+fn say_written(
+    package: &str,
+    config: &RuntimeConfig,
+    dir: &Path,
+    started: Instant,
+    files: &[generate::GeneratedFile],
+    report: &generate::WriteReport,
+    features: &[generate::Feature],
+) {
     let bytes: usize = files.iter().map(|f| f.contents.len()).sum();
     eprintln!(
         "generated {} ({} tools) in {} in {:.2} s: {} files, {}",
@@ -164,6 +189,18 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
         "  runtime features: {}",
         if names.is_empty() { "none beyond the core (stdio)".to_string() } else { names.join(", ") }
     );
+}
+
+/// What the user has to do before the crate serves every tool: the engine's old directory that
+/// was removed, handlers a kept `src/handlers.rs` lacks, kept code on the engine's inside, tools
+/// with no HTTP binding. Each is a note, never an error: the crate was written.
+fn say_what_is_left(
+    dir: &Path,
+    config: &RuntimeConfig,
+    report: &generate::WriteReport,
+    moved: usize,
+    from_config: bool,
+) {
     if moved > 0 {
         eprintln!(
             "note: the engine moved from {old}/ to a crate of its own, mcpgen-runtime ({moved} files of {old}/ removed); \
@@ -171,9 +208,10 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
             old = generate::OLD_ENGINE_DIR
         );
     }
+    let handlers_kept = report.kept.iter().any(|f| f == "src/handlers.rs");
     if handlers_kept {
         let existing = std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap_or_default();
-        let missing = generate::missing_handlers(&existing, &config);
+        let missing = generate::missing_handlers(&existing, config);
         if !missing.is_empty() {
             eprintln!("\nsrc/handlers.rs needs a function for each new tool (src/tools.rs calls them):");
             for m in &missing {
@@ -203,16 +241,12 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
             "\n{handlers} tools have no HTTP binding: write them in src/handlers.rs (each answers \"not implemented yet\" until then), {or}"
         );
     }
-    let d = dir.display();
-    eprintln!("\nnext:\n  cd {d} && cargo build --release\n  ./target/release/{package} --help");
-    eprintln!("  connect a client: see {d}/README.md (Claude Desktop, Claude Code, Cursor, VS Code)");
-    Ok(())
 }
 
 /// The input as named from inside the crate's directory, so that the regenerate command in its
 /// README works there: a URL or `-` as it is, a file relative to the crate (absolute when that
 /// would climb far).
-fn spec_from(dir: &std::path::Path, spec: &str) -> String {
+fn spec_from(dir: &Path, spec: &str) -> String {
     if !crate::load::names_a_file(spec) {
         return spec.to_string();
     }
