@@ -28,6 +28,8 @@ pub(crate) fn snake_case(text: &str) -> String {
 
 /// The runs of ASCII letters and digits in `text`, as they are: `GitHub v3 REST API` -> `GitHub`
 /// `v3` `REST` `API`.
+/// Not [`split_words`]: humps do not split, so that `GitHub` stays one word of an env prefix
+/// (`GITHUB_`) and of a slug (`github`), as they always were.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty())
 }
