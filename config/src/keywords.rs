@@ -456,13 +456,14 @@ mod tests {
         }
     }
 
-    /// Every keyword of 2020-12 but the core's holds subschemas or takes a value of a kind.
+    /// Every keyword of 2020-12 but the core's holds subschemas or takes a value of a kind, never both.
     #[test]
     fn every_vocabulary_keyword_takes_a_value_or_holds_schemas() {
         for key in DRAFT_2020_12 {
-            let core = key.starts_with('$');
-            assert_eq!(core, takes(key).is_none() && holds(key) == Holds::Nothing, "{key}");
-            assert!(takes(key).is_none() || holds(key) == Holds::Nothing, "{key}: a value or schemas");
+            let (value, schemas) = (takes(key).is_some(), holds(key) != Holds::Nothing);
+            assert!(!(value && schemas), "{key}: a value or schemas, not both");
+            // The core's keywords (`$id`, `$defs`...) take no value of a vocabulary's.
+            assert_eq!(key.starts_with('$'), !value && (!schemas || key == "$defs"), "{key}");
         }
         for key in ["example", "nullable", "x-id", "$comment"] {
             assert_eq!(takes(key), None, "{key}");
