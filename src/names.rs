@@ -18,6 +18,7 @@
 //! [`name_parts`] splits tool and argument names for shortening them (case kept).
 
 use heck::ToSnakeCase;
+use mcpgen_config::text::{WordSplit, split_words};
 
 /// heck's snake_case: `getPetById` -> `get_pet_by_id`, `HTTPStatus` -> `http_status`; letters
 /// other than ASCII are kept.
@@ -27,26 +28,17 @@ pub(crate) fn snake_case(text: &str) -> String {
 
 /// The runs of ASCII letters and digits in `text`, as they are: `GitHub v3 REST API` -> `GitHub`
 /// `v3` `REST` `API`.
+/// Not [`split_words`]: humps do not split, so that `GitHub` stays one word of an env prefix
+/// (`GITHUB_`) and of a slug (`github`), as they always were.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty())
 }
 
 /// [`words`], also split where a lower-case letter or a digit meets an upper-case one, as they
 /// are: `getPetById` -> `get` `Pet` `By` `Id`, `v3Api` -> `v3` `Api`; `HTTPStatus` is one word.
+/// The contract's splitter, on ASCII letters and digits alone.
 pub(crate) fn identifier_words(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    for word in words(text) {
-        let bytes = word.as_bytes();
-        let mut start = 0;
-        for i in 1..bytes.len() {
-            if bytes[i].is_ascii_uppercase() && (bytes[i - 1].is_ascii_lowercase() || bytes[i - 1].is_ascii_digit()) {
-                out.push(&word[start..i]);
-                start = i;
-            }
-        }
-        out.push(&word[start..]);
-    }
-    out
+    split_words(text, WordSplit { ascii: true, acronyms: false }).collect()
 }
 
 /// [`identifier_words`] in lower case, led by `fallback` when there are none or the first starts
@@ -158,7 +150,8 @@ pub(crate) fn kebab_slug(title: &str, max: usize) -> String {
 }
 
 /// The parts of a tool or argument name, for shortening it: split at `_` and `-` and where a
-/// lower-case letter meets an upper-case one, case kept (`getPetById` -> `get` `Pet` `By` `Id`).
+/// lower-case letter meets an upper-case one, case kept (not [`split_words`]: digits never split,
+/// `.` never does, so that shortened tool names stay what they were) (`getPetById` -> `get` `Pet` `By` `Id`).
 /// Other characters (`.` in argument names) and digits stay inside parts, as they always have:
 /// shortened names are tool names too.
 pub(crate) fn name_parts(name: &str) -> Vec<&str> {

@@ -7,10 +7,13 @@ use crate::error::{Error, Result};
 use crate::ir::ApiIr;
 use crate::load;
 use crate::tools;
-use mcpgen_config::RuntimeConfig;
 
 pub use crate::diag::{DiagKind, Diagnostic};
 pub use crate::load::{Document, LoadOptions, load, parse_document};
+// The door (`open`) and what it returns live with the merge that implements it, which builds on
+// this module's stages; they are re-exported here for the library's users only (the crate
+// imports them from `crate::merge`).
+pub use crate::merge::{ConfigKind, Inputs, Source, open};
 pub use crate::normalize::{Bindings, Forward, ForwardMode, Routing, bind, normalize};
 pub use crate::tokens::measure as measure_tokens;
 pub use crate::tools::{Filter, OutputSchemaPolicy, ToolOptions, ToolSet, build as build_tools};
@@ -51,86 +54,6 @@ impl Pipeline {
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.ir.diagnostics.iter().chain(self.tools.diagnostics.iter())
     }
-}
-
-/// What every command but `convert` runs on: its inputs, read and made into one API's pipeline
-/// or one runtime config ([`open`]).
-pub struct Inputs {
-    /// The inputs as the user named them, joined with `, ` (for messages).
-    pub origin: String,
-    /// What they came to.
-    pub source: Source,
-    /// The local files read: the inputs, multi-API files, the files their `$ref`s reach
-    /// (`serve --watch` watches them; `--bindings` is the caller's to add).
-    pub files: Vec<PathBuf>,
-}
-
-/// One API description's pipeline, or a runtime config.
-pub enum Source {
-    /// One API description or function list, through the pipeline: its IR and its tools.
-    Api(Box<Pipeline>),
-    /// A runtime config: one given as it is, or one made here from several APIs.
-    Config {
-        /// The config, with the options that apply to a config's tools applied (filters,
-        /// `--auth`, `--base-url`).
-        config: Box<RuntimeConfig>,
-        /// Where it comes from.
-        kind: ConfigKind,
-    },
-}
-
-/// Where a [`Source::Config`] comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConfigKind {
-    /// A runtime config `mcpgen config` wrote (maybe edited since), read as it is.
-    Given,
-    /// Several APIs (several inputs, or a multi-API file) merged into one config; with what was
-    /// renamed to keep them apart.
-    Merged {
-        /// One sentence per rename.
-        warnings: Vec<String>,
-    },
-}
-
-impl Source {
-    /// The runtime config: the pipeline's tools, or the config.
-    pub fn config(&self) -> &RuntimeConfig {
-        match self {
-            Source::Api(p) => &p.tools.config,
-            Source::Config { config, .. } => config,
-        }
-    }
-
-    /// Like [`Source::config`], to change it (a command's flags).
-    pub fn config_mut(&mut self) -> &mut RuntimeConfig {
-        match self {
-            Source::Api(p) => &mut p.tools.config,
-            Source::Config { config, .. } => config,
-        }
-    }
-
-    /// The runtime config alone; a pipeline's IR is freed off the main thread.
-    pub fn into_config(self) -> RuntimeConfig {
-        match self {
-            Source::Api(p) => {
-                let Pipeline { ir, tools, .. } = *p;
-                crate::mem::drop_in_background(ir);
-                tools.config
-            }
-            Source::Config { config, .. } => *config,
-        }
-    }
-}
-
-/// The one door into the pipeline: reads `specs` (paths, URLs, `-`; API descriptions, function
-/// lists, runtime configs, multi-API files) and makes them one API's pipeline (one API
-/// description) or one runtime config (a runtime config, or several APIs merged, see
-/// `src/merge/`). `report` is called with the pipeline of each API that is merged with others
-/// (for its warnings: its IR is not kept); a [`Source::Api`]'s diagnostics are the caller's to
-/// show. Options that cannot apply to a runtime config's tools (`--output-schema`, ...) are an
-/// error naming the flag when an input is one.
-pub fn open(specs: &[String], opts: &PipelineOptions, report: &dyn Fn(&Pipeline)) -> Result<Inputs> {
-    crate::merge::load(specs, opts, report)
 }
 
 /// Loads `spec` (path, URL or `-`) and builds its tools.

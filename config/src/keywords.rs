@@ -245,6 +245,68 @@ pub const OBJECT: [&str; 10] = [
     "unevaluatedProperties",
 ];
 
+/// The values of `type`: JSON's types, and `integer`.
+pub const TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "array", "object", "null"];
+
+/// What value a keyword takes, by 2020-12's meta-schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// Any value (`const`, `default`).
+    Any,
+    /// A list (`enum`, `examples`, `required`).
+    Array,
+    /// A number (`minimum`, `exclusiveMaximum`, ...).
+    Number,
+    /// A number above zero (`multipleOf`).
+    PositiveNumber,
+    /// A count: an integer, zero or more (`minLength`, `maxItems`, ...).
+    Count,
+    /// `true` or `false` (`uniqueItems`, `readOnly`, ...).
+    Boolean,
+    /// A string (`title`, `pattern`, `format`, ...).
+    String,
+    /// An object (`dependentRequired`).
+    Object,
+    /// A type name or a list of them (`type`, see [`TYPES`]).
+    Types,
+}
+
+impl Takes {
+    /// Whether `value` is of this kind (a count written `2.0` is one).
+    pub fn accepts(self, value: &Value) -> bool {
+        match self {
+            Takes::Any => true,
+            Takes::Array => value.is_array(),
+            Takes::Number => value.is_number(),
+            Takes::PositiveNumber => value.as_f64().is_some_and(|n| n > 0.0),
+            Takes::Count => value.as_u64().is_some() || value.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0),
+            Takes::Boolean => value.is_boolean(),
+            Takes::String => value.is_string(),
+            Takes::Object => value.is_object(),
+            Takes::Types => value.is_string() || value.is_array(),
+        }
+    }
+}
+
+/// The value a keyword of 2020-12's validation, meta-data, format and content vocabularies takes;
+/// `None` for the others: the core's (`$id`, `$comment`, ...), those that hold subschemas
+/// ([`holds`]), and what 2020-12 does not have (`example`, `nullable`, `x-*`).
+pub fn takes(key: &str) -> Option<Takes> {
+    Some(match key {
+        "type" => Takes::Types,
+        "enum" | "examples" | "required" => Takes::Array,
+        "const" | "default" => Takes::Any,
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => Takes::Number,
+        "multipleOf" => Takes::PositiveNumber,
+        "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" | "minContains"
+        | "maxContains" => Takes::Count,
+        "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => Takes::Boolean,
+        "title" | "description" | "format" | "pattern" | "contentMediaType" | "contentEncoding" => Takes::String,
+        "dependentRequired" => Takes::Object,
+        _ => return None,
+    })
+}
+
 /// The `type`s a keyword constrains: `["number", "integer"]` for [`NUMBER`], one type for
 /// [`STRING`], [`ARRAY`] and [`OBJECT`], none for keywords that apply to every value.
 pub fn instance_types(key: &str) -> &'static [&'static str] {
@@ -392,6 +454,22 @@ mod tests {
         for key in ["examples", "example"] {
             assert!(is_data(key) && is_annotation(key) && DOCUMENTATION.contains(&key), "{key}");
         }
+    }
+
+    /// Every keyword of 2020-12 but the core's holds subschemas or takes a value of a kind, never both.
+    #[test]
+    fn every_vocabulary_keyword_takes_a_value_or_holds_schemas() {
+        for key in DRAFT_2020_12 {
+            let (value, schemas) = (takes(key).is_some(), holds(key) != Holds::Nothing);
+            assert!(!(value && schemas), "{key}: a value or schemas, not both");
+            // The core's keywords (`$id`, `$defs`...) take no value of a vocabulary's.
+            assert_eq!(key.starts_with('$'), !value && (!schemas || key == "$defs"), "{key}");
+        }
+        for key in ["example", "nullable", "x-id", "$comment"] {
+            assert_eq!(takes(key), None, "{key}");
+        }
+        assert!(Takes::Count.accepts(&json!(2.0)) && !Takes::Count.accepts(&json!(-1)));
+        assert!(!Takes::PositiveNumber.accepts(&json!(0)));
     }
 
     #[test]

@@ -13,12 +13,13 @@
 //!
 //! The rules: [`exposure`] (what `tools/list` shows, and the result budget of a tool), [`text`]
 //! (texts of API descriptions made plain for a model; numbers for people), [`media`] (which media
-//! types are JSON or text).
+//! types are JSON or text), [`features`] (the engine's cargo features, tabled once).
 
 #![deny(missing_docs)]
 
 pub mod binding;
 pub mod exposure;
+pub mod features;
 pub mod keywords;
 pub mod media;
 pub mod refs;

@@ -2,6 +2,7 @@
 //! Markdown, no control characters), first paragraphs and sentences, cuts at a length. An API
 //! description is untrusted input: what comes out of [`plain`] cannot pass for the structure of
 //! the text it is put into (a heading, a list item, a line of its own, a tag).
+//! Also the words of identifiers ([`split_words`]) and numbers and sizes for people.
 
 /// Abbreviations whose period does not end a sentence.
 const ABBREVIATIONS: [&str; 10] = ["e.g", "i.e", "etc", "vs", "approx", "incl", "no", "eg", "ie", "cf"];
@@ -252,6 +253,60 @@ fn without_star_emphasis(text: &str) -> String {
         .collect()
 }
 
+/// A size for people: `512 B`, `1.5 KB`, `6.7 MB` (1 KB is 1,024 bytes).
+pub fn human_bytes(n: usize) -> String {
+    const KB: usize = 1024;
+    if n < KB {
+        format!("{n} B")
+    } else if n < KB * KB {
+        format!("{:.1} KB", n as f64 / KB as f64)
+    } else {
+        format!("{:.1} MB", n as f64 / (KB * KB) as f64)
+    }
+}
+
+/// Which characters [`split_words`] makes words of, and where it splits them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WordSplit {
+    /// Only ASCII letters and digits make words; any other letter splits like punctuation (names
+    /// that must be ASCII: Rust identifiers, env vars).
+    pub ascii: bool,
+    /// Also split where a run of capitals turns into a word (`HTMLParser` -> `HTML` `Parser`),
+    /// an acronym's plural (`PRs`) kept whole: for search, where each is a word a query says.
+    pub acronyms: bool,
+}
+
+/// The words of an identifier or a text, as they are: the runs of letters and digits, split
+/// again where a lower-case letter or a digit meets an upper-case one (`getPetById` -> `get`
+/// `Pet` `By` `Id`, `v3Api` -> `v3` `Api`). `HTTPStatus` is one word unless `how.acronyms`.
+/// The one splitter of identifiers into words for the compiler and the engine.
+pub fn split_words(text: &str, how: WordSplit) -> impl Iterator<Item = &str> {
+    let apart = move |c: char| if how.ascii { !c.is_ascii_alphanumeric() } else { !c.is_alphanumeric() };
+    text.split(apart).filter(|w| !w.is_empty()).flat_map(move |w| split_case(w, how.acronyms))
+}
+
+/// One run of letters and digits split at its changes of case (see [`split_words`]).
+fn split_case(word: &str, acronyms: bool) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (at, c) = chars[i];
+        let prev = chars[i - 1].1;
+        let hump = c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit());
+        // An acronym's plural (`PRs`, `URLs`) is one word.
+        let plural_s = chars.get(i + 1).is_some_and(|(_, n)| *n == 's') && i + 2 == chars.len();
+        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase()) && !plural_s;
+        let acronym_ends = acronyms && c.is_uppercase() && prev.is_uppercase() && next_lower;
+        if hump || acronym_ends {
+            parts.push(&word[start..at]);
+            start = at;
+        }
+    }
+    parts.push(&word[start..]);
+    parts
+}
+
 /// Digits in groups of three: 1,223.
 pub fn group_digits(n: usize) -> String {
     let s = n.to_string();
@@ -284,6 +339,30 @@ pub fn area_summary(description: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_split_at_humps_and_punctuation() {
+        let split = |text, how| split_words(text, how).collect::<Vec<_>>();
+        let text = "getPetById HTMLParser repos/list-for_org v2Beta PRs 名前Id";
+        assert_eq!(
+            split(text, WordSplit::default()),
+            ["get", "Pet", "By", "Id", "HTMLParser", "repos", "list", "for", "org", "v2", "Beta", "PRs", "名前Id"]
+        );
+        let acronyms = WordSplit { acronyms: true, ..WordSplit::default() };
+        assert_eq!(
+            split(text, acronyms),
+            ["get", "Pet", "By", "Id", "HTML", "Parser", "repos", "list", "for", "org", "v2", "Beta", "PRs", "名前Id"]
+        );
+        let ascii = WordSplit { ascii: true, ..WordSplit::default() };
+        assert_eq!(split("OAuth2Token 名前Id", ascii), ["OAuth2", "Token", "Id"]);
+    }
+
+    #[test]
+    fn sizes_for_people() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1536), "1.5 KB");
+        assert_eq!(human_bytes(7 * 1024 * 1024), "7.0 MB");
+    }
 
     #[test]
     fn first_sentences() {

@@ -57,8 +57,7 @@ pub(crate) struct ConfigArgs {
 
 pub(super) fn run(args: &ConfigArgs) -> Result<()> {
     let inputs = super::open(&args.input, &args.more, args.warnings.strict)?;
-    let given =
-        matches!(inputs.source, crate::pipeline::Source::Config { kind: crate::pipeline::ConfigKind::Given, .. });
+    let given = matches!(inputs.source, crate::merge::Source::Config { kind: crate::merge::ConfigKind::Given, .. });
     let mut config = inputs.source.into_config();
     let unbound = config.unbound_tools().count();
     if unbound > 0 {

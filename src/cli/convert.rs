@@ -44,7 +44,7 @@ pub(crate) struct ConvertArgs {
 pub(super) fn run(args: &ConvertArgs) -> Result<()> {
     let spec = &args.input.spec;
     let mut opts = args.input.pipeline_options(args.warnings.strict)?;
-    // Not `pipeline::open`, the other commands' door: `convert` writes the IR of one API
+    // Not `merge::open`, the other commands' door: `convert` writes the IR of one API
     // description as OpenAPI, and a runtime config (or several APIs merged into one) keeps no IR,
     // only tools. `load` says so for a config or a multi-API file. It also needs the document's
     // dialect before the pipeline runs (a function list without bindings gets the forward-URL

@@ -3,10 +3,10 @@
 //! (`crate::diff`). Its exit codes follow diff(1)'s: 2 for trouble, so that 1 can mean "breaking
 //! changes" under `--fail-on-breaking`.
 //!
-//! An API description is made into tools as `pipeline::open` would, with output schemas on, so
+//! An API description is made into tools as `merge::open` would, with output schemas on, so
 //! that changes to responses show; a runtime config is compared as it is (output schemas if it
 //! was written with them, else the response shapes it keeps). A multi-API file goes through
-//! `pipeline::open` itself.
+//! `merge::open` itself.
 
 use std::process::ExitCode;
 
@@ -17,7 +17,8 @@ use crate::diff::Side;
 use crate::error::{Error, Result};
 use crate::ir::Method;
 use crate::load::{self, AnyInput, Input, LoadOptions};
-use crate::pipeline::{self, OutputSchemaPolicy, PipelineOptions, Source};
+use crate::merge::{self, Source};
+use crate::pipeline::{self, OutputSchemaPolicy, PipelineOptions};
 use crate::tools::{Filter, ToolOptions};
 use mcpgen_config::RuntimeConfig;
 
@@ -167,7 +168,7 @@ fn read(spec: &str, opts: &PipelineOptions) -> Result<Version> {
             Err(Error::Usage { message: "a multi-API file is compared from a file, not stdin: name it".into() })
         }
         AnyInput::Apis(_) => {
-            let inputs = pipeline::open(&[spec.to_string()], opts, &super::report_warnings)?;
+            let inputs = merge::open(&[spec.to_string()], opts, &super::report_warnings)?;
             super::report_source(&inputs.source);
             Ok(Version { config: inputs.source.into_config(), output_schemas: false })
         }

@@ -9,7 +9,8 @@ use super::InputArgs;
 use super::values::FailOnArg;
 use crate::doctor::{self, ApiReport, Report, Severity};
 use crate::error::Result;
-use crate::pipeline::{ConfigKind, Pipeline, Source};
+use crate::merge::{ConfigKind, Source};
+use crate::pipeline::Pipeline;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -52,7 +53,7 @@ pub(super) fn run(args: &DoctorArgs) -> Result<ExitCode> {
     // Each API merged with others is examined as its pipeline is built (its IR is not kept).
     let made: RefCell<Vec<ApiReport>> = RefCell::new(Vec::new());
     let examine = |p: &Pipeline| made.borrow_mut().push(doctor::of_pipeline(p));
-    let inputs = crate::pipeline::open(&args.input.specs(&args.more), &opts, &examine)?;
+    let inputs = crate::merge::open(&args.input.specs(&args.more), &opts, &examine)?;
     let apis = match &inputs.source {
         Source::Api(p) => vec![doctor::of_pipeline(p)],
         Source::Config { config, kind: ConfigKind::Given } => vec![doctor::of_config(config, &inputs.origin)],

@@ -9,7 +9,7 @@ use super::values::{FormatArg, NamespacesArg, name_of};
 use super::{InputArgs, output};
 use crate::error::Result;
 use crate::export::{self, Options, ToolSearch};
-use crate::pipeline::Source;
+use crate::merge::Source;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:

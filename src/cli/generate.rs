@@ -1,13 +1,17 @@
 //! `mcpgen generate` (and the shorthand `mcpgen SPEC`): a ready-to-build Rust MCP server crate.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
+use clap::builder::TypedValueParser;
 
 use super::{InputArgs, StrictArg};
 use crate::error::Result;
 use crate::generate::{self, CrateSpec};
+use mcpgen_config::RuntimeConfig;
+use mcpgen_config::features::FEATURES;
+use mcpgen_config::text::human_bytes;
 
 pub(super) const EXAMPLES: &str = "\
 Examples:
@@ -52,8 +56,8 @@ pub(crate) struct GenerateArgs {
     /// comma-separated): discovery, semantic (search by meaning), oauth, metrics, legacy-sse,
     /// redis-store (--upstream-auth user's tokens on Redis/Valkey). Discovery comes by itself when
     /// the tool mode can pick it, semantic with --search-model; Streamable HTTP is always there.
-    #[arg(long = "with", value_enum, value_delimiter = ',', value_name = "FEATURE")]
-    pub with: Vec<FeatureArg>,
+    #[arg(long = "with", value_parser = feature_values(), value_delimiter = ',', value_name = "FEATURE")]
+    pub with: Vec<generate::Feature>,
 
     /// Where the crate gets mcpgen's engine: a copy in mcpgen-runtime/ (builds from crates.io
     /// alone), or the published mcpgen-runtime (for a crate you publish).
@@ -66,37 +70,15 @@ pub(crate) struct GenerateArgs {
     pub force: bool,
 }
 
-/// `--with`: a feature of mcpgen-runtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum FeatureArg {
-    /// Discovery mode and compact schemas.
-    Discovery,
-    /// Search by meaning (candle; --search-model).
-    Semantic,
-    /// OAuth access tokens on /mcp (--oauth-issuer).
-    Oauth,
-    /// Prometheus metrics (/metrics, --metrics-bind).
-    Metrics,
-    /// The 2024-11-05 HTTP+SSE transport (--legacy-sse).
-    LegacySse,
-    /// Code mode (--tool-mode code, --run-script): run_script's QuickJS sandbox.
-    Code,
-    /// --upstream-auth user's token store on Redis/Valkey, shared by replicas (--token-store redis://…).
-    RedisStore,
-}
-
-impl From<FeatureArg> for generate::Feature {
-    fn from(f: FeatureArg) -> Self {
-        match f {
-            FeatureArg::Discovery => generate::Feature::Discovery,
-            FeatureArg::Semantic => generate::Feature::Semantic,
-            FeatureArg::Oauth => generate::Feature::OAuth,
-            FeatureArg::Metrics => generate::Feature::Metrics,
-            FeatureArg::LegacySse => generate::Feature::LegacySse,
-            FeatureArg::Code => generate::Feature::Code,
-            FeatureArg::RedisStore => generate::Feature::RedisStore,
-        }
-    }
+/// `--with`'s values: the features of mcpgen-runtime the contract's table offers, in its order,
+/// each with what it does.
+fn feature_values() -> impl TypedValueParser<Value = generate::Feature> {
+    use clap::builder::{PossibleValue, PossibleValuesParser};
+    let offered = FEATURES.iter().filter(|f| f.offered);
+    let values = offered.map(|f| PossibleValue::new(f.name).help(f.what));
+    // The parser lets through only the names it lists, each of which the table has.
+    PossibleValuesParser::new(values)
+        .map(|name| generate::Feature::from_name(&name).expect("--with offers the table's names"))
 }
 
 /// `--runtime`: where the crate gets the runtime.
@@ -128,26 +110,17 @@ fn remove_old_engine(dir: &std::path::Path) -> usize {
 
 pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     let started = Instant::now();
-    let spec = &args.input.spec;
     // Whatever `serve` takes: its catalogue is the config `serve` would run.
     let inputs = super::open(&args.input, &args.more, args.warnings.strict)?;
-    let specs = args.input.specs(&args.more);
-    let from_config = matches!(inputs.source, crate::pipeline::Source::Config { .. });
-    let mut config = inputs.source.into_config();
-    args.context.apply(&mut config.context);
-    if let Some(identity) =
-        args.identity.identity().map_err(|e| crate::error::Error::Usage { message: e.to_string() })?
-    {
-        config.upstream.auth = Some(identity);
-    }
-    crate::tokens::measure(&mut config);
+    let from_config = matches!(inputs.source, crate::merge::Source::Config { .. });
+    let config = crate_config(args, inputs.source.into_config())?;
     let title = config.server.title.clone().unwrap_or_else(|| config.server.name.clone());
-    let package = args.name.clone().unwrap_or_else(|| generate::default_crate_name(&title, spec));
+    let package = args.name.clone().unwrap_or_else(|| generate::default_crate_name(&title, &args.input.spec));
     generate::check_package_name(&package)?;
     let dir = args.output.clone().unwrap_or_else(|| PathBuf::from(&package));
+    let specs = args.input.specs(&args.more);
     let spec_from_crate = specs.iter().map(|s| spec_from(&dir, s)).collect::<Vec<_>>().join(" ");
-    let asked: Vec<generate::Feature> = args.with.iter().map(|&f| f.into()).collect();
-    let features = generate::features_for(&config, &asked);
+    let features = generate::features_for(&config, &args.with);
     let runtime = match args.runtime {
         RuntimeArg::Vendored => generate::RuntimeSource::Vendored,
         RuntimeArg::Registry => generate::RuntimeSource::Registry,
@@ -162,16 +135,48 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
     })?;
     let report = generate::write_crate(&dir, &files, args.force)?;
     let moved = remove_old_engine(&dir);
-    let handlers_kept = report.kept.iter().any(|f| f == "src/handlers.rs");
+    say_written(&package, &config, &dir, started, &files, &report, &features);
+    say_what_is_left(&dir, &config, &report, moved, from_config);
+    let d = dir.display();
+    eprintln!("\nnext:\n  cd {d} && cargo build --release\n  ./target/release/{package} --help");
+    eprintln!("  connect a client: see {d}/README.md (Claude Desktop, Claude Code, Cursor, VS Code)");
+    Ok(())
+}
+
+/// The config the crate embeds: the one `serve` would run, with the context and `--upstream-auth`
+/// flags applied, and what listing its tools costs recorded, so that `auto` decides on real
+/// counts in the crate too.
+fn crate_config(args: &GenerateArgs, mut config: RuntimeConfig) -> Result<RuntimeConfig> {
+    args.context.apply(&mut config.context);
+    if let Some(identity) =
+        args.identity.identity().map_err(|e| crate::error::Error::Usage { message: e.to_string() })?
+    {
+        config.upstream.auth = Some(identity);
+    }
+    crate::tokens::measure(&mut config);
+    Ok(config)
+}
+
+/// What was written where, on stderr: the one thing a user checks after a run (and the files a
+/// regeneration kept as theirs).
+fn say_written(
+    package: &str,
+    config: &RuntimeConfig,
+    dir: &Path,
+    started: Instant,
+    files: &[generate::GeneratedFile],
+    report: &generate::WriteReport,
+    features: &[generate::Feature],
+) {
     let bytes: usize = files.iter().map(|f| f.contents.len()).sum();
     eprintln!(
-        "generated {} ({} tools) in {} in {:.2} s: {} files, {} KB",
+        "generated {} ({} tools) in {} in {:.2} s: {} files, {}",
         package,
         config.tools.len(),
         dir.display(),
         started.elapsed().as_secs_f64(),
         report.written.len(),
-        bytes / 1024
+        human_bytes(bytes)
     );
     for f in &report.written {
         eprintln!("  wrote {f}");
@@ -184,6 +189,18 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
         "  runtime features: {}",
         if names.is_empty() { "none beyond the core (stdio)".to_string() } else { names.join(", ") }
     );
+}
+
+/// What the user has to do before the crate serves every tool: the engine's old directory that
+/// was removed, handlers a kept `src/handlers.rs` lacks, kept code on the engine's inside, tools
+/// with no HTTP binding. Each is a note, never an error: the crate was written.
+fn say_what_is_left(
+    dir: &Path,
+    config: &RuntimeConfig,
+    report: &generate::WriteReport,
+    moved: usize,
+    from_config: bool,
+) {
     if moved > 0 {
         eprintln!(
             "note: the engine moved from {old}/ to a crate of its own, mcpgen-runtime ({moved} files of {old}/ removed); \
@@ -191,9 +208,10 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
             old = generate::OLD_ENGINE_DIR
         );
     }
+    let handlers_kept = report.kept.iter().any(|f| f == "src/handlers.rs");
     if handlers_kept {
         let existing = std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap_or_default();
-        let missing = generate::missing_handlers(&existing, &config);
+        let missing = generate::missing_handlers(&existing, config);
         if !missing.is_empty() {
             eprintln!("\nsrc/handlers.rs needs a function for each new tool (src/tools.rs calls them):");
             for m in &missing {
@@ -223,16 +241,12 @@ pub(super) fn run(args: &GenerateArgs) -> Result<()> {
             "\n{handlers} tools have no HTTP binding: write them in src/handlers.rs (each answers \"not implemented yet\" until then), {or}"
         );
     }
-    let d = dir.display();
-    eprintln!("\nnext:\n  cd {d} && cargo build --release\n  ./target/release/{package} --help");
-    eprintln!("  connect a client: see {d}/README.md (Claude Desktop, Claude Code, Cursor, VS Code)");
-    Ok(())
 }
 
 /// The input as named from inside the crate's directory, so that the regenerate command in its
 /// README works there: a URL or `-` as it is, a file relative to the crate (absolute when that
 /// would climb far).
-fn spec_from(dir: &std::path::Path, spec: &str) -> String {
+fn spec_from(dir: &Path, spec: &str) -> String {
     if !crate::load::names_a_file(spec) {
         return spec.to_string();
     }

@@ -9,12 +9,13 @@ use serde_json::Value;
 use super::{InputArgs, StrictArg};
 use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
-use crate::pipeline::{ConfigKind, Pipeline, Source};
+use crate::merge::{ConfigKind, Source};
+use crate::pipeline::Pipeline;
 use crate::responses::estimate::{self, Estimate};
 use crate::responses::sample::SampleSource;
 use crate::runtime::cli::ContextArgs;
 use crate::tokens::{self, Cost, ModeCosts};
-use mcpgen_config::text::group_digits;
+use mcpgen_config::text::{group_digits, human_bytes};
 use mcpgen_config::{Annotations, ListTokens, Method, ResponseDetail, RuntimeConfig, Tool};
 
 pub(super) const EXAMPLES: &str = "\
@@ -54,7 +55,7 @@ pub(crate) struct InspectArgs {
 pub(super) fn run(args: &InspectArgs) -> Result<()> {
     let opts = args.input.pipeline_options(args.warnings.strict)?;
     // A pipeline's warnings are in the report; those of APIs merged with others go to stderr.
-    let mut inputs = crate::pipeline::open(&args.input.specs(&args.more), &opts, &super::report_warnings)?;
+    let mut inputs = crate::merge::open(&args.input.specs(&args.more), &opts, &super::report_warnings)?;
     if let Source::Config { kind: ConfigKind::Merged { warnings }, .. } = &inputs.source {
         super::report_merge_warnings(warnings, super::say_on_stderr);
     }
@@ -573,14 +574,4 @@ fn annotation_words(a: &Annotations) -> String {
         words.push("closed-world");
     }
     words.join(", ")
-}
-
-fn human_bytes(n: usize) -> String {
-    if n < 1024 {
-        format!("{n} B")
-    } else if n < 1024 * 1024 {
-        format!("{:.1} KB", n as f64 / 1024.0)
-    } else {
-        format!("{:.1} MB", n as f64 / 1048576.0)
-    }
 }

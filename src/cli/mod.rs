@@ -269,26 +269,26 @@ pub(crate) fn report_merge_warnings(warnings: &[String], say: Say) {
 
 /// The warnings of what the inputs came to, on stderr: a pipeline's (briefly), or what merging
 /// renamed (a merged API's pipeline warnings are reported as it is built).
-pub(crate) fn report_source(source: &crate::pipeline::Source) {
+pub(crate) fn report_source(source: &crate::merge::Source) {
     report_source_by(source, say_on_stderr);
 }
 
 /// [`report_source`], said by `say`.
-pub(crate) fn report_source_by(source: &crate::pipeline::Source, say: Say) {
+pub(crate) fn report_source_by(source: &crate::merge::Source, say: Say) {
     match source {
-        crate::pipeline::Source::Api(p) => report_warnings_by(p, say),
-        crate::pipeline::Source::Config { kind: crate::pipeline::ConfigKind::Merged { warnings }, .. } => {
+        crate::merge::Source::Api(p) => report_warnings_by(p, say),
+        crate::merge::Source::Config { kind: crate::merge::ConfigKind::Merged { warnings }, .. } => {
             report_merge_warnings(warnings, say)
         }
-        crate::pipeline::Source::Config { .. } => {}
+        crate::merge::Source::Config { .. } => {}
     }
 }
 
-/// The inputs and the pipeline's options of a command: read by `crate::pipeline::open`, its
+/// The inputs and the pipeline's options of a command: read by `crate::merge::open`, its
 /// warnings reported on stderr.
-pub(crate) fn open(input: &InputArgs, more: &[String], strict: bool) -> crate::error::Result<crate::pipeline::Inputs> {
+pub(crate) fn open(input: &InputArgs, more: &[String], strict: bool) -> crate::error::Result<crate::merge::Inputs> {
     let opts = input.pipeline_options(strict)?;
-    let inputs = crate::pipeline::open(&input.specs(more), &opts, &report_warnings)?;
+    let inputs = crate::merge::open(&input.specs(more), &opts, &report_warnings)?;
     report_source(&inputs.source);
     Ok(inputs)
 }

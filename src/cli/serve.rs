@@ -8,7 +8,7 @@ use clap::Args;
 use super::watch::Watch;
 use super::{InputArgs, StrictArg};
 use crate::error::{Error, Location, Result};
-use crate::pipeline::{ConfigKind, Source};
+use crate::merge::{ConfigKind, Source};
 use crate::runtime::cli::{ServerArgs, Transport};
 use crate::runtime::ext::Extensions;
 use crate::runtime::tooling::{LoadError, Reload};
@@ -97,14 +97,14 @@ pub(super) fn run(args: &ServeArgs) -> Result<()> {
         .map_err(|source| Error::Runtime { spec: specs.join(", "), source })
 }
 
-/// The inputs made one runtime config (`crate::pipeline::open`): a runtime config as it is, an
+/// The inputs made one runtime config (`crate::merge::open`): a runtime config as it is, an
 /// API description through the pipeline, several APIs (or a multi-API file) merged; with the
 /// local files they were read from (`--watch` watches them).
 pub(crate) fn build_config(args: &ServeArgs) -> Result<(RuntimeConfig, Vec<PathBuf>)> {
     let specs = args.input.specs(&args.more);
     let opts = args.input.pipeline_options(args.warnings.strict)?;
     // The log is serve's stderr (JSON with --log-format json): warnings go into it.
-    let inputs = crate::pipeline::open(&specs, &opts, &|p| super::report_warnings_by(p, super::say_in_log))?;
+    let inputs = crate::merge::open(&specs, &opts, &|p| super::report_warnings_by(p, super::say_in_log))?;
     let mut files = inputs.files;
     let config = match inputs.source {
         Source::Config { config, kind: ConfigKind::Given } => *config,

@@ -1,4 +1,4 @@
-//! A report for each API of what `crate::pipeline::open` made of the inputs: an API
+//! A report for each API of what `crate::merge::open` made of the inputs: an API
 //! description's pipeline, a runtime config, or several APIs merged into one config.
 
 use super::{About, ApiReport, Context, examine};

@@ -10,6 +10,7 @@ pub(super) const CONFIG_SOURCES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("../../config/Cargo.toml")),
     ("src/binding.rs", include_str!("../../config/src/binding.rs")),
     ("src/exposure.rs", include_str!("../../config/src/exposure.rs")),
+    ("src/features.rs", include_str!("../../config/src/features.rs")),
     ("src/keywords.rs", include_str!("../../config/src/keywords.rs")),
     ("src/lib.rs", include_str!("../../config/src/lib.rs")),
     ("src/media.rs", include_str!("../../config/src/media.rs")),
@@ -121,8 +122,6 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/upstream/user/store/sealed.rs", include_str!("../../runtime/src/upstream/user/store/sealed.rs")),
 ];
 
-use std::collections::BTreeSet;
-
 use mcpgen_config::RuntimeConfig;
 
 /// Where a generated crate gets the runtime from (`--runtime`).
@@ -138,75 +137,37 @@ pub enum RuntimeSource {
 
 /// A feature of mcpgen-runtime that a generated crate gets when its config needs it or it is asked
 /// for (`--with`); the HTTP transport always. Reload is never one: a generated crate embeds its
-/// catalogue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Feature {
-    /// Streamable HTTP and its fast path: every crate has it, so that every client can connect.
-    Http,
-    /// The 2024-11-05 HTTP+SSE transport (`--legacy-sse`).
-    LegacySse,
-    /// Discovery mode and compact schemas.
-    Discovery,
-    /// Search by meaning (candle).
-    Semantic,
-    /// Inbound OAuth (`--oauth-issuer`).
-    OAuth,
-    /// Prometheus metrics (`/metrics`, `--metrics-bind`).
-    Metrics,
-    /// Code mode (`run_script`'s sandbox, QuickJS).
-    Code,
-    /// Each user's own authorization at the API (`--upstream-auth user`) and its file token store.
-    UserAuth,
-    /// `--upstream-auth user`'s token store on Redis/Valkey, shared by replicas (with `UserAuth`).
-    RedisStore,
-}
-
-impl Feature {
-    /// The cargo feature's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Feature::Http => "http",
-            Feature::LegacySse => "legacy-sse",
-            Feature::Discovery => "discovery",
-            Feature::Semantic => "semantic",
-            Feature::OAuth => "oauth",
-            Feature::Metrics => "metrics",
-            Feature::Code => "code",
-            Feature::UserAuth => "user-auth",
-            Feature::RedisStore => "redis-store",
-        }
-    }
-}
+/// catalogue. Its names and what each implies are the contract's table
+/// ([`mcpgen_config::features::FEATURES`]).
+pub use mcpgen_config::features::Feature;
 
 /// The features a crate serving `config` gets: HTTP always, discovery when its tool mode can
 /// choose discovery or compact schemas (as `auto` would with the default limits, or as the config
 /// says), search by meaning when the config names a model, code mode's sandbox when the config
 /// runs scripts, and whatever was asked for.
 pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
-    let mut out: BTreeSet<Feature> = asked.iter().copied().collect();
-    out.insert(Feature::Http);
+    let mut out: Vec<Feature> = asked.to_vec();
+    out.push(Feature::Http);
     let exposure = mcpgen_config::exposure::resolve(&config.context, &config.tools);
     if exposure.discovery || exposure.compact {
-        out.insert(Feature::Discovery);
+        out.push(Feature::Discovery);
     }
     if config.context.search_model.is_some() {
-        out.insert(Feature::Semantic);
+        out.push(Feature::Semantic);
     }
     if exposure.code || config.context.run_script {
-        out.insert(Feature::Code);
+        out.push(Feature::Code);
     }
     // Each user's own authorization at an API acts for callers of validated access tokens.
     let modes = crate::runtime::tooling::declared_modes(config);
-    if modes.contains(&crate::runtime::UpstreamAuth::User) || out.contains(&Feature::RedisStore) {
-        out.insert(Feature::UserAuth);
+    if modes.contains(&crate::runtime::UpstreamAuth::User) {
+        out.push(Feature::UserAuth);
     }
-    if out.contains(&Feature::UserAuth) || modes.iter().any(|m| *m != crate::runtime::UpstreamAuth::Server) {
-        out.insert(Feature::OAuth);
+    if modes.iter().any(|m| *m != crate::runtime::UpstreamAuth::Server) {
+        out.push(Feature::OAuth);
     }
-    if out.contains(&Feature::Semantic) || out.contains(&Feature::Code) {
-        out.insert(Feature::Discovery);
-    }
-    out.into_iter().collect()
+    // What those bring with them (redis-store user-auth, user-auth oauth, code discovery...).
+    mcpgen_config::features::with_implied(out)
 }
 
 /// The `mcpgen-runtime` line of the crate's Cargo.toml.
@@ -251,6 +212,7 @@ pub(super) fn vendored_manifest(header: &str, manifest: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpgen_config::features::FEATURES;
 
     /// Every file of the runtime crate and of the contract crate is copied.
     #[test]
@@ -294,6 +256,64 @@ mod tests {
             "[package]\nname = \"x\"\n\n[dev-dependencies]\na = \"1\"\n\n[features]\nf = []\n",
         );
         assert_eq!(m, "# @generated\n[package]\nname = \"x\"\n\n[features]\nf = []\n");
+    }
+
+    /// mcpgen-runtime's manifest, as the copies carry it.
+    const RUNTIME_MANIFEST: &str = include_str!("../../runtime/Cargo.toml");
+
+    /// The `[features]` table of a manifest: each feature with its list, read from the TOML text
+    /// (one `name = [..]` a line, comments skipped: the runtime's manifest is written so).
+    fn cargo_features(manifest: &str) -> Vec<(String, Vec<String>)> {
+        let mut out = Vec::new();
+        let mut inside = false;
+        for line in manifest.lines().map(str::trim) {
+            if line.starts_with('[') && !line.contains('=') {
+                inside = line == "[features]";
+                continue;
+            }
+            if !inside || line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (name, list) = line.split_once('=').expect("a feature is `name = [..]`");
+            let list = list.trim().trim_start_matches('[').trim_end_matches(']');
+            let items = list.split(',').map(|s| s.trim().trim_matches('"').to_string()).filter(|s| !s.is_empty());
+            out.push((name.trim().to_string(), items.collect()));
+        }
+        out
+    }
+
+    /// The table is the runtime's `[features]`: the same features, each implying the same ones;
+    /// `full` is those `in_full`, `default` is empty.
+    #[test]
+    fn the_feature_table_is_the_runtime_manifest() {
+        let cargo = cargo_features(RUNTIME_MANIFEST);
+        let mut names: Vec<&str> =
+            cargo.iter().map(|(n, _)| n.as_str()).filter(|n| !["default", "full"].contains(n)).collect();
+        names.sort();
+        let mut tabled: Vec<&str> = FEATURES.iter().map(|f| f.name).collect();
+        tabled.sort();
+        assert_eq!(tabled, names, "FEATURES names runtime/Cargo.toml's features");
+        for (name, list) in &cargo {
+            let features: Vec<&str> =
+                list.iter().map(String::as_str).filter(|i| !i.starts_with("dep:") && !i.contains('/')).collect();
+            match name.as_str() {
+                "default" => assert!(features.is_empty(), "no default features"),
+                "full" => {
+                    let full: Vec<&str> = FEATURES.iter().filter(|f| f.in_full).map(|f| f.name).collect();
+                    assert_eq!(sorted(features), sorted(full), "full");
+                }
+                _ => {
+                    let info = Feature::from_name(name).unwrap_or_else(|| panic!("{name} is in FEATURES")).info();
+                    let implies: Vec<&str> = info.implies.iter().map(|f| f.name()).collect();
+                    assert_eq!(sorted(features), sorted(implies), "what {name} implies");
+                }
+            }
+        }
+    }
+
+    fn sorted(mut v: Vec<&str>) -> Vec<&str> {
+        v.sort();
+        v
     }
 
     #[test]

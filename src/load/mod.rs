@@ -154,7 +154,7 @@ pub(crate) enum Input {
     Config(Box<RuntimeConfig>),
 }
 
-/// What every command but `convert` reads (`crate::pipeline::open`): one input, or a multi-API
+/// What every command but `convert` reads (`crate::merge::open`): one input, or a multi-API
 /// file (`mcpgen_apis`).
 pub(crate) enum AnyInput {
     One(Input),

@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use crate::error::{Error, Location, Result};
 use crate::names::screaming_snake_case;
 use crate::tools::naming::shorten;
-use mcpgen_config::{Api, CONFIG_FORMAT_VERSION, Context, Limits, RuntimeConfig, SecurityScheme, ServerInfo, Upstream};
+use mcpgen_config::{
+    Api, CONFIG_FORMAT_VERSION, Context, Limits, RuntimeConfig, SecurityScheme, ServerInfo, Tool, Upstream,
+};
 
 /// One API's config, ready to merge: its tools' names already carry its prefix.
 #[derive(Debug, Clone)]
@@ -33,25 +35,9 @@ pub(crate) struct Merged {
 /// Merges the configs of two or more APIs. Deterministic: the order of `parts` decides which API
 /// keeps a contested tool or env var name (the first) and which is renamed (with a warning).
 pub(crate) fn merge(parts: Vec<Part>, max_name_len: usize, max_description_len: usize) -> Result<Merged> {
-    let mut warnings = Vec::new();
     let names = api_names(&parts);
-    let mut env_owner: HashMap<String, String> = HashMap::new();
-    let mut tool_owner: HashMap<String, String> = HashMap::new();
-    // Route maps, when an API's config asked for them (the flags apply to the whole server anyway).
-    let resources = parts.iter().map(|p| p.config.resources.clone()).find(|r| !r.is_off()).unwrap_or_default();
-    let mut out = RuntimeConfig {
-        mcpgen_config: CONFIG_FORMAT_VERSION,
-        server: server_info(&parts, max_description_len),
-        // Each API's areas are in its entry of `apis`: two APIs may have a tag of one name.
-        tags: BTreeMap::new(),
-        upstream: Upstream::default(),
-        security_schemes: BTreeMap::new(),
-        limits: Limits { timeout_secs: 0.0, max_response_bytes: 0 },
-        context: Context::default(),
-        tools: Vec::new(),
-        apis: Vec::new(),
-        resources,
-    };
+    let mut out = empty_config(&parts, max_description_len);
+    let mut owners = Owners::default();
     for (part, name) in parts.into_iter().zip(names) {
         let mut config = part.config;
         if !config.apis.is_empty() {
@@ -63,47 +49,10 @@ pub(crate) fn merge(parts: Vec<Part>, max_name_len: usize, max_description_len: 
         // The most generous of the APIs' limits: each was chosen for its own API.
         out.limits.timeout_secs = out.limits.timeout_secs.max(config.limits.timeout_secs);
         out.limits.max_response_bytes = out.limits.max_response_bytes.max(config.limits.max_response_bytes);
-        let mut renamed: HashMap<String, String> = HashMap::new();
-        let mut env_renamed: HashMap<String, String> = HashMap::new();
-        for (key, mut scheme) in std::mem::take(&mut config.security_schemes) {
-            for var in env_vars_mut(&mut scheme) {
-                if let Some(new) = env_renamed.get(var.as_str()) {
-                    *var = new.clone();
-                    continue;
-                }
-                let original = var.clone();
-                if let Some(other) = claim_env(&mut env_owner, var, &name) {
-                    warnings.push(format!(
-                        "the APIs `{other}` and `{name}` both read the env var {original}: `{name}` reads {var} instead"
-                    ));
-                    env_renamed.insert(original, var.clone());
-                }
-            }
-            let namespaced = format!("{name}/{key}");
-            renamed.insert(key, namespaced.clone());
-            out.security_schemes.insert(namespaced, scheme);
-        }
-        for mut tool in config.tools {
-            if let Some(http) = tool.http.as_mut() {
-                for set in &mut http.security {
-                    for scheme in set.iter_mut() {
-                        if let Some(new) = renamed.get(scheme) {
-                            *scheme = new.clone();
-                        }
-                    }
-                }
-            }
-            if let Some(other) = tool_owner.get(&tool.name) {
-                let new = free_name(&tool.name, max_name_len, &tool_owner);
-                warnings.push(format!(
-                    "the APIs `{other}` and `{name}` both have a tool `{}`: `{name}`'s is `{new}`",
-                    tool.name
-                ));
-                tool.name = new;
-            }
-            tool_owner.insert(tool.name.clone(), name.clone());
-            tool.api = Some(name.clone());
-            out.tools.push(tool);
+        let schemes = std::mem::take(&mut config.security_schemes);
+        let renamed = owners.add_schemes(&name, schemes, &mut out.security_schemes);
+        for tool in config.tools {
+            out.tools.push(owners.add_tool(&name, tool, &renamed, max_name_len));
         }
         let mut upstream = config.upstream;
         upstream.headers.extend(part.headers);
@@ -119,7 +68,97 @@ pub(crate) fn merge(parts: Vec<Part>, max_name_len: usize, max_description_len: 
             upstream,
         });
     }
-    Ok(Merged { config: out, warnings })
+    Ok(Merged { config: out, warnings: owners.warnings })
+}
+
+/// The merged config before any API joins it: the server's info of them all, the first route
+/// maps asked for, limits that each API raises to its own.
+fn empty_config(parts: &[Part], max_description_len: usize) -> RuntimeConfig {
+    // Route maps, when an API's config asked for them (the flags apply to the whole server anyway).
+    let resources = parts.iter().map(|p| p.config.resources.clone()).find(|r| !r.is_off()).unwrap_or_default();
+    RuntimeConfig {
+        mcpgen_config: CONFIG_FORMAT_VERSION,
+        server: server_info(parts, max_description_len),
+        // Each API's areas are in its entry of `apis`: two APIs may have a tag of one name.
+        tags: BTreeMap::new(),
+        upstream: Upstream::default(),
+        security_schemes: BTreeMap::new(),
+        limits: Limits { timeout_secs: 0.0, max_response_bytes: 0 },
+        context: Context::default(),
+        tools: Vec::new(),
+        apis: Vec::new(),
+        resources,
+    }
+}
+
+/// Which API has each env var and tool name so far, and the renames that kept them apart: the
+/// first API to claim a name keeps it.
+#[derive(Default)]
+struct Owners {
+    /// Env var -> the API that reads it.
+    env: HashMap<String, String>,
+    /// Tool name -> the API that has it.
+    tools: HashMap<String, String>,
+    /// One sentence per rename.
+    warnings: Vec<String>,
+}
+
+impl Owners {
+    /// API `name`'s security schemes, namespaced (`github/bearer`) into `out` with their env vars
+    /// kept apart from other APIs'; returns the new name of each scheme, for its tools.
+    fn add_schemes(
+        &mut self,
+        name: &str,
+        schemes: BTreeMap<String, SecurityScheme>,
+        out: &mut BTreeMap<String, SecurityScheme>,
+    ) -> HashMap<String, String> {
+        let mut renamed: HashMap<String, String> = HashMap::new();
+        let mut env_renamed: HashMap<String, String> = HashMap::new();
+        for (key, mut scheme) in schemes {
+            for var in env_vars_mut(&mut scheme) {
+                if let Some(new) = env_renamed.get(var.as_str()) {
+                    *var = new.clone();
+                    continue;
+                }
+                let original = var.clone();
+                if let Some(other) = claim_env(&mut self.env, var, name) {
+                    self.warnings.push(format!(
+                        "the APIs `{other}` and `{name}` both read the env var {original}: `{name}` reads {var} instead"
+                    ));
+                    env_renamed.insert(original, var.clone());
+                }
+            }
+            let namespaced = format!("{name}/{key}");
+            renamed.insert(key, namespaced.clone());
+            out.insert(namespaced, scheme);
+        }
+        renamed
+    }
+
+    /// A tool of API `name`, marked with it: its security names its schemes' new names
+    /// (`renamed`), and its name is renamed when another API has it already.
+    fn add_tool(&mut self, name: &str, mut tool: Tool, renamed: &HashMap<String, String>, max_name_len: usize) -> Tool {
+        if let Some(http) = tool.http.as_mut() {
+            for set in &mut http.security {
+                for scheme in set.iter_mut() {
+                    if let Some(new) = renamed.get(scheme) {
+                        *scheme = new.clone();
+                    }
+                }
+            }
+        }
+        if let Some(other) = self.tools.get(&tool.name) {
+            let new = free_name(&tool.name, max_name_len, &self.tools);
+            self.warnings.push(format!(
+                "the APIs `{other}` and `{name}` both have a tool `{}`: `{name}`'s is `{new}`",
+                tool.name
+            ));
+            tool.name = new;
+        }
+        self.tools.insert(tool.name.clone(), name.to_string());
+        tool.api = Some(name.to_string());
+        tool
+    }
 }
 
 /// Each API's key: its prefix without the separator, else from its title; unique (`petstore2`).

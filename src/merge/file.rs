@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer};
 use crate::error::{Error, Location, Result};
 use crate::load::ApisFile;
 use crate::pipeline::PipelineOptions;
+use crate::tools::Filter;
 use mcpgen_config::UpstreamIdentity;
 
 /// The file as written.
@@ -117,7 +118,7 @@ pub(crate) fn entries(file: &ApisFile, cli: &PipelineOptions) -> Result<Vec<Want
     doc.mcpgen_apis.into_iter().enumerate().map(|(i, e)| wanted(file, &format!("#/mcpgen_apis/{i}"), e, cli)).collect()
 }
 
-fn wanted(file: &ApisFile, at: &str, e: Entry, cli: &PipelineOptions) -> Result<Wanted> {
+fn wanted(file: &ApisFile, at: &str, mut e: Entry, cli: &PipelineOptions) -> Result<Wanted> {
     let bad = |field: &str, message: String| Error::Invalid {
         location: Location::at_pointer(&file.origin, format!("{at}/{field}")),
         message,
@@ -126,7 +127,7 @@ fn wanted(file: &ApisFile, at: &str, e: Entry, cli: &PipelineOptions) -> Result<
     let prefix = e.prefix.as_deref().map(check_prefix).transpose().map_err(|m| bad("prefix", m))?;
     let mut opts = cli.clone();
     let tools = &mut opts.tools;
-    if let Some(url) = e.base_url {
+    if let Some(url) = e.base_url.take() {
         if !url.starts_with("http://") && !url.starts_with("https://") {
             return Err(bad("base_url", format!("{url:?} is not an http(s) URL")));
         }
@@ -141,8 +142,23 @@ fn wanted(file: &ApisFile, at: &str, e: Entry, cli: &PipelineOptions) -> Result<
             .collect::<Result<_>>()?;
     }
     if e.env_prefix.is_some() {
-        tools.env_prefix = e.env_prefix;
+        tools.env_prefix = e.env_prefix.take();
     }
+    entry_filter(&mut e, &mut tools.filter, &bad)?;
+    check_headers(&e.headers, &bad)?;
+    Ok(Wanted {
+        spec,
+        opts,
+        prefix,
+        headers: e.headers,
+        upstream_auth: e.upstream_auth,
+        entry: Some((file.origin.clone(), at.to_string())),
+    })
+}
+
+/// An entry's filter takes the place of the command line's, one kind at a time (an entry that
+/// names tags alone keeps the command line's `--include-op`). `bad` names the entry's field.
+fn entry_filter(e: &mut Entry, filter: &mut Filter, bad: &dyn Fn(&str, String) -> Error) -> Result<()> {
     let globs = |field: &str, list: &[String]| -> Result<Vec<glob::Pattern>> {
         list.iter()
             .enumerate()
@@ -151,13 +167,11 @@ fn wanted(file: &ApisFile, at: &str, e: Entry, cli: &PipelineOptions) -> Result<
             })
             .collect()
     };
-    // An entry's filter takes the place of the command line's, one kind at a time.
-    let filter = &mut tools.filter;
     if !e.include_tag.is_empty() {
-        filter.include_tags = e.include_tag;
+        filter.include_tags = std::mem::take(&mut e.include_tag);
     }
     if !e.exclude_tag.is_empty() {
-        filter.exclude_tags = e.exclude_tag;
+        filter.exclude_tags = std::mem::take(&mut e.exclude_tag);
     }
     if !e.include_op.is_empty() {
         filter.include_ops = globs("include_op", &e.include_op)?;
@@ -179,7 +193,13 @@ fn wanted(file: &ApisFile, at: &str, e: Entry, cli: &PipelineOptions) -> Result<
             })
             .collect::<Result<_>>()?;
     }
-    for (name, value) in &e.headers {
+    Ok(())
+}
+
+/// An entry's static headers are sent as they are: each name a token and no value with a line
+/// break, so that none can add a header or a request of its own.
+fn check_headers(headers: &BTreeMap<String, String>, bad: &dyn Fn(&str, String) -> Error) -> Result<()> {
+    for (name, value) in headers {
         let ok_name =
             !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
         if !ok_name || value.contains(['\r', '\n']) {
@@ -189,14 +209,7 @@ fn wanted(file: &ApisFile, at: &str, e: Entry, cli: &PipelineOptions) -> Result<
             ));
         }
     }
-    Ok(Wanted {
-        spec,
-        opts,
-        prefix,
-        headers: e.headers,
-        upstream_auth: e.upstream_auth,
-        entry: Some((file.origin.clone(), at.to_string())),
-    })
+    Ok(())
 }
 
 /// An entry's `spec`: URLs and absolute paths as they are, relative ones against the file.

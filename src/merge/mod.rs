@@ -1,5 +1,5 @@
 //! Every command's inputs (API descriptions, runtime configs, multi-API files) to one API's
-//! pipeline or one runtime config: `crate::pipeline::open`, the one door into the pipeline. One
+//! pipeline or one runtime config: [`open`], the one door into the pipeline. One
 //! API description goes through the pipeline as always, one runtime config is read as it is;
 //! two or more inputs (or a multi-API file) are built with tool name prefixes (`github_`,
 //! `stripe_`) and merged into one catalogue ([`combine`]), which the one engine serves: one
@@ -14,15 +14,88 @@ use crate::error::{Error, Result};
 use crate::ir::ApiIr;
 use crate::load::{self, AnyInput, Input};
 use crate::normalize::Routing;
-use crate::pipeline::{self, ConfigKind, Inputs, Pipeline, PipelineOptions, Source};
+use crate::pipeline::{self, Pipeline, PipelineOptions};
 use combine::Part;
 use file::Wanted;
 use mcpgen_config::RuntimeConfig;
 
-/// Reads `specs` (paths, URLs, `-`, multi-API files) and makes one pipeline or one config of
-/// them (see `crate::pipeline::open`). `report` is called with the pipeline of each API merged
-/// with others (for its warnings).
-pub(crate) fn load(specs: &[String], opts: &PipelineOptions, report: &dyn Fn(&Pipeline)) -> Result<Inputs> {
+/// What every command but `convert` runs on: its inputs, read and made into one API's pipeline
+/// or one runtime config ([`open`]).
+pub struct Inputs {
+    /// The inputs as the user named them, joined with `, ` (for messages).
+    pub origin: String,
+    /// What they came to.
+    pub source: Source,
+    /// The local files read: the inputs, multi-API files, the files their `$ref`s reach
+    /// (`serve --watch` watches them; `--bindings` is the caller's to add).
+    pub files: Vec<PathBuf>,
+}
+
+/// One API description's pipeline, or a runtime config.
+pub enum Source {
+    /// One API description or function list, through the pipeline: its IR and its tools.
+    Api(Box<Pipeline>),
+    /// A runtime config: one given as it is, or one made here from several APIs.
+    Config {
+        /// The config, with the options that apply to a config's tools applied (filters,
+        /// `--auth`, `--base-url`).
+        config: Box<RuntimeConfig>,
+        /// Where it comes from.
+        kind: ConfigKind,
+    },
+}
+
+/// Where a [`Source::Config`] comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigKind {
+    /// A runtime config `mcpgen config` wrote (maybe edited since), read as it is.
+    Given,
+    /// Several APIs (several inputs, or a multi-API file) merged into one config; with what was
+    /// renamed to keep them apart.
+    Merged {
+        /// One sentence per rename.
+        warnings: Vec<String>,
+    },
+}
+
+impl Source {
+    /// The runtime config: the pipeline's tools, or the config.
+    pub fn config(&self) -> &RuntimeConfig {
+        match self {
+            Source::Api(p) => &p.tools.config,
+            Source::Config { config, .. } => config,
+        }
+    }
+
+    /// Like [`Source::config`], to change it (a command's flags).
+    pub fn config_mut(&mut self) -> &mut RuntimeConfig {
+        match self {
+            Source::Api(p) => &mut p.tools.config,
+            Source::Config { config, .. } => config,
+        }
+    }
+
+    /// The runtime config alone; a pipeline's IR is freed off the main thread.
+    pub fn into_config(self) -> RuntimeConfig {
+        match self {
+            Source::Api(p) => {
+                let Pipeline { ir, tools, .. } = *p;
+                crate::mem::drop_in_background(ir);
+                tools.config
+            }
+            Source::Config { config, .. } => *config,
+        }
+    }
+}
+
+/// The one door into the pipeline: reads `specs` (paths, URLs, `-`; API descriptions, function
+/// lists, runtime configs, multi-API files) and makes them one API's pipeline (one API
+/// description) or one runtime config (a runtime config, or several APIs merged, see
+/// this module). `report` is called with the pipeline of each API that is merged with others
+/// (for its warnings: its IR is not kept); a [`Source::Api`]'s diagnostics are the caller's to
+/// show. Options that cannot apply to a runtime config's tools (`--output-schema`, ...) are an
+/// error naming the flag when an input is one.
+pub fn open(specs: &[String], opts: &PipelineOptions, report: &dyn Fn(&Pipeline)) -> Result<Inputs> {
     let (inputs, files) = read_inputs(specs, opts)?;
     let source = load_inputs(inputs, opts, report)?;
     Ok(Inputs { origin: specs.join(", "), source, files })

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::diag::{DiagKind, Diagnostic, Fault, child};
 use crate::load::{DocumentSet, RefTarget, split_ref};
+use crate::schema::keywords::{self, Holds};
 
 /// Prefix of every reference in converted schemas.
 pub(crate) const DEFS_PREFIX: &str = "#/$defs/";
@@ -166,9 +167,11 @@ impl<'d> SchemaConverter<'d> {
         mode: Mode,
         out: &mut Map<String, Value>,
     ) -> Result<(), Fault> {
-        match k {
-            "$ref" | "nullable" | "x-nullable" => {}
-            "properties" | "patternProperties" | "dependentSchemas" => {
+        match (k, keywords::holds(k)) {
+            ("$ref" | "nullable" | "x-nullable", _) => {}
+            // Definitions are in the registry already; `contentSchema` is dropped, as it always was.
+            ("$defs" | "definitions" | "contentSchema", _) => {}
+            (_, Holds::NamedSchemas) => {
                 if let Value::Object(props) = v {
                     let at = child(pointer, k);
                     let mut converted = Map::new();
@@ -179,7 +182,7 @@ impl<'d> SchemaConverter<'d> {
                     out.insert(k.into(), Value::Object(converted));
                 }
             }
-            "items" => match v {
+            ("items", _) => match v {
                 Value::Array(tuple) => {
                     let items = self.convert_list(tuple, doc, &child(pointer, k), mode)?;
                     out.insert("prefixItems".into(), Value::Array(items));
@@ -189,21 +192,12 @@ impl<'d> SchemaConverter<'d> {
                 }
                 _ => {}
             },
-            "additionalProperties"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "additionalItems"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contains"
-            | "propertyNames" => {
+            (_, Holds::Schema) => {
                 if matches!(v, Value::Object(_) | Value::Bool(_)) {
                     out.insert(k.into(), self.convert_value(v, doc, &child(pointer, k), mode)?);
                 }
             }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+            (_, Holds::Schemas) => {
                 if let Value::Array(list) = v
                     && !list.is_empty()
                 {
@@ -211,7 +205,7 @@ impl<'d> SchemaConverter<'d> {
                     out.insert(k.into(), Value::Array(items));
                 }
             }
-            _ => data_keyword(obj, k, v, out),
+            (_, Holds::Nothing) => data_keyword(obj, k, v, out),
         }
         Ok(())
     }
@@ -337,24 +331,12 @@ fn data_keyword(obj: &Map<String, Value>, k: &str, v: &Value, out: &mut Map<Stri
     }
 }
 
-/// Keywords copied as they are when their value has the right type (else dropped).
+/// Keywords copied as they are when their value has the right type (else dropped): those of
+/// 2020-12's validation, meta-data, format and content vocabularies. Documentation-only keywords
+/// (xml, discriminator, externalDocs, x-*) and the core's go.
 fn plain_keyword_ok(k: &str, v: &Value) -> bool {
-    match k {
-        "enum" | "examples" => v.is_array(),
-        "default" | "const" => true,
-        "exclusiveMinimum" | "exclusiveMaximum" => v.is_number(),
-        "multipleOf" => v.as_f64().is_some_and(|n| n > 0.0),
-        "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" | "minContains"
-        | "maxContains" => v.as_u64().is_some() || v.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0),
-        "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => v.is_boolean(),
-        "title" | "description" | "format" | "pattern" | "contentMediaType" | "contentEncoding" => v.is_string(),
-        "dependentRequired" => v.is_object(),
-        // Documentation-only (xml, discriminator, externalDocs, x-*) or resolved already ($defs).
-        _ => false,
-    }
+    keywords::takes(k).is_some_and(|t| t.accepts(v))
 }
-
-const JSON_TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "array", "object", "null"];
 
 fn convert_type(v: &Value) -> Option<Value> {
     let one = |s: &str| -> Option<&'static str> {
@@ -362,7 +344,7 @@ fn convert_type(v: &Value) -> Option<Value> {
         if lower == "file" {
             return Some("string");
         }
-        JSON_TYPES.iter().copied().find(|t| *t == lower)
+        keywords::TYPES.iter().copied().find(|t| *t == lower)
     };
     match v {
         Value::String(s) => one(s).map(|t| Value::String(t.into())),
@@ -400,7 +382,7 @@ fn make_nullable(mut out: Map<String, Value>) -> Value {
         }
         _ => {
             let mut annotations = Map::new();
-            for k in ["title", "description", "default", "examples", "readOnly", "writeOnly", "deprecated"] {
+            for k in keywords::META_DATA {
                 if let Some(v) = out.remove(k) {
                     annotations.insert(k.into(), v);
                 }

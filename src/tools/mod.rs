@@ -117,45 +117,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
     let default_security = security::add_cli_schemes(&mut security_schemes, &opts.auth);
     security::add_authorization_header(&mut security_schemes, &ir.operations, &prefix);
     security_schemes.extend(ir.credentials.clone());
-    // The prefix takes its room from the names' length, so prefixed names stay within the limit.
-    let room = opts.max_name_len.clamp(8, 128).saturating_sub(opts.name_prefix.len()).max(8);
-    let mut names = NameAllocator::new(room);
-    let mut tools = Vec::new();
-    let mut sources = BTreeMap::new();
-
-    // Names are allocated over all operations before filtering, so that a filter never changes
-    // the name of a tool it keeps.
-    for op in &ir.operations {
-        let name = match &op.function {
-            Some(f) => function_name(f, &mut names, &mut diagnostics),
-            None => operation_name(op, &mut names, &mut diagnostics),
-        };
-        if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
-            continue;
-        }
-        let name = format!("{}{name}", opts.name_prefix);
-        sources.insert(name.clone(), ToolSource { pointer: op.pointer.clone() });
-        let tool = match &op.function {
-            Some(f) => {
-                let http = bound_binding(op, ir, &security_schemes);
-                function_tool(f, name, Some(http), ir, opts, &mut diagnostics)?
-            }
-            None => operation_tool(op, name, ir, opts, &security_schemes, &mut diagnostics)?,
-        };
-        tools.push(tool);
-    }
-    for f in &ir.functions {
-        let name = function_name(f, &mut names, &mut diagnostics);
-        if f.mcp.hidden || !opts.filter.keeps(&name, None) {
-            continue;
-        }
-        let name = format!("{}{name}", opts.name_prefix);
-        if let Some(file) = &ir.bindings_file {
-            return Err(crate::normalize::missing_binding(file, &f.name));
-        }
-        sources.insert(name.clone(), ToolSource { pointer: f.pointer.clone() });
-        tools.push(function_tool(f, name, None, ir, opts, &mut diagnostics)?);
-    }
+    let (mut tools, sources) = kept_tools(ir, opts, &security_schemes, &mut diagnostics)?;
     // `--auth` credentials go to every tool that declares no scheme of its own.
     if !default_security.is_empty() {
         for http in tools.iter_mut().filter_map(|t| t.http.as_mut()).filter(|h| h.security.is_empty()) {
@@ -174,9 +136,69 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         };
         return Err(Error::NoTools { origin: origin.to_string(), reason, diagnostics: Vec::new() });
     }
+    let config = runtime_config(ir, opts, tools, security_schemes);
+    Ok(ToolSet { config, sources, operations, diagnostics })
+}
+
+/// The tools of the operations and functions that are neither hidden nor filtered out, each with
+/// where it comes from. Names are allocated over all operations before filtering, so that a
+/// filter never changes the name of a tool it keeps.
+fn kept_tools(
+    ir: &ApiIr,
+    opts: &ToolOptions,
+    security_schemes: &BTreeMap<String, mcpgen_config::SecurityScheme>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<(Vec<Tool>, BTreeMap<String, ToolSource>)> {
+    // The prefix takes its room from the names' length, so prefixed names stay within the limit.
+    let room = opts.max_name_len.clamp(8, 128).saturating_sub(opts.name_prefix.len()).max(8);
+    let mut names = NameAllocator::new(room);
+    let mut tools = Vec::new();
+    let mut sources = BTreeMap::new();
+    for op in &ir.operations {
+        let name = match &op.function {
+            Some(f) => function_name(f, &mut names, diagnostics),
+            None => operation_name(op, &mut names, diagnostics),
+        };
+        if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
+            continue;
+        }
+        let name = format!("{}{name}", opts.name_prefix);
+        sources.insert(name.clone(), ToolSource { pointer: op.pointer.clone() });
+        let tool = match &op.function {
+            Some(f) => {
+                let http = bound_binding(op, ir, security_schemes);
+                function_tool(f, name, Some(http), ir, opts, diagnostics)?
+            }
+            None => operation_tool(op, name, ir, opts, security_schemes, diagnostics)?,
+        };
+        tools.push(tool);
+    }
+    for f in &ir.functions {
+        let name = function_name(f, &mut names, diagnostics);
+        if f.mcp.hidden || !opts.filter.keeps(&name, None) {
+            continue;
+        }
+        let name = format!("{}{name}", opts.name_prefix);
+        if let Some(file) = &ir.bindings_file {
+            return Err(crate::normalize::missing_binding(file, &f.name));
+        }
+        sources.insert(name.clone(), ToolSource { pointer: f.pointer.clone() });
+        tools.push(function_tool(f, name, None, ir, opts, diagnostics)?);
+    }
+    Ok((tools, sources))
+}
+
+/// The runtime config of `ir`'s tools: the server named after the API, its upstream and the
+/// credentials its tools use; limits and context at their defaults (the commands' flags set them).
+fn runtime_config(
+    ir: &ApiIr,
+    opts: &ToolOptions,
+    tools: Vec<Tool>,
+    security_schemes: BTreeMap<String, mcpgen_config::SecurityScheme>,
+) -> RuntimeConfig {
     let base_url = opts.base_url.clone().or_else(|| ir.servers.first().cloned());
     let (instructions, tags) = about_the_api(ir, &tools, opts.max_description_len);
-    let config = RuntimeConfig {
+    RuntimeConfig {
         mcpgen_config: CONFIG_FORMAT_VERSION,
         server: ServerInfo {
             name: naming::sanitize(&ir.info.title).to_ascii_lowercase(),
@@ -192,8 +214,7 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
         resources: Default::default(),
         tools,
         apis: Vec::new(),
-    };
-    Ok(ToolSet { config, sources, operations, diagnostics })
+    }
 }
 
 /// Takes out of `tool`'s arguments the parameters that sit where a credential of its security

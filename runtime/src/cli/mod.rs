@@ -297,17 +297,20 @@ fn watches(reload: &Reload) -> bool {
     match *reload {}
 }
 
-/// Flags the features compiled in cannot honour, named with the feature that would.
+/// Flags the features compiled in cannot honour, named with the feature that would (its name and
+/// the flag that asks for it are the contract's table, `config::features::FEATURES`).
 fn check_features(args: &ServerArgs) -> Result<(), Error> {
+    use crate::config::features::Feature;
+    let missing = |f: Feature| Error::missing_feature(f.name(), f.info().asked_by);
     // The narrowest feature first: legacy-sse brings http with it.
     if args.legacy_sse && !cfg!(feature = "legacy-sse") {
-        return Err(Error::missing_feature("legacy-sse", "--legacy-sse"));
+        return Err(missing(Feature::LegacySse));
     }
     if args.transport == Transport::Http && !cfg!(feature = "http") {
-        return Err(Error::missing_feature("http", "--transport http"));
+        return Err(missing(Feature::Http));
     }
     if args.metrics_bind.is_some() && !cfg!(feature = "metrics") {
-        return Err(Error::missing_feature("metrics", "--metrics-bind"));
+        return Err(missing(Feature::Metrics));
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+use crate::config::text::WordSplit;
 use crate::discovery::lexicon::{IRREGULAR, STOP_WORDS};
 
 /// Text to terms: words split at non-alphanumerics and case changes, lower-cased, stop words
@@ -55,29 +56,7 @@ pub(crate) fn singular_acronym(word: &str) -> &str {
 /// Words of a text: runs of letters and digits, split again where lower case turns upper
 /// (`getPetById`) and where an upper-case run turns into a word (`HTMLParser` -> HTML Parser).
 fn split_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).flat_map(split_case)
-}
-
-fn split_case(word: &str) -> Vec<&str> {
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
-    let mut parts = Vec::new();
-    let mut start = 0;
-    for i in 1..chars.len() {
-        let (at, c) = chars[i];
-        let prev = chars[i - 1].1;
-        // An acronym's plural (`PRs`, `URLs`) is one word.
-        let plural_s = chars.get(i + 1).is_some_and(|(_, n)| *n == 's') && i + 2 == chars.len();
-        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase()) && !plural_s;
-        let boundary = (c.is_uppercase() && prev.is_lowercase())
-            || (c.is_uppercase() && prev.is_uppercase() && next_lower)
-            || (c.is_alphabetic() && prev.is_ascii_digit() && c.is_uppercase());
-        if boundary {
-            parts.push(&word[start..at]);
-            start = at;
-        }
-    }
-    parts.push(&word[start..]);
-    parts
+    crate::config::text::split_words(text, WordSplit { ascii: false, acronyms: true })
 }
 
 #[cfg(test)]

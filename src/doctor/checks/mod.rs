@@ -9,33 +9,13 @@ pub(super) mod size;
 pub(super) mod summaries;
 
 pub(crate) use mcpgen_config::text::group_digits;
+use mcpgen_config::text::{WordSplit, split_words};
 
 /// The words of `text`, lower case: split at anything but letters and digits, and between a
 /// lower-case letter (or digit) and an upper-case one (`listPets`: `list`, `pets`).
 pub(crate) fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let mut prev_lower = false;
-    for c in text.chars() {
-        if !c.is_alphanumeric() {
-            flush(&mut word, &mut out);
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower {
-            flush(&mut word, &mut out);
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        word.extend(c.to_lowercase());
-    }
-    flush(&mut word, &mut out);
-    out
-}
-
-fn flush(word: &mut String, out: &mut Vec<String>) {
-    if !word.is_empty() {
-        out.push(std::mem::take(word));
-    }
+    let words = split_words(text, WordSplit::default());
+    words.map(|w| w.chars().flat_map(char::to_lowercase).collect()).collect()
 }
 
 /// The first `shown` of `items` joined with `, `, and how many more there are.
