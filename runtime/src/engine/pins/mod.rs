@@ -22,10 +22,10 @@ use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 
-pub use self::compare::{Reason, Review, gained_optional_args, review, what_changed};
+pub use self::compare::{Reason, Review, gained_optional_args, review};
 pub use self::file::{
     Approval, Definition, Definitions, PINNED_FIELDS, PINS_FORMAT_VERSION, Pin, PinFile, PinsFileError, canonical,
-    definition, definitions, sha256,
+    definition, definitions, sha256, what_changed,
 };
 use crate::config::RuntimeConfig;
 
