@@ -242,8 +242,7 @@ fn engine_options(
             max_concurrency: args.max_concurrency.max(1),
             rate_limit: args.rate_limit,
         },
-        #[cfg(feature = "user-auth")]
-        users: None,
+        users: Default::default(),
         list_ttl: Some(args.caching.list_ttl()),
         // Streamable HTTP serves /mcp/discovery beside /mcp whatever the mode.
         serves_discovery: args.transport == Transport::Http,

@@ -425,9 +425,14 @@ impl Engine {
         let value = match identity {
             Identity::Exchange(exchanger) => {
                 if again {
-                    exchanger.invalidate(caller).await;
+                    exchanger.invalidate(caller.subject.as_deref(), caller.token()).await;
                 }
-                exchanger.token_for(http, caller).await.map_err(|e| e.to_string())?.expose().to_string()
+                exchanger
+                    .token_for(http, caller.subject.as_deref(), caller.token())
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .expose()
+                    .to_string()
             }
             #[cfg(feature = "user-auth")]
             Identity::User(authorizer) => {

@@ -44,7 +44,8 @@ use crate::error::{Error, Result};
 use crate::metrics::{Metrics, Outcome, RequestId, ToolCounters};
 use crate::response::{self, CallContext};
 use crate::upstream::credentials::{Credential, Credentials};
-use crate::upstream::identity::Identity;
+pub use crate::upstream::identity::UpstreamAuth;
+use crate::upstream::identity::{Identity, Users};
 use crate::upstream::request::{self, PreparedRequest};
 use crate::upstream::target::Target;
 use crate::upstream::{Upstream, UpstreamPolicy};
@@ -76,25 +77,9 @@ pub struct EngineOptions {
     /// The tools `--pin-definitions` withheld from this catalogue (see [`pins`]): a call to one
     /// says why.
     pub withheld: pins::Withheld,
-    /// Where users' own tokens at the APIs are kept (`--upstream-auth user`, `--token-store`).
-    #[cfg(feature = "user-auth")]
-    pub users: Option<Arc<crate::upstream::user::authorizer::UserAuth>>,
-}
-
-/// Whose credentials go upstream.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum UpstreamAuth {
-    /// The server's own, from its environment variables; a caller's token never goes upstream.
-    #[default]
-    Server,
-    /// The caller's validated OAuth access token, as `Authorization: Bearer`, instead of the
-    /// server's credentials (for APIs that trust the same authorization server).
-    Passthrough,
-    /// The caller's validated token exchanged (RFC 8693) for one issued for the API.
-    Exchange,
-    /// The caller's own authorization at the API (OAuth2 authorization code with PKCE), kept in
-    /// [`EngineOptions::users`].
-    User,
+    /// Where users' own tokens at the APIs are kept (`--upstream-auth user`, `--token-store`;
+    /// `()` without the feature `user-auth`).
+    pub users: Users,
 }
 
 /// One tool as the engine holds it: what clients are shown, and what calls are checked against.
@@ -249,8 +234,7 @@ pub struct Engine {
     upstream: Upstream,
     credentials: Credentials,
     /// Users' own tokens (`--upstream-auth user`), for the callback route.
-    #[cfg(feature = "user-auth")]
-    users: Option<Arc<crate::upstream::user::authorizer::UserAuth>>,
+    users: Users,
     ext: Extensions,
     metrics: Arc<Metrics>,
     log_calls: bool,
@@ -411,7 +395,6 @@ impl Engine {
             apis,
             upstream,
             credentials,
-            #[cfg(feature = "user-auth")]
             users: opts.users,
             ext,
             metrics: opts.metrics,

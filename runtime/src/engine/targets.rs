@@ -11,10 +11,10 @@ impl Engine {
         self.default_target.base_url.as_deref()
     }
 
-    /// Users' own tokens at the APIs (`--upstream-auth user`), if any API uses them.
-    #[cfg(feature = "user-auth")]
-    pub(crate) fn users(&self) -> Option<&Arc<crate::upstream::user::authorizer::UserAuth>> {
-        self.users.as_ref()
+    /// Users' own tokens at the APIs (`--upstream-auth user`), if any API uses them (`()`
+    /// without the feature `user-auth`).
+    pub fn users(&self) -> &Users {
+        &self.users
     }
 
     /// The `user` flow of the API keyed `api` in the store (`api` for a config of one).
@@ -61,7 +61,7 @@ pub(super) fn targets(
     // Only tools of no listed API go there (every tool of a config of one API; none of a merged
     // one, whose top-level `upstream.auth` is its APIs' default, not a target of its own).
     if config.tools.iter().any(|t| t.api.is_none()) {
-        default_target.identity = Identity::of(config, None, opts)?;
+        default_target.identity = Identity::of(config, None, &opts.users)?;
     }
     let mut api_index = HashMap::with_capacity(config.apis.len());
     let mut apis = Vec::with_capacity(config.apis.len());
@@ -71,7 +71,7 @@ pub(super) fn targets(
         }
         let mut target =
             Target::new(&config.upstream, Some(api), &config.tools, (opts.base_url.as_deref(), &opts.headers))?;
-        target.identity = Identity::of(config, Some(api), opts)?;
+        target.identity = Identity::of(config, Some(api), &opts.users)?;
         apis.push(target);
     }
     let tool_api = |t: &Tool| -> Result<Option<usize>> {

@@ -1,0 +1,97 @@
+//! How the customisation points of [`crate::ext`] are held: the [`Hooks`] that change a request
+//! or a result, and the [`Handlers`] that answer tools without an HTTP binding in Rust, together
+//! the [`Extensions`] the engine runs with.
+//! `mcpgen serve` uses neither; a generated crate passes its own `hooks` and `tools` modules.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value};
+
+use super::{Error, Hooks};
+use crate::upstream::request::PreparedRequest;
+
+/// A boxed future, as the engine stores and awaits them.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// [`Hooks`] as a trait object: every `Hooks` is one, with its `before_request` future boxed.
+pub trait DynHooks: Send + Sync + 'static {
+    /// [`Hooks::before_request`], its future boxed.
+    fn before_request<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Map<String, Value>,
+        request: &'a mut PreparedRequest,
+    ) -> BoxFuture<'a, Result<(), Error>>;
+
+    /// [`Hooks::after_response`].
+    fn after_response(&self, tool: &str, result: &mut CallToolResult);
+}
+
+impl<H: Hooks> DynHooks for H {
+    fn before_request<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Map<String, Value>,
+        request: &'a mut PreparedRequest,
+    ) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(Hooks::before_request(self, tool, args, request))
+    }
+
+    fn after_response(&self, tool: &str, result: &mut CallToolResult) {
+        Hooks::after_response(self, tool, result);
+    }
+}
+
+/// No customisation.
+pub struct NoHooks;
+
+impl Hooks for NoHooks {}
+
+/// What a handler answers: a JSON value (the structured result), or an error for the model.
+pub type HandlerFuture<'a> = BoxFuture<'a, Result<Value, Error>>;
+
+/// Code that answers the tools without an HTTP binding (a generated crate's `tools::Handlers`,
+/// which routes each call to its function in the user's `handlers.rs`).
+pub trait Handlers: Send + Sync + 'static {
+    /// The call of `tool`, or `None` when there is no handler for it.
+    fn call<'a>(&'a self, tool: &'a str, args: Map<String, Value>) -> Option<HandlerFuture<'a>>;
+}
+
+/// No handlers.
+pub struct NoHandlers;
+
+impl Handlers for NoHandlers {
+    fn call<'a>(&'a self, _tool: &'a str, _args: Map<String, Value>) -> Option<HandlerFuture<'a>> {
+        None
+    }
+}
+
+/// The hooks and handlers a server runs with.
+#[derive(Clone)]
+pub struct Extensions {
+    /// Called around each upstream request ([`NoHooks`] by default).
+    pub hooks: Arc<dyn DynHooks>,
+    /// Answers the tools without an HTTP binding ([`NoHandlers`] by default).
+    pub handlers: Arc<dyn Handlers>,
+}
+
+impl Default for Extensions {
+    fn default() -> Self {
+        Extensions { hooks: Arc::new(NoHooks), handlers: Arc::new(NoHandlers) }
+    }
+}
+
+impl Extensions {
+    /// These hooks, and no handlers.
+    pub fn with_hooks(hooks: impl Hooks) -> Self {
+        Extensions { hooks: Arc::new(hooks), ..Extensions::default() }
+    }
+
+    /// The same hooks, with these handlers.
+    pub fn with_handlers(self, handlers: impl Handlers) -> Self {
+        Extensions { handlers: Arc::new(handlers), ..self }
+    }
+}
