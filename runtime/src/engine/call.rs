@@ -2,7 +2,24 @@
 //! the HTTP request with its credentials) and what is observed of it (metrics, the log line). A
 //! child module of `engine.rs`, so that the engine's fields stay private to the two.
 
-use super::*;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value};
+use tracing::Instrument;
+
+use super::{Engine, Observation, Surface, ToolEntry, tool_error};
+use crate::config::HttpBinding;
+use crate::engine::caller::Caller;
+use crate::engine::confirm::Asker;
+use crate::error::{Error, Result};
+use crate::metrics::{Outcome, RequestId};
+use crate::response::{self, CallContext};
+use crate::upstream::credentials::Credential;
+use crate::upstream::identity::{Identity, UpstreamAuth};
+use crate::upstream::request::{self, PreparedRequest};
 
 impl Engine {
     /// Calls a tool. Failures of the call itself (bad arguments, upstream errors) are results with
@@ -10,7 +27,7 @@ impl Engine {
     /// [`Error::Withheld`] for a tool `--pin-definitions` withholds). The call is
     /// counted in the metrics and logged (`tools/call`, with a request id, the tool, the outcome,
     /// the upstream status and the duration; never arguments, headers or credentials) at `info`
-    /// with [`EngineOptions::log_calls`], else at `debug`.
+    /// with [`EngineOptions::log_calls`](super::EngineOptions::log_calls), else at `debug`.
     pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult> {
         self.call_as(name, args, &Caller::Trusted).await
     }
@@ -91,16 +108,10 @@ impl Engine {
         // future that awaits this one would hold it too, and be copied whole as it is created
         // and moved (7 % of a call's instructions went to those copies).
         let result = Box::pin(async {
-            #[cfg(feature = "code")]
-            if let Some(result) =
-                crate::code::serve::call_own(self, surface, name, &args, caller, via.asker, &mut obs).await
-            {
+            if let Some(result) = super::code::call_own(self, surface, name, &args, caller, via.asker, &mut obs).await {
                 return Ok(result);
             }
-            #[cfg(feature = "discovery")]
-            if self.serves_meta(surface)
-                && let Some(result) = super::meta::call_meta(self, name, &args, caller, &mut obs).await
-            {
+            if let Some(result) = super::search::call_own(self, surface, name, &args, caller, &mut obs).await {
                 return Ok(result);
             }
             if !self.calls_directly(surface, name) && self.index.contains_key(name) {

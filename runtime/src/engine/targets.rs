@@ -2,7 +2,13 @@
 //! identity), built with the engine, and what the HTTP layer asks of them (the users' flows of
 //! `--upstream-auth user`).
 
-use super::*;
+use std::collections::HashMap;
+
+use super::{Engine, EngineOptions, ToolEntry};
+use crate::config::{RuntimeConfig, Tool};
+use crate::error::{Error, Result};
+use crate::upstream::identity::{Identity, Users};
+use crate::upstream::target::Target;
 
 impl Engine {
     /// The upstream's base URL (`--base-url` or the config's; `None` for a merged config, whose
