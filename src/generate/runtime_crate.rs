@@ -54,6 +54,7 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/engine/args.rs", include_str!("../../runtime/src/engine/args.rs")),
     ("src/engine/caching.rs", include_str!("../../runtime/src/engine/caching.rs")),
     ("src/engine/call.rs", include_str!("../../runtime/src/engine/call.rs")),
+    ("src/engine/call/http.rs", include_str!("../../runtime/src/engine/call/http.rs")),
     ("src/engine/caller.rs", include_str!("../../runtime/src/engine/caller.rs")),
     ("src/engine/code.rs", include_str!("../../runtime/src/engine/code.rs")),
     ("src/engine/code_off.rs", include_str!("../../runtime/src/engine/code_off.rs")),

@@ -437,7 +437,7 @@ fn references(schema: &Value, out: &mut Vec<String>) {
 }
 
 /// What a declaration reads of a tool: a config's [`Tool`] or the engine's
-/// [`ToolEntry`](crate::engine::ToolEntry) (which converts into one on the engine's side).
+/// `ToolEntry` (which converts into one on the engine's side).
 #[derive(Debug, Clone, Copy)]
 pub struct Signature<'a> {
     /// The tool's name (its identifier comes from [`ScriptNames`]).
