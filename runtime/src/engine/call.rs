@@ -12,6 +12,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
+use super::delivery::{Delivery, Via};
 use super::{Engine, Observation, Surface, ToolEntry, tool_error};
 use crate::engine::caller::Caller;
 use crate::engine::confirm::Asker;
@@ -318,31 +319,11 @@ struct CallLine<'a> {
     started: Instant,
 }
 
-/// Whom a call's result is written for.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Delivery {
-    /// The model: lean or full, tables, within the result budget.
-    #[default]
-    Model,
-    /// A script of code mode: the response as sent, whole (see [`response::for_script`]).
-    Script,
-}
-
 /// What a call's result is made of: its `_jq` filter, and whom it is for.
 #[derive(Clone, Copy)]
 struct Wanted<'a> {
     filter: Option<&'a str>,
     delivery: Delivery,
-}
-
-/// How a call reaches the engine besides its tool and arguments.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Via<'a> {
-    /// Whom the result is for.
-    pub(crate) delivery: Delivery,
-    /// Who asks the user to confirm the calls a script makes (`--confirm`).
-    #[cfg_attr(not(feature = "code"), allow(dead_code))]
-    pub(crate) asker: Option<&'a crate::engine::confirm::Asker>,
 }
 
 /// Validates against a lazily compiled schema; `Some(problems)` when invalid. A schema the

@@ -14,8 +14,8 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations
 use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
-use super::call::Via;
-use super::surfaces::{About, Listing};
+use super::delivery::Via;
+use super::listing::{About, Listing};
 use crate::code::declare::{Options, Signature, declare_tools};
 use crate::code::names::ScriptNames;
 use crate::code::sandbox::{self, Answer, Host, Limits, Reply, Stop};

@@ -6,7 +6,7 @@ use std::sync::Weak;
 use rmcp::model::{CallToolResult, Tool as McpTool};
 use serde_json::{Map, Value};
 
-use super::surfaces::{About, Listing};
+use super::listing::{About, Listing};
 use crate::config::Context;
 use crate::engine::caller::Caller;
 use crate::engine::exposure::Exposure;

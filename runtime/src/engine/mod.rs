@@ -27,6 +27,10 @@ pub mod routes;
 mod call;
 #[cfg_attr(not(feature = "code"), path = "code_off.rs")]
 mod code;
+#[cfg_attr(not(feature = "discovery"), path = "compact_off.rs")]
+mod compact;
+mod delivery;
+mod listing;
 mod options;
 #[cfg_attr(not(feature = "discovery"), path = "search_off.rs")]
 mod search;
@@ -51,10 +55,10 @@ pub use crate::upstream::identity::UpstreamAuth;
 use crate::upstream::identity::Users;
 use crate::upstream::target::Target;
 
-pub use call::Delivery;
 pub use confirm::Asker;
+pub use delivery::Delivery;
+pub use listing::Surface;
 pub use options::EngineOptions;
-pub use surfaces::Surface;
 pub use tool::ToolEntry;
 
 /// Builds an engine for a config with the server's options: the first one, and each reload's.
@@ -154,7 +158,7 @@ impl Engine {
             detail: config.context.response_detail,
             format: config.context.response_format,
         };
-        let about = surfaces::About {
+        let about = listing::About {
             text: config.server.instructions.as_deref(),
             apis: &config.apis,
             tags: &config.tags,

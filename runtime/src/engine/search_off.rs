@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, Tool as McpTool};
 use serde_json::{Map, Value};
 
-use super::surfaces::{About, Listing};
+use super::listing::{About, Listing};
 use crate::config::{Context, SchemaDetail, ToolMode};
 use crate::engine::caller::Caller;
 use crate::engine::exposure::Exposure;
@@ -50,16 +50,6 @@ impl Search {
 
     /// Nothing to build.
     pub(super) fn start(_engine: &Arc<Engine>) {}
-}
-
-/// Schemas are never compact without discovery: `mcp` as it is.
-pub(super) fn compact(_tool: &ToolEntry, mcp: McpTool) -> McpTool {
-    mcp
-}
-
-/// Descriptions are never compact without discovery: `mcp` as it is.
-pub(super) fn compact_description(_tool: &ToolEntry, mcp: McpTool) -> McpTool {
-    mcp
 }
 
 /// Discovery's view: none.

@@ -11,45 +11,9 @@ use rmcp::model::Tool as McpTool;
 
 use super::caller::Caller;
 use super::exposure::Exposure;
+use super::listing::{About, Listing, Surface};
 use super::{Engine, ToolEntry, code, search};
 use crate::error::Result;
-
-/// Which tools an endpoint shows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum Surface {
-    /// What the tool mode chose (`--tool-mode`): stdio, HTTP's `/mcp`. Its `tools/call` takes
-    /// any tool of the catalogue, and the discovery tools in discovery mode.
-    #[default]
-    Configured,
-    /// Every tool, in full or compact schemas as the mode says (HTTP's `/mcp/tools`); its
-    /// `tools/call` takes every tool of the catalogue.
-    AllTools,
-    /// Discovery's three tools and the pinned ones (HTTP's `/mcp/discovery`, feature
-    /// `discovery`); its `tools/call` takes only those: the others are called through `call_tool`.
-    Discovery,
-}
-
-impl Surface {
-    /// The surfaces Streamable HTTP serves, with their paths: `/mcp` and its two siblings.
-    pub const HTTP: [(Surface, &'static str); 3] =
-        [(Surface::Configured, "/mcp"), (Surface::AllTools, "/mcp/tools"), (Surface::Discovery, "/mcp/discovery")];
-
-    /// Its path over Streamable HTTP.
-    pub fn path(self) -> &'static str {
-        match self {
-            Surface::Configured => "/mcp",
-            Surface::AllTools => "/mcp/tools",
-            Surface::Discovery => "/mcp/discovery",
-        }
-    }
-}
-
-/// One way of showing the catalogue: the tools `tools/list` gives, in order, with the catalogue
-/// index of each (`None` for the server's own tools).
-pub(super) struct Listing {
-    pub(super) tools: Vec<McpTool>,
-    pub(super) index: Vec<Option<usize>>,
-}
 
 /// The engine's views: every tool, discovery's and code mode's (each a part of its feature's).
 /// The configured one is made with the engine; the others when a surface first asks for them
@@ -70,17 +34,6 @@ enum Kind {
     All,
     Discovery,
     Code,
-}
-
-/// What [`Views::new`] needs of the config besides the tools.
-pub(super) struct About<'a> {
-    /// The config's `server.instructions`.
-    pub(super) text: Option<&'a str>,
-    pub(super) apis: &'a [crate::config::Api],
-    pub(super) tags: &'a std::collections::BTreeMap<String, String>,
-    pub(super) pins: &'a [String],
-    /// The paragraph on results (`_jq`, the budget), last in every view's instructions.
-    pub(super) results: Option<String>,
 }
 
 impl Views {

@@ -1,12 +1,12 @@
 //! One tool as the engine holds it ([`ToolEntry`]): its definition, what calls are checked
-//! against, and how it is shown (compact schemas are discovery's part, `search`).
+//! against, and how it is shown (compact schemas are discovery's, `compact.rs`).
 
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{Tool as McpTool, ToolAnnotations};
 use serde_json::{Map, Value};
 
-use super::search;
+use super::compact;
 use crate::config::{HttpBinding, Tool};
 use crate::engine::results::ToolResults;
 
@@ -80,7 +80,11 @@ impl ToolEntry {
         if !compact && let Some(d) = self.results.listed_description(mcp.description.as_deref().unwrap_or("")) {
             mcp.description = Some(d.into());
         }
-        if compact { search::compact(self, mcp) } else { mcp }
+        if compact {
+            compact::advertised(mcp, &self.input_schema, self.output_schema.as_ref(), &self.results)
+        } else {
+            mcp
+        }
     }
 
     /// The definition `describe_tools` gives: [`Self::advertised`], with a compact description
@@ -89,6 +93,6 @@ impl ToolEntry {
         let mut mcp = self.advertised(compact);
         // `describe_tools` gives the shape as the tool's `response`.
         mcp.description = self.mcp.description.clone();
-        if compact { search::compact_description(self, mcp) } else { mcp }
+        if compact { compact::described(mcp, self.mcp.description.as_deref(), self.mcp.title.as_deref()) } else { mcp }
     }
 }

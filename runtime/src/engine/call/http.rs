@@ -7,9 +7,10 @@ use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use super::{Delivery, Wanted, validate};
+use super::{Wanted, validate};
 use crate::config::HttpBinding;
 use crate::engine::caller::{Caller, Principal};
+use crate::engine::delivery::Delivery;
 use crate::engine::{Engine, Observation, ToolEntry, tool_error};
 use crate::error::{Error, Result};
 use crate::metrics::Outcome;

@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use rmcp::model::{CallToolResult, Tool as McpTool};
 use serde_json::{Map, Value};
 
-use super::surfaces::{About, Listing};
+use super::listing::{About, Listing};
 use crate::config::Context;
 use crate::discovery::finder::Finder;
 use crate::discovery::search::{SearchDoc, SearchIndex};
@@ -89,30 +89,6 @@ impl ToolEntry {
             response_shape: self.results.shape.as_deref(),
         }
     }
-}
-
-/// `mcp`, `tool`'s definition, with compact schemas, title, description and annotations.
-pub(super) fn compact(tool: &ToolEntry, mut mcp: McpTool) -> McpTool {
-    use crate::discovery::compact::{Known, compact_annotations, compact_schema, compact_title, listed_description};
-    let description = listed_description(mcp.description.as_deref().unwrap_or(""), mcp.title.as_deref());
-    let known = Known::new(&[&mcp.name, mcp.title.as_deref().unwrap_or("")]);
-    mcp.title = mcp.title.take().and_then(|t| compact_title(&t, &description, &mcp.name));
-    mcp.description = (!description.is_empty()).then(|| description.into());
-    mcp.input_schema = Arc::new(tool.results.with_projection(compact_schema(&tool.input_schema, &known)));
-    mcp.output_schema = tool.output_schema.as_ref().map(|s| Arc::new(compact_schema(s, &known)));
-    mcp.annotations = mcp.annotations.as_ref().and_then(compact_annotations);
-    mcp
-}
-
-/// `mcp` with `describe_tools`' compact description of `tool`: the summary and the sentence
-/// after it.
-pub(super) fn compact_description(tool: &ToolEntry, mut mcp: McpTool) -> McpTool {
-    let description = crate::discovery::compact::described_description(
-        tool.mcp.description.as_deref().unwrap_or(""),
-        tool.mcp.title.as_deref(),
-    );
-    mcp.description = (!description.is_empty()).then(|| description.into());
-    mcp
 }
 
 /// Discovery's view: its listing (made when a surface first asks for it, or with the engine in
