@@ -37,12 +37,14 @@
 use std::fmt;
 use std::future::Future;
 
+pub mod hooks;
+
 #[doc(no_inline)]
 pub use reqwest::header;
 pub use rmcp::model::{CallToolResult, ContentBlock};
 pub use serde_json::{Map, Value, json};
 
-pub use crate::engine::hooks::{Extensions, HandlerFuture, Handlers};
+pub use self::hooks::{Extensions, HandlerFuture, Handlers};
 pub use crate::upstream::request::{Part, PreparedBody as Body, PreparedRequest as Request};
 
 /// Customisation of the calls that go to the API. Both methods do nothing unless implemented.

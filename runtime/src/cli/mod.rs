@@ -10,13 +10,13 @@ pub use self::args::*;
 use super::{Engine, EngineOptions, McpServer, Metrics, Readiness, UpstreamPolicy, transport};
 use crate::auth::OAuthOptions;
 use crate::config::RuntimeConfig;
-use crate::engine::hooks::Extensions;
 use crate::engine::live::LiveEngine;
 #[cfg(feature = "reload")]
 use crate::engine::reload::Reload;
 pub use crate::engine::resources::ResourceArgs;
 use crate::engine::{BuildFn, UpstreamAuth};
 use crate::error::Error;
+use crate::ext::Extensions;
 use crate::transport::log_fields::CallFields;
 
 /// Logs go to stderr (stdout belongs to MCP on stdio); `MCPGEN_LOG` sets the filter.
@@ -243,8 +243,7 @@ fn engine_options(
             max_concurrency: args.max_concurrency.max(1),
             rate_limit: args.rate_limit,
         },
-        #[cfg(feature = "user-auth")]
-        users: None,
+        users: Default::default(),
         list_ttl: Some(args.caching.list_ttl()),
         // Streamable HTTP serves /mcp/discovery beside /mcp whatever the mode.
         serves_discovery: args.transport == Transport::Http,
@@ -373,44 +372,65 @@ fn serve(
             None => server,
         };
         readiness.set(true);
-        match args.transport {
-            Transport::Stdio => {
-                tracing::info!("serving {count} tools ({title}) over stdio");
-                transport::serve_stdio(server).await
-            }
-            #[cfg(feature = "http")]
-            Transport::Http => {
-                let http = transport::http::HttpOptions {
-                    bind: args.bind,
-                    auth_token,
-                    allowed_origins: args.allow_origin.clone(),
-                    allowed_hosts: args.allow_host.clone(),
-                    legacy_sse: args.legacy_sse,
-                    workers: args.workers.map_or_else(transport::http::workers::default_workers, usize::from),
-                    oauth,
-                    metrics: (cfg!(feature = "metrics") && args.metrics_bind.is_none()).then_some(metrics),
-                    readiness,
-                };
-                if !args.bind.ip().is_loopback() && http.auth_token.is_none() && http.oauth.is_none() {
-                    tracing::warn!(
-                        "listening on {} without --auth-token: anyone who can reach it can call the API",
-                        args.bind
-                    );
-                }
-                transport::http::serve_http(server, http, |addr| {
-                    tracing::info!("serving {count} tools ({title}) at http://{addr}/mcp");
-                    log_sibling_paths(addr);
-                })
-                .await
-            }
-            // check_features has refused it.
-            #[cfg(not(feature = "http"))]
-            Transport::Http => {
-                let _ = (auth_token, oauth, readiness);
-                Err(Error::missing_feature("http", "--transport http"))
-            }
-        }
+        let reached = Reached { access: (auth_token, oauth), metrics, readiness };
+        serve_transport(server, args, (count, &title), reached).await
     })
+}
+
+/// What the HTTP transport serves beside the MCP server: who may call it (`--auth-token`, or
+/// inbound OAuth), the metrics and the readiness it reports.
+struct Reached {
+    access: (Option<String>, Option<OAuthOptions>),
+    metrics: Arc<Metrics>,
+    readiness: Readiness,
+}
+
+/// Serves `server` over the transport the flags chose until it ends; `banner`: the tool count
+/// and the server's title, for the line that says where it is served.
+async fn serve_transport(
+    server: McpServer,
+    args: &ServerArgs,
+    (count, title): (usize, &str),
+    reached: Reached,
+) -> Result<(), Error> {
+    let Reached { access: (auth_token, oauth), metrics, readiness } = reached;
+    match args.transport {
+        Transport::Stdio => {
+            tracing::info!("serving {count} tools ({title}) over stdio");
+            transport::serve_stdio(server).await
+        }
+        #[cfg(feature = "http")]
+        Transport::Http => {
+            let http = transport::http::HttpOptions {
+                bind: args.bind,
+                auth_token,
+                allowed_origins: args.allow_origin.clone(),
+                allowed_hosts: args.allow_host.clone(),
+                legacy_sse: args.legacy_sse,
+                workers: args.workers.map_or_else(transport::http::workers::default_workers, usize::from),
+                oauth,
+                metrics: (cfg!(feature = "metrics") && args.metrics_bind.is_none()).then_some(metrics),
+                readiness,
+            };
+            if !args.bind.ip().is_loopback() && http.auth_token.is_none() && http.oauth.is_none() {
+                tracing::warn!(
+                    "listening on {} without --auth-token: anyone who can reach it can call the API",
+                    args.bind
+                );
+            }
+            transport::http::serve_http(server, http, |addr| {
+                tracing::info!("serving {count} tools ({title}) at http://{addr}/mcp");
+                log_sibling_paths(addr);
+            })
+            .await
+        }
+        // check_features has refused it.
+        #[cfg(not(feature = "http"))]
+        Transport::Http => {
+            let _ = (auth_token, oauth, metrics, readiness);
+            Err(Error::missing_feature("http", "--transport http"))
+        }
+    }
 }
 
 /// Says where the two surfaces beside `/mcp` are served (or that discovery's is not).

@@ -42,7 +42,6 @@ use crate::code::shape::shape_type;
 use crate::config::keywords;
 use crate::config::refs::resolve_pointer;
 use crate::config::{ResponseInfo, RuntimeConfig, Tool};
-use crate::engine::ToolEntry;
 use crate::text::{cap, cap_words, first_sentence, plain};
 
 /// How much of a schema a declaration shows.
@@ -427,7 +426,8 @@ fn references(schema: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// What a declaration reads of a tool: a config's [`Tool`] or the engine's [`ToolEntry`].
+/// What a declaration reads of a tool: a config's [`Tool`] or the engine's
+/// `ToolEntry` (which converts into one on the engine's side).
 #[derive(Debug, Clone, Copy)]
 pub struct Signature<'a> {
     /// The tool's name (its identifier comes from [`ScriptNames`]).
@@ -452,19 +452,6 @@ impl<'a> From<&'a Tool> for Signature<'a> {
             description: &t.description,
             input_schema: &t.input_schema,
             output_schema: t.output_schema.as_ref(),
-            response: t.response.as_ref(),
-        }
-    }
-}
-
-impl<'a> From<&'a ToolEntry> for Signature<'a> {
-    fn from(t: &'a ToolEntry) -> Signature<'a> {
-        Signature {
-            name: &t.mcp.name,
-            title: t.mcp.title.as_deref(),
-            description: t.mcp.description.as_deref().unwrap_or(""),
-            input_schema: &t.input_schema,
-            output_schema: t.output_schema.as_deref(),
             response: t.response.as_ref(),
         }
     }

@@ -7,14 +7,15 @@
 //! - [`declare`](mod@declare): schemas as TypeScript types, tools as functions (what
 //!   `describe_tools` answers);
 //! - `shape`: a response's shape string as a return type;
-//! - [`sandbox`]: QuickJS running one script under its limits, its API calls through a host;
-//! - [`serve`]: the tools on the engine, and the host that makes a script's calls as direct calls.
+//! - [`sandbox`]: QuickJS running one script under its limits, its API calls through a host.
+//!
+//! What is pure here knows nothing of the engine: code mode's tools on the engine, and the host
+//! that makes a script's calls as direct calls, are the engine's (`engine/code.rs`).
 
 pub mod declare;
 pub mod escape;
 pub mod names;
 pub mod sandbox;
-pub mod serve;
 mod shape;
 
 #[cfg(test)]

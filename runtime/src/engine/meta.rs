@@ -412,6 +412,7 @@ async fn call_tool(
 }
 
 /// The `n` tool names closest to `name` (edit distance, case-insensitive); ties in catalogue order.
+#[cfg(feature = "code")]
 pub fn closest_names(tools: &[ToolEntry], name: &str, n: usize) -> Vec<String> {
     closest_names_for(tools, name, n, &Caller::Trusted)
 }

@@ -1,12 +1,16 @@
 //! The engine: a [`RuntimeConfig`] made callable. One call = validate the arguments, build the
 //! request, add credentials, send it, map the response.
+//!
+//! What a feature adds to the engine is a part of its own, a module compiled with the feature
+//! and replaced by a stand-in without it: discovery's (`search`: the index, search by meaning,
+//! compact schemas, discovery's view and tools) and code mode's (`code`: scripts, their view
+//! and tools). The hub reads the same whatever the features.
 
 pub mod args;
 pub mod caching;
 pub mod caller;
 pub mod confirm;
 pub mod exposure;
-pub mod hooks;
 pub mod live;
 #[cfg(feature = "discovery")]
 pub mod meta;
@@ -19,205 +23,44 @@ pub mod resources;
 pub mod results;
 pub mod routes;
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, OnceLock};
-use std::time::Instant;
+mod call;
+#[cfg_attr(not(feature = "code"), path = "code_off.rs")]
+mod code;
+#[cfg_attr(not(feature = "discovery"), path = "compact_off.rs")]
+mod compact;
+mod delivery;
+mod listing;
+mod options;
+#[cfg_attr(not(feature = "discovery"), path = "search_off.rs")]
+mod search;
+mod surfaces;
+mod targets;
+mod tool;
 
-use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations};
-use serde_json::{Map, Value};
-use tracing::Instrument;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock};
 
 use self::exposure::Exposure;
-use crate::config::{HttpBinding, RuntimeConfig, Tool};
-#[cfg(feature = "discovery")]
-use crate::discovery::finder::Finder;
-#[cfg(feature = "discovery")]
-use crate::discovery::search::{SearchDoc, SearchIndex};
-#[cfg(feature = "semantic")]
-use crate::discovery::semantic::{SemanticIndex, SentenceModel};
-use crate::engine::caller::Caller;
-use crate::engine::hooks::Extensions;
-use crate::engine::results::ToolResults;
+use crate::config::{RuntimeConfig, Tool};
 use crate::engine::routes::Routes;
-use crate::error::{Error, Result};
-use crate::metrics::{Metrics, Outcome, RequestId, ToolCounters};
-use crate::response::{self, CallContext};
-use crate::upstream::credentials::{Credential, Credentials};
-use crate::upstream::identity::Identity;
-use crate::upstream::request::{self, PreparedRequest};
+use crate::error::Result;
+use crate::ext::Extensions;
+use crate::metrics::{Metrics, Outcome, ToolCounters};
+use crate::upstream::Upstream;
+use crate::upstream::credentials::Credentials;
+pub use crate::upstream::identity::UpstreamAuth;
+use crate::upstream::identity::Users;
 use crate::upstream::target::Target;
-use crate::upstream::{Upstream, UpstreamPolicy};
+
+pub use confirm::Asker;
+pub use listing::Surface;
+pub use options::EngineOptions;
+pub use tool::ToolEntry;
 
 /// Builds an engine for a config with the server's options: the first one, and each reload's.
 pub(crate) type BuildFn = dyn Fn(RuntimeConfig) -> Result<Arc<Engine>> + Send + Sync;
-
-/// What the operator chooses at start-up (command-line flags of `serve` and of generated crates).
-#[derive(Debug, Clone, Default)]
-pub struct EngineOptions {
-    /// Overrides the config's base URL.
-    pub base_url: Option<String>,
-    /// Static headers sent with every upstream request (`--header 'Name: value'`).
-    pub headers: Vec<(String, String)>,
-    /// Timeout, response size cap, retries, concurrency and rate limit toward the upstream.
-    pub policy: UpstreamPolicy,
-    /// Where calls are counted; shared by the engines of one server so that counts go on across
-    /// a reload.
-    pub metrics: Arc<Metrics>,
-    /// Log each call's line at `info` (an access log, for `--log-format json`); else at `debug`.
-    pub log_calls: bool,
-    /// How long clients may cache lists (`--list-ttl`); [`crate::engine::caching::DEFAULT_LIST_TTL`] when
-    /// `None`.
-    pub list_ttl: Option<std::time::Duration>,
-    /// Discovery is served whatever the mode (Streamable HTTP's `/mcp/discovery`): the search
-    /// index is built in the background at start and the search model loaded, as in discovery
-    /// mode.
-    pub serves_discovery: bool,
-    /// The tools `--pin-definitions` withheld from this catalogue (see [`pins`]): a call to one
-    /// says why.
-    pub withheld: pins::Withheld,
-    /// Where users' own tokens at the APIs are kept (`--upstream-auth user`, `--token-store`).
-    #[cfg(feature = "user-auth")]
-    pub users: Option<Arc<crate::upstream::user::authorizer::UserAuth>>,
-}
-
-/// Whose credentials go upstream.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum UpstreamAuth {
-    /// The server's own, from its environment variables; a caller's token never goes upstream.
-    #[default]
-    Server,
-    /// The caller's validated OAuth access token, as `Authorization: Bearer`, instead of the
-    /// server's credentials (for APIs that trust the same authorization server).
-    Passthrough,
-    /// The caller's validated token exchanged (RFC 8693) for one issued for the API.
-    Exchange,
-    /// The caller's own authorization at the API (OAuth2 authorization code with PKCE), kept in
-    /// [`EngineOptions::users`].
-    User,
-}
-
-/// One tool as the engine holds it: what clients are shown, and what calls are checked against.
-pub struct ToolEntry {
-    /// The full definition (what is listed unless schemas are compact; see [`ToolEntry::advertised`]).
-    pub mcp: McpTool,
-    /// The full input schema: arguments are validated against it in every mode.
-    pub input_schema: Arc<Map<String, Value>>,
-    /// The tool's output schema, which structured results are validated against; `None`: none.
-    pub output_schema: Option<Arc<Map<String, Value>>>,
-    /// How a call is sent; `None`: the tool is answered by a handler ([`Extensions`]).
-    pub http: Option<HttpBinding>,
-    /// The tool's operationId when it differs from its name (search finds the tool by it too).
-    pub operation_id: Option<String>,
-    /// The operation's tags (search, and the areas of discovery's map).
-    pub tags: Vec<String>,
-    /// The OAuth scopes a caller needs for this tool (see [`crate::config::Tool::scopes`]).
-    pub scopes: Vec<Vec<String>>,
-    /// The API it belongs to, by index in [`RuntimeConfig::apis`]; `None`: the only one.
-    pub api: Option<usize>,
-    /// Its projection argument, pagination, budget and response shape.
-    pub results: ToolResults,
-    /// What its response looks like, as the config says (code mode's declarations read it).
-    pub response: Option<crate::config::ResponseInfo>,
-    input_validator: OnceLock<Option<jsonschema::Validator>>,
-    output_validator: OnceLock<Option<jsonschema::Validator>>,
-}
-
-impl ToolEntry {
-    /// A catalogue tool.
-    pub fn new(t: Tool) -> ToolEntry {
-        let results = ToolResults::new(&t);
-        let advertised_schema = Arc::new(results.with_projection(t.input_schema.clone()));
-        let input_schema = Arc::new(t.input_schema);
-        let output_schema = t.output_schema.map(Arc::new);
-        let mut mcp =
-            McpTool::new_with_raw(t.name, (!t.description.is_empty()).then(|| t.description.into()), advertised_schema);
-        mcp.title = t.title;
-        mcp.output_schema = output_schema.clone();
-        let a = t.annotations;
-        let mut ann = ToolAnnotations::new()
-            .read_only(a.read_only_hint)
-            .destructive(a.destructive_hint)
-            .idempotent(a.idempotent_hint)
-            .open_world(a.open_world_hint);
-        ann.title = a.title;
-        mcp.annotations = Some(ann);
-        ToolEntry {
-            mcp,
-            input_schema,
-            output_schema,
-            http: t.http,
-            operation_id: t.operation_id,
-            tags: t.tags,
-            scopes: t.scopes,
-            api: None,
-            results,
-            response: t.response,
-            input_validator: OnceLock::new(),
-            output_validator: OnceLock::new(),
-        }
-    }
-
-    /// The definition clients are shown: the full one, or with compact schemas and description
-    /// (see [`crate::discovery::compact`]), computed when asked for so that discovery mode pays only for the
-    /// tools a client describes.
-    #[cfg_attr(not(feature = "discovery"), allow(unused_mut, unused_variables))]
-    pub fn advertised(&self, compact: bool) -> McpTool {
-        let mut mcp = self.mcp.clone();
-        // A list's shape after its description (not in `mcp`: search reads that).
-        if !compact && let Some(d) = self.results.listed_description(mcp.description.as_deref().unwrap_or("")) {
-            mcp.description = Some(d.into());
-        }
-        #[cfg(feature = "discovery")]
-        if compact {
-            use crate::discovery::compact::{
-                Known, compact_annotations, compact_schema, compact_title, listed_description,
-            };
-            let description = listed_description(mcp.description.as_deref().unwrap_or(""), mcp.title.as_deref());
-            let known = Known::new(&[&mcp.name, mcp.title.as_deref().unwrap_or("")]);
-            mcp.title = mcp.title.take().and_then(|t| compact_title(&t, &description, &mcp.name));
-            mcp.description = (!description.is_empty()).then(|| description.into());
-            mcp.input_schema = Arc::new(self.results.with_projection(compact_schema(&self.input_schema, &known)));
-            mcp.output_schema = self.output_schema.as_ref().map(|s| Arc::new(compact_schema(s, &known)));
-            mcp.annotations = mcp.annotations.as_ref().and_then(compact_annotations);
-        }
-        mcp
-    }
-
-    /// The definition `describe_tools` gives: [`Self::advertised`], with a compact description
-    /// that also keeps the sentence after the summary (see [`crate::discovery::compact::described_description`]).
-    #[cfg_attr(not(feature = "discovery"), allow(unused_mut))]
-    pub fn described(&self, compact: bool) -> McpTool {
-        let mut mcp = self.advertised(compact);
-        // `describe_tools` gives the shape as the tool's `response`.
-        mcp.description = self.mcp.description.clone();
-        #[cfg(feature = "discovery")]
-        if compact {
-            let description = crate::discovery::compact::described_description(
-                self.mcp.description.as_deref().unwrap_or(""),
-                self.mcp.title.as_deref(),
-            );
-            mcp.description = (!description.is_empty()).then(|| description.into());
-        }
-        mcp
-    }
-
-    /// What the search index reads of this tool.
-    #[cfg(feature = "discovery")]
-    pub fn search_doc(&self) -> SearchDoc<'_> {
-        SearchDoc {
-            name: &self.mcp.name,
-            operation_id: self.operation_id.as_deref(),
-            title: self.mcp.title.as_deref(),
-            description: self.mcp.description.as_deref().unwrap_or(""),
-            method: self.http.as_ref().map(|h| h.method.as_upper()),
-            path: self.http.as_ref().map(|h| h.path.as_str()),
-            tags: &self.tags,
-            input_schema: &self.input_schema,
-            response_shape: self.results.shape.as_deref(),
-        }
-    }
-}
 
 /// A [`RuntimeConfig`] made callable: the tools, what `tools/list` shows, the upstream client, the
 /// credentials read at start, and the hooks and handlers. Shared (`Arc`) by every session.
@@ -232,16 +75,8 @@ pub struct Engine {
     exposure: Exposure,
     /// What each surface lists and says (see [`surfaces`]).
     views: surfaces::Views,
-    /// Built on first use (in the background at start in discovery mode).
-    #[cfg(feature = "discovery")]
-    search: OnceLock<SearchIndex>,
-    /// The context's `search_model`, loaded at start.
-    #[cfg(feature = "semantic")]
-    search_model: Option<Arc<SentenceModel>>,
-    /// The tools' vectors, made (or read from the cache) in the background at start; search goes
-    /// by words alone until they are there.
-    #[cfg(feature = "semantic")]
-    semantic: OnceLock<SemanticIndex>,
+    /// Discovery's part: the search index and search by meaning.
+    search: search::Search,
     /// Where tools of no listed API go (every tool, for a config of one API).
     default_target: Target,
     /// Where the tools of each API of [`RuntimeConfig::apis`] go, in its order.
@@ -249,8 +84,7 @@ pub struct Engine {
     upstream: Upstream,
     credentials: Credentials,
     /// Users' own tokens (`--upstream-auth user`), for the callback route.
-    #[cfg(feature = "user-auth")]
-    users: Option<Arc<crate::upstream::user::authorizer::UserAuth>>,
+    users: Users,
     ext: Extensions,
     metrics: Arc<Metrics>,
     log_calls: bool,
@@ -265,12 +99,8 @@ pub struct Engine {
     list_ttl: std::time::Duration,
     /// Tools not in the catalogue because their definitions are not approved (`--pin-definitions`).
     withheld: pins::Withheld,
-    /// Itself, for what outlives a borrow of it (a script's API calls are tasks of their own).
-    #[cfg(feature = "code")]
-    me: std::sync::Weak<Engine>,
-    /// Code mode's names, limits and slots.
-    #[cfg(feature = "code")]
-    code: crate::code::serve::CodeState,
+    /// Code mode's part: the scripts' names, limits and slots.
+    code: code::Code,
 }
 
 /// How results are written: the context's budget (a tool's own overrides it), detail and format.
@@ -311,107 +141,47 @@ impl Engine {
         ext: Extensions,
     ) -> Result<Arc<Engine>> {
         let (default_target, apis, tool_apis) = targets::targets(&config, &opts)?;
-        // A config written before credentials were kept out of arguments (or by hand) is served
-        // so too: the operator's credential, never the model's value.
-        for tool in &mut config.tools {
-            for taken in tool.strip_credential_arguments(&config.security_schemes) {
-                tracing::warn!(
-                    "tool `{}`: argument `{}` is the {} `{}` of security scheme `{}`: the credential is sent, the argument is removed",
-                    tool.name,
-                    taken.arg,
-                    taken.location.as_str(),
-                    taken.name,
-                    taken.scheme
-                );
-            }
-        }
-        let credentials = Credentials::from_env(&config.security_schemes, env);
-        let needs = config.tools.iter().filter_map(|t| t.http.as_ref()).map(|h| h.security.as_slice());
-        for (scheme, vars, tools) in credentials.missing(needs) {
-            // The model would find out on its first 401: say it once, now.
-            let need = if tools == 1 { "1 tool needs it".to_string() } else { format!("{tools} tools need it") };
-            tracing::warn!("{vars} not set: {need} (security scheme `{scheme}`)");
-        }
+        strip_credential_arguments(&mut config);
+        let credentials = read_credentials(&config, env);
         let upstream = Upstream::new(opts.policy.clone(), opts.metrics.clone())?;
         let exposure = exposure::resolve(&config.context, &config.tools);
-        #[cfg(not(feature = "discovery"))]
-        let exposure = exposure::without_discovery(exposure, &config.context)?;
-        #[cfg(not(feature = "code"))]
-        let exposure = exposure::without_code(exposure, &config.context)?;
-        #[cfg(not(feature = "semantic"))]
-        if config.context.search_model.is_some() && (exposure.discovery || exposure.code) {
-            return Err(Error::missing_feature("semantic", "--search-model"));
-        }
-        #[cfg(feature = "discovery")]
-        let searched = exposure.discovery || exposure.code || opts.serves_discovery;
-        #[cfg(feature = "semantic")]
-        let search_model = match &config.context.search_model {
-            Some(dir) if searched => Some(SentenceModel::shared(dir).map_err(|e| Error::Config(e.to_string()))?),
-            Some(_) => {
-                tracing::info!("search model not loaded: every tool is listed, so there is no search");
-                None
-            }
-            None => None,
-        };
-        let mut index = HashMap::with_capacity(config.tools.len());
-        let tools: Vec<ToolEntry> = config
-            .tools
-            .into_iter()
-            .enumerate()
-            .zip(tool_apis)
-            .map(|((i, t), api)| {
-                index.insert(t.name.clone(), i);
-                ToolEntry { api, ..ToolEntry::new(t) }
-            })
-            .collect();
+        let exposure = search::Search::check(exposure, &config.context)?;
+        let exposure = code::Code::check(exposure, &config.context)?;
+        let search = search::Search::new(&config.context, &exposure, opts.serves_discovery)?;
+        let code = code::Code::new(&config.context);
+        let (tools, index) = catalogue(std::mem::take(&mut config.tools), tool_apis);
         let routes = Routes::build(&tools, &config.resources, crate::engine::resources::DESCRIPTION_URI);
         let rendering = Rendering {
             budget: config.context.max_result_chars,
             detail: config.context.response_detail,
             format: config.context.response_format,
         };
-        #[cfg(feature = "code")]
-        let code = crate::code::serve::CodeState::new((&config.context.script).into());
-        #[cfg(feature = "code")]
-        let run_script = config.context.run_script;
-        let about = surfaces::About {
+        let about = listing::About {
             text: config.server.instructions.as_deref(),
             apis: &config.apis,
             tags: &config.tags,
             pins: &config.context.pin_tools,
             results: results::instructions(tools.iter().map(|t| (&*t.mcp.name, &t.results)), rendering.budget),
-            #[cfg(feature = "code")]
-            code: (code.limits(), run_script),
         };
-        let views = surfaces::Views::new(&exposure, &tools, about)?;
+        let views = surfaces::Views::new(&exposure, &tools, about, &code)?;
         let mut info = config.server;
         info.instructions = views.configured_instructions(&exposure);
         opts.metrics.set_tools(tools.len());
         opts.metrics.set_withheld(opts.withheld.count("changed"), opts.withheld.count("new"));
         let counters = ToolCounters::new(tools.len() + exposure::OWN_TOOLS.len());
         let scopes = tools.iter().flat_map(|t| t.scopes.iter().flatten().cloned()).collect();
-        #[cfg_attr(not(feature = "code"), allow(unused_variables))]
         let engine = Arc::new_cyclic(|me| Engine {
-            #[cfg(feature = "code")]
-            me: me.clone(),
-            #[cfg(feature = "code")]
-            code,
+            code: code.bound(me),
             info,
             tools,
             index,
             exposure,
             views,
-            #[cfg(feature = "discovery")]
-            search: OnceLock::new(),
-            #[cfg(feature = "semantic")]
-            search_model,
-            #[cfg(feature = "semantic")]
-            semantic: OnceLock::new(),
+            search,
             default_target,
             apis,
             upstream,
             credentials,
-            #[cfg(feature = "user-auth")]
             users: opts.users,
             ext,
             metrics: opts.metrics,
@@ -423,36 +193,8 @@ impl Engine {
             list_ttl: opts.list_ttl.unwrap_or(crate::engine::caching::DEFAULT_LIST_TTL),
             withheld: opts.withheld,
         });
-        #[cfg(feature = "discovery")]
-        if searched {
-            // A large catalogue (Microsoft Graph: 22,000 tools) takes a moment to index: off the
-            // start-up path. A search arriving before it is done waits for it.
-            let e = engine.clone();
-            std::thread::spawn(move || {
-                e.search_index();
-                #[cfg(feature = "semantic")]
-                e.embed_tools();
-            });
-        }
+        search::Search::start(&engine);
         Ok(engine)
-    }
-
-    /// This engine as shared (`None` once every holder dropped it).
-    #[cfg(feature = "code")]
-    pub(crate) fn shared(&self) -> Option<Arc<Engine>> {
-        self.me.upgrade()
-    }
-
-    /// Code mode's names, limits and slots.
-    #[cfg(feature = "code")]
-    pub(crate) fn code_state(&self) -> &crate::code::serve::CodeState {
-        &self.code
-    }
-
-    /// The tools' names in scripts.
-    #[cfg(feature = "code")]
-    pub fn script_names(&self) -> &crate::code::ScriptNames {
-        self.code.names(&self.tools)
     }
 
     /// The context's result budget (characters; `0`: none).
@@ -478,43 +220,6 @@ impl Engine {
     /// Every tool of the catalogue, in its order (whatever `tools/list` shows).
     pub fn tools(&self) -> &[ToolEntry] {
         &self.tools
-    }
-
-    /// The search index over every tool, built on first use.
-    #[cfg(feature = "discovery")]
-    pub fn search_index(&self) -> &SearchIndex {
-        self.search.get_or_init(|| SearchIndex::build(self.tools.iter().map(ToolEntry::search_doc)))
-    }
-
-    /// Discovery's search: by words, and by meaning once the tools' vectors are made.
-    #[cfg(feature = "discovery")]
-    pub fn finder(&self) -> Finder<'_> {
-        Finder {
-            index: self.search_index(),
-            #[cfg(feature = "semantic")]
-            semantic: self.search_model.as_deref().zip(self.semantic.get()),
-        }
-    }
-
-    /// Makes the tools' vectors with the search model (or reads them from the cache), once.
-    #[cfg(feature = "semantic")]
-    fn embed_tools(&self) {
-        let Some(model) = &self.search_model else { return };
-        let started = std::time::Instant::now();
-        let cache = crate::discovery::embed_cache::default_dir();
-        let made = |n: usize| tracing::info!("search model {}: embedding {n} tools", model.dir().display());
-        match SemanticIndex::build(model, self.tools.iter().map(ToolEntry::search_doc), cache.as_deref(), &made) {
-            Ok(vectors) => {
-                tracing::info!(
-                    "search model {}: {} tools ready in {:.1} s",
-                    model.dir().display(),
-                    vectors.len(),
-                    started.elapsed().as_secs_f64()
-                );
-                let _ = self.semantic.set(vectors);
-            }
-            Err(e) => tracing::warn!("{e}; searching by words only"),
-        }
     }
 
     /// The GET operations served as resources and resource templates.
@@ -551,16 +256,51 @@ impl Engine {
     }
 }
 
-mod call;
-mod surfaces;
-mod targets;
+/// Removes from `config`'s tools the arguments that are a security scheme's credential: a config
+/// written before credentials were kept out of arguments (or by hand) is served so too, with the
+/// operator's credential, never the model's value.
+fn strip_credential_arguments(config: &mut RuntimeConfig) {
+    for tool in &mut config.tools {
+        for taken in tool.strip_credential_arguments(&config.security_schemes) {
+            tracing::warn!(
+                "tool `{}`: argument `{}` is the {} `{}` of security scheme `{}`: the credential is sent, the argument is removed",
+                tool.name,
+                taken.arg,
+                taken.location.as_str(),
+                taken.name,
+                taken.scheme
+            );
+        }
+    }
+}
 
-pub use call::Delivery;
-#[cfg(feature = "code")]
-pub(crate) use call::Via;
-pub use confirm::Asker;
+/// The credentials of `config`'s security schemes, read through `env` once; a credential that
+/// tools need and that is not set is said now (the model would find out on its first 401).
+fn read_credentials(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<String>) -> Credentials {
+    let credentials = Credentials::from_env(&config.security_schemes, env);
+    let needs = config.tools.iter().filter_map(|t| t.http.as_ref()).map(|h| h.security.as_slice());
+    for (scheme, vars, tools) in credentials.missing(needs) {
+        let need = if tools == 1 { "1 tool needs it".to_string() } else { format!("{tools} tools need it") };
+        tracing::warn!("{vars} not set: {need} (security scheme `{scheme}`)");
+    }
+    credentials
+}
 
-pub use surfaces::Surface;
+/// The catalogue as the engine holds it: each tool with its API (by index, from `tool_apis`),
+/// and the index of each by name.
+fn catalogue(tools: Vec<Tool>, tool_apis: Vec<Option<usize>>) -> (Vec<ToolEntry>, HashMap<String, usize>) {
+    let mut index = HashMap::with_capacity(tools.len());
+    let tools = tools
+        .into_iter()
+        .enumerate()
+        .zip(tool_apis)
+        .map(|((i, t), api)| {
+            index.insert(t.name.clone(), i);
+            ToolEntry { api, ..ToolEntry::new(t) }
+        })
+        .collect();
+    (tools, index)
+}
 
 pub(crate) fn tool_error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])

@@ -63,6 +63,7 @@ pub fn discovery(about: Option<&str>, tools: &[ToolEntry], apis: &[Api], tags: &
 
 /// Code mode's instructions: the workflow in a few lines (`how`, from the code module), then the
 /// map of the API as discovery's.
+#[cfg(feature = "code")]
 pub fn code(
     about: Option<&str>,
     how: &str,

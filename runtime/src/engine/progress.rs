@@ -4,59 +4,27 @@
 //! (`notifications/cancelled`, or closes its HTTP request) the call's future is dropped, which
 //! drops the upstream request and closes its connection.
 //!
-//! The upstream client reports what it receives through a task-local [`Tracker`], so the engine
-//! carries no progress parameter: outside [`run`] the reports go nowhere.
+//! The upstream client reports what it receives through its task-local [`Tracker`], so the
+//! engine carries no progress parameter: outside [`run`] the reports go nowhere.
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rmcp::RoleServer;
 use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
 
+pub use crate::upstream::progress::Tracker;
+
 /// The shortest time between two progress notifications of one call.
 pub const TICK: Duration = Duration::from_millis(250);
-
-/// `total` when the body's length is unknown (or no body has started).
-const UNKNOWN: u64 = u64::MAX;
-
-/// What one call's upstream response has delivered so far.
-#[derive(Debug)]
-pub struct Tracker {
-    received: AtomicU64,
-    total: AtomicU64,
-}
-
-impl Default for Tracker {
-    fn default() -> Self {
-        Tracker { received: AtomicU64::new(0), total: AtomicU64::new(UNKNOWN) }
-    }
-}
-
-tokio::task_local! {
-    static TRACKER: Arc<Tracker>;
-}
-
-/// A response's body begins: `total` bytes are expected when known (retries start again).
-pub fn body_started(total: Option<u64>) {
-    let _ = TRACKER.try_with(|t| {
-        t.received.store(0, Ordering::Relaxed);
-        t.total.store(total.unwrap_or(UNKNOWN), Ordering::Relaxed);
-    });
-}
-
-/// `bytes` of the body have arrived in all.
-pub fn received(bytes: u64) {
-    let _ = TRACKER.try_with(|t| t.received.store(bytes, Ordering::Relaxed));
-}
 
 /// Runs `call` for the request of `context`: with progress notifications when the client asked
 /// for them, and dropped when the request is cancelled (`None`).
 pub async fn run<F: Future>(call: F, context: &RequestContext<RoleServer>) -> Option<F::Output> {
     let tracker = Arc::new(Tracker::default());
-    let call = TRACKER.scope(tracker.clone(), call);
+    let call = tracker.clone().scope(call);
     let report = async {
         match context.meta.get_progress_token() {
             Some(token) => report(&tracker, token, context).await,
@@ -97,9 +65,8 @@ async fn report(tracker: &Tracker, token: rmcp::model::ProgressToken, context: &
 
 /// The value to report: bytes of a body of known length, else seconds elapsed.
 fn snapshot(tracker: &Tracker, elapsed: Duration) -> (f64, Option<f64>, String) {
-    let received = tracker.received.load(Ordering::Relaxed);
-    let total = tracker.total.load(Ordering::Relaxed);
-    if total != UNKNOWN && total > 0 {
+    let (received, total) = tracker.delivered();
+    if let Some(total) = total.filter(|t| *t > 0) {
         let message = format!("received {received} of {total} bytes from the API");
         (received as f64, Some(total as f64), message)
     } else {
@@ -111,12 +78,23 @@ fn snapshot(tracker: &Tracker, elapsed: Duration) -> (f64, Option<f64>, String) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::upstream::progress::{body_started, received};
 
-    #[test]
-    fn a_known_length_reports_bytes() {
-        let t = Tracker::default();
-        t.total.store(1000, Ordering::Relaxed);
-        t.received.store(250, Ordering::Relaxed);
+    /// A tracker as a response of `total` bytes left it after `bytes`.
+    async fn tracker(total: Option<u64>, bytes: u64) -> Arc<Tracker> {
+        let t = Arc::new(Tracker::default());
+        t.clone()
+            .scope(async {
+                body_started(total);
+                received(bytes);
+            })
+            .await;
+        t
+    }
+
+    #[tokio::test]
+    async fn a_known_length_reports_bytes() {
+        let t = tracker(Some(1000), 250).await;
         let (p, total, m) = snapshot(&t, Duration::from_secs(3));
         assert_eq!((p, total), (250.0, Some(1000.0)));
         assert_eq!(m, "received 250 of 1000 bytes from the API");
@@ -127,18 +105,5 @@ mod tests {
         let t = Tracker::default();
         let (p, total, _) = snapshot(&t, Duration::from_millis(1260));
         assert_eq!((p, total), (1.3, None));
-    }
-
-    #[tokio::test]
-    async fn reports_reach_the_tracker_only_inside_a_call() {
-        received(5); // outside: nowhere, no panic
-        let t = Arc::new(Tracker::default());
-        TRACKER
-            .scope(t.clone(), async {
-                body_started(Some(10));
-                received(4);
-            })
-            .await;
-        assert_eq!((t.received.load(Ordering::Relaxed), t.total.load(Ordering::Relaxed)), (4, 10));
     }
 }

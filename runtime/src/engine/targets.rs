@@ -2,7 +2,13 @@
 //! identity), built with the engine, and what the HTTP layer asks of them (the users' flows of
 //! `--upstream-auth user`).
 
-use super::*;
+use std::collections::HashMap;
+
+use super::{Engine, EngineOptions, ToolEntry};
+use crate::config::{RuntimeConfig, Tool};
+use crate::error::{Error, Result};
+use crate::upstream::identity::{Identity, Users};
+use crate::upstream::target::Target;
 
 impl Engine {
     /// The upstream's base URL (`--base-url` or the config's; `None` for a merged config, whose
@@ -11,10 +17,10 @@ impl Engine {
         self.default_target.base_url.as_deref()
     }
 
-    /// Users' own tokens at the APIs (`--upstream-auth user`), if any API uses them.
-    #[cfg(feature = "user-auth")]
-    pub(crate) fn users(&self) -> Option<&Arc<crate::upstream::user::authorizer::UserAuth>> {
-        self.users.as_ref()
+    /// Users' own tokens at the APIs (`--upstream-auth user`), if any API uses them (`()`
+    /// without the feature `user-auth`).
+    pub fn users(&self) -> &Users {
+        &self.users
     }
 
     /// The `user` flow of the API keyed `api` in the store (`api` for a config of one).
@@ -61,7 +67,7 @@ pub(super) fn targets(
     // Only tools of no listed API go there (every tool of a config of one API; none of a merged
     // one, whose top-level `upstream.auth` is its APIs' default, not a target of its own).
     if config.tools.iter().any(|t| t.api.is_none()) {
-        default_target.identity = Identity::of(config, None, opts)?;
+        default_target.identity = Identity::of(config, None, &opts.users)?;
     }
     let mut api_index = HashMap::with_capacity(config.apis.len());
     let mut apis = Vec::with_capacity(config.apis.len());
@@ -71,7 +77,7 @@ pub(super) fn targets(
         }
         let mut target =
             Target::new(&config.upstream, Some(api), &config.tools, (opts.base_url.as_deref(), &opts.headers))?;
-        target.identity = Identity::of(config, Some(api), opts)?;
+        target.identity = Identity::of(config, Some(api), &opts.users)?;
         apis.push(target);
     }
     let tool_api = |t: &Tool| -> Result<Option<usize>> {

@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn a_value_within_the_budget_is_untouched() {
         let (j, r) = fitted(&items(3), 10_000);
-        assert!(r.is_empty());
+        assert!(r.omissions.is_empty() && r.strings_cut == 0);
         assert_eq!(j.to_text(), items(3));
     }
 

@@ -1,6 +1,8 @@
 //! Transports: stdio (stdout carries only MCP messages; logs go to stderr) and, with the `http`
 //! feature, Streamable HTTP ([`http`]). [`server::McpServer`] is the MCP handler both serve.
 
+#[cfg(feature = "user-auth")]
+pub(crate) mod ask_user;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod log_fields;

@@ -251,7 +251,7 @@ impl ServerHandler for McpServer {
         }
         // A user who has not authorized the API yet is sent to its consent page by their client.
         #[cfg(feature = "user-auth")]
-        if let Some(question) = Box::pin(crate::upstream::user::ask::ask_first(
+        if let Some(question) = Box::pin(crate::transport::ask_user::ask_first(
             &engine,
             self.surface,
             &request.name,

@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use tokio::sync::Mutex;
 
-use crate::engine::caller::Principal;
 use crate::error::Error;
 use crate::upstream::credentials::{Secret, TokenPostError, post_token_form, refusal};
 
@@ -108,16 +107,16 @@ impl TokenExchanger {
         })
     }
 
-    /// The `Authorization` value for the API on behalf of `caller`: from the cache, or exchanged
-    /// now.
-    pub async fn token_for(&self, http: &reqwest::Client, caller: &Principal) -> Result<Secret, Error> {
-        let key = cache_key(caller);
+    /// The `Authorization` value for the API on behalf of the caller whose validated access token
+    /// is `token` (its `sub` claim `subject`): from the cache, or exchanged now.
+    pub async fn token_for(&self, http: &reqwest::Client, subject: Option<&str>, token: &str) -> Result<Secret, Error> {
+        let key = cache_key(subject, token);
         if let Some((token, until)) = self.cache.lock().await.get(&key)
             && Instant::now() < *until
         {
             return Ok(token.clone());
         }
-        let (token, lifetime) = self.exchange(http, caller.token()).await?;
+        let (token, lifetime) = self.exchange(http, token).await?;
         let until = Instant::now() + lifetime.saturating_sub(EARLY).max(Duration::from_secs(1));
         let mut cache = self.cache.lock().await;
         if cache.len() >= MAX_CACHED {
@@ -133,9 +132,9 @@ impl TokenExchanger {
         Ok(token)
     }
 
-    /// Forgets `caller`'s exchanged token (the API refused it).
-    pub async fn invalidate(&self, caller: &Principal) {
-        self.cache.lock().await.remove(&cache_key(caller));
+    /// Forgets the exchanged token of the caller of `subject` and `token` (the API refused it).
+    pub async fn invalidate(&self, subject: Option<&str>, token: &str) {
+        self.cache.lock().await.remove(&cache_key(subject, token));
     }
 
     /// One exchange at the token endpoint.
@@ -186,11 +185,11 @@ fn form(subject_token: &str, target: &Target) -> String {
 }
 
 /// Tokens are cached per subject; a token without a subject by its digest.
-fn cache_key(caller: &Principal) -> String {
-    match &caller.subject {
+fn cache_key(subject: Option<&str>, token: &str) -> String {
+    match subject {
         Some(sub) => format!("sub:{sub}"),
         None => {
-            let digest = ring::digest::digest(&ring::digest::SHA256, caller.token().as_bytes());
+            let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
             format!("token:{}", digest.as_ref().iter().map(|b| format!("{b:02x}")).collect::<String>())
         }
     }

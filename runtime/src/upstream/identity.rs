@@ -8,9 +8,33 @@ use std::sync::Arc;
 #[cfg(feature = "user-auth")]
 use crate::config::SecurityScheme;
 use crate::config::{Api, RuntimeConfig, UpstreamIdentity};
-use crate::engine::{EngineOptions, UpstreamAuth};
 use crate::error::{Error, Result};
 use crate::upstream::exchange::{Target, TokenExchanger};
+
+/// Whose credentials go upstream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum UpstreamAuth {
+    /// The server's own, from its environment variables; a caller's token never goes upstream.
+    #[default]
+    Server,
+    /// The caller's validated OAuth access token, as `Authorization: Bearer`, instead of the
+    /// server's credentials (for APIs that trust the same authorization server).
+    Passthrough,
+    /// The caller's validated token exchanged (RFC 8693) for one issued for the API.
+    Exchange,
+    /// The caller's own authorization at the API (OAuth2 authorization code with PKCE), kept in
+    /// [`crate::EngineOptions::users`].
+    User,
+}
+
+/// Where users' own tokens at the APIs are kept (`--upstream-auth user`, `--token-store`), if
+/// anywhere.
+#[cfg(feature = "user-auth")]
+pub type Users = Option<Arc<crate::upstream::user::authorizer::UserAuth>>;
+
+/// Without the feature `user-auth` users keep no tokens here.
+#[cfg(not(feature = "user-auth"))]
+pub type Users = ();
 
 /// One API's choice, ready to use.
 #[derive(Debug, Clone, Default)]
@@ -29,7 +53,7 @@ pub(crate) enum Identity {
 
 impl Identity {
     /// The identity of `api`'s requests (of the tools of no listed API for `None`).
-    pub(crate) fn of(config: &RuntimeConfig, api: Option<&Api>, opts: &EngineOptions) -> Result<Identity> {
+    pub(crate) fn of(config: &RuntimeConfig, api: Option<&Api>, users: &Users) -> Result<Identity> {
         let Some(chosen) = declared(config, api).cloned() else { return Ok(Identity::Server) };
         let env = |name: &str| std::env::var(name).ok();
         match chosen {
@@ -39,7 +63,7 @@ impl Identity {
                 let target = Target { resource, audience, scope };
                 Ok(Identity::Exchange(Arc::new(TokenExchanger::from_env(&token_url, target, &env)?)))
             }
-            UpstreamIdentity::User { scheme, resource } => user(config, api, opts, scheme.as_deref(), resource, &env),
+            UpstreamIdentity::User { scheme, resource } => user(config, api, users, scheme.as_deref(), resource, &env),
         }
     }
 
@@ -82,7 +106,7 @@ pub fn declared_modes(config: &RuntimeConfig) -> Vec<UpstreamAuth> {
 fn user(
     config: &RuntimeConfig,
     api: Option<&Api>,
-    opts: &EngineOptions,
+    users: &Users,
     scheme: Option<&str>,
     resource: Option<String>,
     env: &dyn Fn(&str) -> Option<String>,
@@ -94,7 +118,7 @@ fn user(
         let of_api = api.map(|a| format!(" of the API `{}`", a.name)).unwrap_or_default();
         let (name, found) = authorization_code_scheme(config, api, scheme)
             .map_err(|why| Error::Config(format!("--upstream-auth user{of_api}: {why}")))?;
-        let Some(users) = &opts.users else {
+        let Some(users) = users else {
             return Err(Error::Config("--upstream-auth user needs a token store (--token-store)".into()));
         };
         let title = api

@@ -8,6 +8,7 @@ pub(crate) mod direct;
 pub mod encode;
 pub(crate) mod exchange;
 pub mod identity;
+pub mod progress;
 pub mod request;
 pub(crate) mod target;
 #[cfg(feature = "user-auth")]
@@ -223,7 +224,7 @@ impl Upstream {
         let declared = resp.content_length().unwrap_or(0).min(cap as u64);
         let mut body = Vec::with_capacity(declared as usize);
         let mut truncated = false;
-        crate::engine::progress::body_started(resp.content_length());
+        crate::upstream::progress::body_started(resp.content_length());
         loop {
             match resp.chunk().await {
                 Ok(Some(chunk)) => {
@@ -233,7 +234,7 @@ impl Upstream {
                         break;
                     }
                     body.extend_from_slice(&chunk);
-                    crate::engine::progress::received(body.len() as u64);
+                    crate::upstream::progress::received(body.len() as u64);
                 }
                 Ok(None) => break,
                 Err(words) => return Err(SendError::Body(words, status)),

@@ -187,82 +187,103 @@ const MIN_COMPOUND: usize = 8;
 const MIN_PART: usize = 5;
 const MIN_REST: usize = 3;
 
-impl SearchIndex {
-    /// Indexes these documents; a hit's index is the document's position among them.
-    pub fn build<'a>(docs: impl IntoIterator<Item = SearchDoc<'a>>) -> SearchIndex {
-        let analyzer = Analyzer::default();
-        let mut terms: HashMap<String, u32> = HashMap::new();
-        let mut exact: HashMap<String, Vec<u32>> = HashMap::new();
-        // Pass 1: each document's fields as term ids; field lengths for the averages.
-        let mut fielded: Vec<[Vec<u32>; FIELD_COUNT]> = Vec::new();
-        let mut profiles = Vec::new();
-        let mut response_words: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut spellings = Vec::new();
-        let mut resources = Resources::default();
+/// What the index's first pass reads of the documents: each one's fields as term ids (the field
+/// lengths give the averages of the second pass), and what else search looks up by document.
+#[derive(Default)]
+struct Collected {
+    terms: HashMap<String, u32>,
+    exact: HashMap<String, Vec<u32>>,
+    fielded: Vec<[Vec<u32>; FIELD_COUNT]>,
+    profiles: Vec<Profile>,
+    response_words: HashMap<String, Vec<u32>>,
+    spellings: Vec<String>,
+    resources: Resources,
+}
+
+impl Collected {
+    /// Pass 1 over `docs`, in their order.
+    fn of<'a>(docs: impl IntoIterator<Item = SearchDoc<'a>>, analyzer: &Analyzer) -> Collected {
+        let mut c = Collected::default();
         let mut buf = Vec::new();
         for (i, doc) in docs.into_iter().enumerate() {
-            resources.add(doc.path);
+            c.resources.add(doc.path);
             let id = i as u32;
-            exact.entry(doc.name.to_lowercase()).or_default().push(id);
+            c.exact.entry(doc.name.to_lowercase()).or_default().push(id);
             if let Some(op) = doc.operation_id.filter(|op| !op.eq_ignore_ascii_case(doc.name)) {
-                exact.entry(op.to_lowercase()).or_default().push(id);
+                c.exact.entry(op.to_lowercase()).or_default().push(id);
             }
             let mut fields: [Vec<u32>; FIELD_COUNT] = Default::default();
             for (field, text) in field_texts(&doc) {
                 buf.clear();
                 analyzer.terms(&text, &mut buf);
                 for t in buf.drain(..) {
-                    let next = terms.len() as u32;
-                    fields[field].push(*terms.entry(t).or_insert(next));
+                    let next = c.terms.len() as u32;
+                    fields[field].push(*c.terms.entry(t).or_insert(next));
                 }
             }
-            fielded.push(fields);
-            profiles.push(profile(&doc, &analyzer, &mut terms));
-            spellings.push(format!("{} {}", doc.name, doc.title.unwrap_or("")).trim().to_lowercase());
+            c.fielded.push(fields);
+            c.profiles.push(profile(&doc, analyzer, &mut c.terms));
+            c.spellings.push(format!("{} {}", doc.name, doc.title.unwrap_or("")).trim().to_lowercase());
             analyzer.terms(doc.response_shape.unwrap_or(""), &mut buf);
             for t in buf.drain(..) {
-                let docs = response_words.entry(t).or_default();
+                let docs = c.response_words.entry(t).or_default();
                 if docs.last() != Some(&id) {
                     docs.push(id);
                 }
             }
         }
-        let n = fielded.len().max(1) as f32;
-        let mut avg = [0f32; FIELD_COUNT];
-        for f in &fielded {
-            for (a, terms) in avg.iter_mut().zip(f) {
-                *a += terms.len() as f32;
+        c
+    }
+}
+
+/// Pass 2 (BM25F): per term, each document's length-normalised weighted frequency, saturated;
+/// and each term's inverse document frequency.
+fn weigh(fielded: &[[Vec<u32>; FIELD_COUNT]], term_count: usize) -> (Vec<Vec<(u32, f32)>>, Vec<f32>) {
+    let n = fielded.len().max(1) as f32;
+    let mut avg = [0f32; FIELD_COUNT];
+    for f in fielded {
+        for (a, terms) in avg.iter_mut().zip(f) {
+            *a += terms.len() as f32;
+        }
+    }
+    avg.iter_mut().for_each(|a| *a = (*a / n).max(1.0));
+    let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); term_count];
+    let mut tf: HashMap<u32, f32> = HashMap::new();
+    for (doc, fields) in fielded.iter().enumerate() {
+        tf.clear();
+        for (f, ids) in fields.iter().enumerate() {
+            let spec = FIELDS[f];
+            let norm = 1.0 - spec.b + spec.b * ids.len() as f32 / avg[f];
+            for id in ids {
+                *tf.entry(*id).or_insert(0.0) += spec.weight / norm;
             }
         }
-        avg.iter_mut().for_each(|a| *a = (*a / n).max(1.0));
-        // Pass 2: per document and term, the length-normalised weighted frequency, saturated.
-        let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); terms.len()];
-        let mut tf: HashMap<u32, f32> = HashMap::new();
-        for (doc, fields) in fielded.iter().enumerate() {
-            tf.clear();
-            for (f, ids) in fields.iter().enumerate() {
-                let spec = FIELDS[f];
-                let norm = 1.0 - spec.b + spec.b * ids.len() as f32 / avg[f];
-                for id in ids {
-                    *tf.entry(*id).or_insert(0.0) += spec.weight / norm;
-                }
-            }
-            let mut entries: Vec<(u32, f32)> = tf.iter().map(|(t, w)| (*t, *w)).collect();
-            entries.sort_unstable_by_key(|(t, _)| *t);
-            for (t, w) in entries {
-                postings[t as usize].push((doc as u32, w * (K1 + 1.0) / (w + K1)));
-            }
+        let mut entries: Vec<(u32, f32)> = tf.iter().map(|(t, w)| (*t, *w)).collect();
+        entries.sort_unstable_by_key(|(t, _)| *t);
+        for (t, w) in entries {
+            postings[t as usize].push((doc as u32, w * (K1 + 1.0) / (w + K1)));
         }
-        let idf = postings
-            .iter()
-            .map(|p| {
-                let df = p.len() as f32;
-                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-            })
-            .collect();
+    }
+    let idf = postings
+        .iter()
+        .map(|p| {
+            let df = p.len() as f32;
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        })
+        .collect();
+    (postings, idf)
+}
+
+impl SearchIndex {
+    /// Indexes these documents; a hit's index is the document's position among them.
+    pub fn build<'a>(docs: impl IntoIterator<Item = SearchDoc<'a>>) -> SearchIndex {
+        let analyzer = Analyzer::default();
+        let collected = Collected::of(docs, &analyzer);
+        let (postings, idf) = weigh(&collected.fielded, collected.terms.len());
         let intents = INTENTS.iter().map(|(verbs, methods)| (analyzer.all_terms(verbs), *methods)).collect();
         let mut related = related_terms(&analyzer);
-        add_compounds(&terms, &mut related);
+        add_compounds(&collected.terms, &mut related);
+        let Collected { terms, exact, fielded, profiles, response_words, spellings, resources } = collected;
         SearchIndex {
             terms,
             related,

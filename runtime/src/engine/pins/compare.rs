@@ -1,13 +1,13 @@
 //! The catalogue against its pins: which tools match, which changed (and in what), which are new,
 //! and which changes may be approved without asking (`--pins-auto-approve`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::{Map, Value};
 
 use super::AutoApprove;
-use super::file::{Definitions, PINNED_FIELDS, PinFile, quoted};
+use super::file::{Definitions, PINNED_FIELDS, PinFile, required, what_changed};
 
 /// Why a tool is withheld.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,71 +93,6 @@ pub fn review(pins: &PinFile, current: &Definitions, auto: &[AutoApprove]) -> Re
     }
     review.stale = pins.tools.keys().filter(|n| !current.contains_key(*n)).cloned().collect();
     review
-}
-
-/// What differs between a pinned definition and the current one, field by field, the input
-/// schema by argument; `pinned` is `None` when the pin keeps no (trustworthy) definition.
-pub fn what_changed(pinned: Option<&Value>, current: &Value) -> Vec<String> {
-    let Some(pinned) = pinned else {
-        return vec!["its definition (the pin keeps none to compare with)".into()];
-    };
-    let mut changes = Vec::new();
-    for field in PINNED_FIELDS {
-        let (old, new) = (pinned.get(field), current.get(field));
-        if old == new {
-            continue;
-        }
-        changes.push(match field {
-            "inputSchema" => input_changes(old, new),
-            "outputSchema" => "output schema".into(),
-            other => other.to_string(),
-        });
-    }
-    if changes.is_empty() {
-        // Equal fields with different hashes: a key outside the pinned fields, or a hand edit.
-        changes.push("its definition".into());
-    }
-    changes
-}
-
-/// The arguments an input schema gained, lost or changed, and what else changed in it.
-fn input_changes(old: Option<&Value>, new: Option<&Value>) -> String {
-    let props = |s: Option<&Value>| s.and_then(|s| s.get("properties")).and_then(Value::as_object).cloned();
-    let (old_props, new_props) = (props(old).unwrap_or_default(), props(new).unwrap_or_default());
-    let (old_req, new_req) = (required(old), required(new));
-    let was = |k: &str| old_props.contains_key(k);
-    let mut parts = Vec::new();
-    let mut say = |what: &str, from: &Map<String, Value>, pick: &dyn Fn(&str) -> bool| {
-        let list: Vec<&str> = from.keys().map(String::as_str).filter(|k| pick(k)).collect();
-        if !list.is_empty() {
-            parts.push(format!("{what} {}", quoted(&list)));
-        }
-    };
-    say("new required", &new_props, &|k| !was(k) && new_req.contains(k));
-    say("new optional", &new_props, &|k| !was(k) && !new_req.contains(k));
-    say("removed", &old_props, &|k| !new_props.contains_key(k));
-    say("changed", &new_props, &|k| old_props.get(k).is_some_and(|v| Some(v) != new_props.get(k)));
-    say("now required", &new_props, &|k| was(k) && new_req.contains(k) && !old_req.contains(k));
-    say("now optional", &new_props, &|k| was(k) && old_req.contains(k) && !new_req.contains(k));
-    let rest = |s: Option<&Value>| -> Option<Map<String, Value>> {
-        let mut s = s?.as_object()?.clone();
-        s.remove("properties");
-        s.remove("required");
-        Some(s)
-    };
-    if rest(old) != rest(new) {
-        parts.push("other keywords".into());
-    }
-    if parts.is_empty() { "input schema".into() } else { format!("input schema ({})", parts.join(", ")) }
-}
-
-/// The names an input schema's `required` lists.
-fn required(schema: Option<&Value>) -> BTreeSet<&str> {
-    schema
-        .and_then(|s| s.get("required"))
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
 }
 
 /// The arguments `new` gained over `old` when that is its only change: new properties of the

@@ -1,5 +1,9 @@
 use serde_json::{Value, json};
 
+#[allow(unused_imports)]
+use super::compare::gained_optional_args;
+#[allow(unused_imports)]
+use super::file::{Definition, PINNED_FIELDS, PINS_FORMAT_VERSION, canonical, definition, sha256, what_changed};
 use super::*;
 use crate::config::Tool;
 

@@ -8,6 +8,8 @@ pub(crate) mod front;
 #[cfg(feature = "legacy-sse")]
 pub(crate) mod legacy_sse;
 pub(crate) mod manners;
+#[cfg(feature = "user-auth")]
+mod user_routes;
 pub mod workers;
 
 use std::net::SocketAddr;
@@ -126,9 +128,9 @@ fn user_callback(
     oauth: Option<&Arc<crate::auth::ResourceServer>>,
 ) -> axum::Router {
     let engine = live.load();
-    match (engine.users(), oauth) {
+    match (engine.users().as_ref(), oauth) {
         (Some(users), Some(rs)) => {
-            use crate::upstream::user::callback::{callback, revoke};
+            use self::user_routes::{callback, revoke};
             users.set_redirect_uri(rs.callback_url());
             // The caller's own tokens: behind the access token check, as `/mcp`.
             let gate =

@@ -92,6 +92,7 @@ impl std::error::Error for StoreError {}
 pub const KEY_ENV: &str = "MCPGEN_TOKEN_STORE_KEY";
 
 /// Env var of the Redis/Valkey password (never part of `--token-store`'s URL).
+#[cfg(feature = "redis-store")]
 pub const PASSWORD_ENV: &str = "MCPGEN_TOKEN_STORE_PASSWORD";
 
 /// The key of `subject`'s upstream token at the API `api`:

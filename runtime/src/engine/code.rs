@@ -1,4 +1,6 @@
-//! Code mode on the engine: its tools — `search_tools` as in discovery, `describe_tools` answering
+//! Code mode's part of the engine (feature `code`; `code_off.rs` stands in without it): its
+//! state ([`Code`]: the scripts' names, limits and slots), its view (the listing and instructions
+//! of code mode, `run_script` in discovery's), its tools — `search_tools` as in discovery, `describe_tools` answering
 //! TypeScript declarations, `run_script` — and the [`Host`] through which a script's API calls
 //! reach the engine exactly as direct calls do: the same argument validation and messages, the
 //! same upstream credentials, retries, rate limits and concurrency cap, hooks and scopes, and the
@@ -6,19 +8,24 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
-use crate::code::declare::{Options, declare_tools};
+use super::delivery::Via;
+use super::listing::{About, Listing};
+use crate::code::declare::{Options, Signature, declare_tools};
 use crate::code::names::ScriptNames;
 use crate::code::sandbox::{self, Answer, Host, Limits, Reply, Stop};
+use crate::config::Context;
 use crate::engine::caller::Caller;
-use crate::engine::exposure::{DESCRIBE_TOOLS, RUN_SCRIPT, SEARCH_TOOLS};
+use crate::engine::delivery::Delivery;
+use crate::engine::exposure::{DESCRIBE_TOOLS, Exposure, RUN_SCRIPT, SEARCH_TOOLS};
 use crate::engine::meta::{DEFAULT_LIMIT, MAX_DESCRIBE, MAX_LIMIT};
-use crate::engine::{Asker, Delivery, Engine, Observation, Surface, ToolEntry, tool_error};
+use crate::engine::{Asker, Engine, Observation, Surface, ToolEntry, tool_error};
+use crate::error::Result;
 use crate::metrics::Outcome;
 use crate::response::budget;
 use crate::response::json::Json;
@@ -31,32 +38,110 @@ const SLOTS: usize = 4;
 /// Characters of what a stopped script printed that its error shows (the end of it).
 const PRINTED_ON_ERROR: usize = 2_000;
 
-/// What the engine keeps for code mode.
-pub struct CodeState {
+/// Code mode's part of the engine: the scripts' names, limits and slots, and the engine itself
+/// (a script's API calls are tasks of their own, which outlive a borrow of it).
+pub(super) struct Code {
+    /// The engine that holds this part (set as it is built; see [`Code::bound`]).
+    me: Weak<Engine>,
     names: OnceLock<ScriptNames>,
     limits: Limits,
     slots: Arc<Semaphore>,
+    /// Discovery offers `run_script` (`--run-script`).
+    run_script: bool,
 }
 
-impl CodeState {
-    /// The state for scripts under `limits`.
-    pub fn new(limits: Limits) -> CodeState {
-        CodeState { names: OnceLock::new(), limits, slots: Arc::new(Semaphore::new(SLOTS)) }
+impl Code {
+    /// The exposure a server with code mode can give: any.
+    pub(super) fn check(exposure: Exposure, _context: &Context) -> Result<Exposure> {
+        Ok(exposure)
     }
 
-    /// The scripts' names of the tools (made on first use).
-    pub fn names(&self, tools: &[ToolEntry]) -> &ScriptNames {
-        self.names.get_or_init(|| ScriptNames::new(tools.iter().map(|t| &*t.mcp.name)))
+    /// The part for scripts under the context's limits.
+    pub(super) fn new(context: &Context) -> Code {
+        Code {
+            me: Weak::new(),
+            names: OnceLock::new(),
+            limits: (&context.script).into(),
+            slots: Arc::new(Semaphore::new(SLOTS)),
+            run_script: context.run_script,
+        }
     }
 
-    /// The limits of one script.
-    pub fn limits(&self) -> Limits {
-        self.limits
+    /// This part, held by the engine `me`.
+    pub(super) fn bound(self, me: &Weak<Engine>) -> Code {
+        Code { me: me.clone(), ..self }
+    }
+
+    /// Code mode's view of `tools` (its listing and instructions where `exposure` is code mode),
+    /// and whether discovery's offers `run_script`.
+    pub(super) fn view(&self, exposure: &Exposure, about: &About<'_>, tools: &[ToolEntry]) -> View {
+        View {
+            configured: exposure.code.then(|| code_view(&self.limits, about, tools)),
+            run_script: self.run_script.then_some(self.limits),
+        }
+    }
+
+    /// Code mode is the configured mode where `exposure` says so.
+    pub(super) fn configured(&self, exposure: &Exposure) -> bool {
+        exposure.code
+    }
+
+    /// What discovery's instructions add where it offers `run_script`.
+    pub(super) fn discovery_note(&self) -> Option<String> {
+        self.run_script.then(|| discovery_instructions(&self.limits))
+    }
+}
+
+/// Code mode's listing and instructions, and `run_script`'s place in discovery's.
+pub(super) struct View {
+    /// Code mode's listing and instructions (made with the engine in code mode, else never).
+    configured: Option<(Listing, Option<String>)>,
+    /// Discovery's listing offers `run_script` (`--run-script`), with these limits.
+    run_script: Option<Limits>,
+}
+
+impl View {
+    /// Code mode's listing and instructions, where it is the configured mode.
+    pub(super) fn configured(&self) -> Option<&(Listing, Option<String>)> {
+        self.configured.as_ref()
+    }
+
+    /// Whether discovery's listing offers `run_script`.
+    pub(super) fn runs_in_discovery(&self) -> bool {
+        self.run_script.is_some()
+    }
+
+    /// `run_script`, where discovery's listing offers it.
+    pub(super) fn run_script_tool(&self) -> Option<McpTool> {
+        self.run_script.as_ref().map(run_script_tool)
+    }
+}
+
+/// Code mode's listing (its three tools; calls reach every tool through `run_script`) and
+/// instructions.
+fn code_view(limits: &Limits, about: &About<'_>, tools: &[ToolEntry]) -> (Listing, Option<String>) {
+    let listed = code_tools(limits);
+    let index = vec![None; listed.len()];
+    let how = instructions(limits, tools.len());
+    let text = crate::engine::overview::code(about.text, &how, tools, about.apis, about.tags);
+    (Listing { tools: listed, index }, Some(text))
+}
+
+impl<'a> From<&'a ToolEntry> for Signature<'a> {
+    fn from(t: &'a ToolEntry) -> Signature<'a> {
+        Signature {
+            name: &t.mcp.name,
+            title: t.mcp.title.as_deref(),
+            description: t.mcp.description.as_deref().unwrap_or(""),
+            input_schema: &t.input_schema,
+            output_schema: t.output_schema.as_deref(),
+            response: t.response.as_ref(),
+        }
     }
 }
 
 /// Code mode's three tools, in the order `tools/list` shows them.
-pub fn code_tools(limits: &Limits) -> Vec<McpTool> {
+fn code_tools(limits: &Limits) -> Vec<McpTool> {
     vec![search_tool(), describe_tool(), run_script_tool(limits)]
 }
 
@@ -112,7 +197,7 @@ fn describe_tool() -> McpTool {
 }
 
 /// `run_script`.
-pub fn run_script_tool(limits: &Limits) -> McpTool {
+fn run_script_tool(limits: &Limits) -> McpTool {
     // A script reaches any of the API's functions: it promises nothing about what they do.
     let any_call = ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(true);
     tool(
@@ -136,7 +221,7 @@ pub fn run_script_tool(limits: &Limits) -> McpTool {
 }
 
 /// Code mode's part of the server instructions.
-pub fn instructions(limits: &Limits, tools: usize) -> String {
+fn instructions(limits: &Limits, tools: usize) -> String {
     format!(
         "This server gives access to {} API operations as functions of a JavaScript `api` object. search_tools \
          finds functions by what you want to do, describe_tools gives their TypeScript declarations, and run_script \
@@ -152,7 +237,7 @@ pub fn instructions(limits: &Limits, tools: usize) -> String {
 }
 
 /// What discovery's instructions add when it offers `run_script` (`--run-script`).
-pub fn discovery_instructions(limits: &Limits) -> String {
+fn discovery_instructions(limits: &Limits) -> String {
     format!(
         "For a task of several calls (a list, then one call per item, then a count), run_script runs one JavaScript \
          script instead: each tool is `await api.NAME(args)` (`api[\"NAME\"]` for a name that is not an \
@@ -166,7 +251,7 @@ pub fn discovery_instructions(limits: &Limits) -> String {
 
 /// Answers a call to one of code mode's own tools on `surface` (`describe_tools` where code mode
 /// is served, `run_script` where it or `--run-script` is); `None` when `name` is not one there.
-pub(crate) async fn call_own(
+pub(super) async fn call_own(
     engine: &Engine,
     surface: Surface,
     name: &str,
@@ -246,11 +331,11 @@ async fn run_script(
     let Some(code) = args.get("code").and_then(Value::as_str) else {
         return tool_error(format!("{RUN_SCRIPT} needs `code`: the script, as a string"));
     };
-    let Some(engine_ref) = engine.shared() else {
+    let Some(engine_ref) = engine.code.me.upgrade() else {
         return tool_error("the server is shutting down".into());
     };
-    let state = engine.code_state();
-    let limits = state.limits();
+    let state = &engine.code;
+    let limits = state.limits;
     let slot = match tokio::time::timeout(limits.wall, state.slots.clone().acquire_owned()).await {
         Ok(Ok(slot)) => slot,
         _ => {
@@ -401,6 +486,11 @@ fn text_of(result: &CallToolResult) -> String {
 }
 
 impl Engine {
+    /// The tools' names in scripts (made on first use).
+    pub fn script_names(&self) -> &ScriptNames {
+        self.code.names.get_or_init(|| ScriptNames::new(self.tools.iter().map(|t| &*t.mcp.name)))
+    }
+
     /// A call from a script: as a direct call of the tool (validated, authorized, counted,
     /// logged), its result whole for the script ([`Delivery::Script`]).
     pub async fn call_for_script(
@@ -409,7 +499,7 @@ impl Engine {
         args: Map<String, Value>,
         caller: &Caller,
     ) -> crate::error::Result<CallToolResult> {
-        let via = crate::engine::Via { delivery: Delivery::Script, asker: None };
+        let via = Via { delivery: Delivery::Script, asker: None };
         self.observed(name, args, Surface::AllTools, caller, via).await.0
     }
 }

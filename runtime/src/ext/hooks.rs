@@ -1,5 +1,6 @@
-//! How the engine holds the customisation points of [`crate::ext`]: the [`Hooks`] that change a
-//! request or a result, and the [`Handlers`] that answer tools without an HTTP binding in Rust.
+//! How the customisation points of [`crate::ext`] are held: the [`Hooks`] that change a request
+//! or a result, and the [`Handlers`] that answer tools without an HTTP binding in Rust, together
+//! the [`Extensions`] the engine runs with.
 //! `mcpgen serve` uses neither; a generated crate passes its own `hooks` and `tools` modules.
 
 use std::future::Future;
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use crate::ext::{Error, Hooks};
+use super::{Error, Hooks};
 use crate::upstream::request::PreparedRequest;
 
 /// A boxed future, as the engine stores and awaits them.

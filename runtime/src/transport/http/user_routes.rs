@@ -40,7 +40,7 @@ impl Params {
 pub async fn callback(State(live): State<LiveEngine>, uri: Uri) -> Response {
     let params = Params::of(&uri);
     let engine = live.load();
-    let Some(users) = engine.users() else {
+    let Some(users) = engine.users().as_ref() else {
         return page(StatusCode::NOT_FOUND, "This server does not authorize users at an API.");
     };
     let Some(state) = params.state else {
@@ -97,7 +97,8 @@ pub async fn revoke(
     principal: Option<axum::Extension<std::sync::Arc<crate::engine::caller::Principal>>>,
 ) -> Response {
     let engine = live.load();
-    let (Some(users), Some(subject)) = (engine.users(), principal.as_ref().and_then(|p| p.subject.clone())) else {
+    let (Some(users), Some(subject)) = (engine.users().as_ref(), principal.as_ref().and_then(|p| p.subject.clone()))
+    else {
         return (StatusCode::BAD_REQUEST, "this needs an access token naming its user (`sub`)\n").into_response();
     };
     let prefix = crate::upstream::user::store::subject_prefix(&subject);

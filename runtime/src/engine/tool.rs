@@ -1,0 +1,98 @@
+//! One tool as the engine holds it ([`ToolEntry`]): its definition, what calls are checked
+//! against, and how it is shown (compact schemas are discovery's, `compact.rs`).
+
+use std::sync::{Arc, OnceLock};
+
+use rmcp::model::{Tool as McpTool, ToolAnnotations};
+use serde_json::{Map, Value};
+
+use super::compact;
+use crate::config::{HttpBinding, Tool};
+use crate::engine::results::ToolResults;
+
+/// One tool as the engine holds it: what clients are shown, and what calls are checked against.
+pub struct ToolEntry {
+    /// The full definition (what is listed unless schemas are compact; see [`ToolEntry::advertised`]).
+    pub mcp: McpTool,
+    /// The full input schema: arguments are validated against it in every mode.
+    pub input_schema: Arc<Map<String, Value>>,
+    /// The tool's output schema, which structured results are validated against; `None`: none.
+    pub output_schema: Option<Arc<Map<String, Value>>>,
+    /// How a call is sent; `None`: the tool is answered by a handler ([`crate::ext::Extensions`]).
+    pub http: Option<HttpBinding>,
+    /// The tool's operationId when it differs from its name (search finds the tool by it too).
+    pub operation_id: Option<String>,
+    /// The operation's tags (search, and the areas of discovery's map).
+    pub tags: Vec<String>,
+    /// The OAuth scopes a caller needs for this tool (see [`crate::config::Tool::scopes`]).
+    pub scopes: Vec<Vec<String>>,
+    /// The API it belongs to, by index in [`crate::config::RuntimeConfig::apis`]; `None`: the only one.
+    pub api: Option<usize>,
+    /// Its projection argument, pagination, budget and response shape.
+    pub results: ToolResults,
+    /// What its response looks like, as the config says (code mode's declarations read it).
+    pub response: Option<crate::config::ResponseInfo>,
+    pub(super) input_validator: OnceLock<Option<jsonschema::Validator>>,
+    pub(super) output_validator: OnceLock<Option<jsonschema::Validator>>,
+}
+
+impl ToolEntry {
+    /// A catalogue tool.
+    pub fn new(t: Tool) -> ToolEntry {
+        let results = ToolResults::new(&t);
+        let advertised_schema = Arc::new(results.with_projection(t.input_schema.clone()));
+        let input_schema = Arc::new(t.input_schema);
+        let output_schema = t.output_schema.map(Arc::new);
+        let mut mcp =
+            McpTool::new_with_raw(t.name, (!t.description.is_empty()).then(|| t.description.into()), advertised_schema);
+        mcp.title = t.title;
+        mcp.output_schema = output_schema.clone();
+        let a = t.annotations;
+        let mut ann = ToolAnnotations::new()
+            .read_only(a.read_only_hint)
+            .destructive(a.destructive_hint)
+            .idempotent(a.idempotent_hint)
+            .open_world(a.open_world_hint);
+        ann.title = a.title;
+        mcp.annotations = Some(ann);
+        ToolEntry {
+            mcp,
+            input_schema,
+            output_schema,
+            http: t.http,
+            operation_id: t.operation_id,
+            tags: t.tags,
+            scopes: t.scopes,
+            api: None,
+            results,
+            response: t.response,
+            input_validator: OnceLock::new(),
+            output_validator: OnceLock::new(),
+        }
+    }
+
+    /// The definition clients are shown: the full one, or with compact schemas and description
+    /// (see [`crate::discovery::compact`]), computed when asked for so that discovery mode pays only for the
+    /// tools a client describes.
+    pub fn advertised(&self, compact: bool) -> McpTool {
+        let mut mcp = self.mcp.clone();
+        // A list's shape after its description (not in `mcp`: search reads that).
+        if !compact && let Some(d) = self.results.listed_description(mcp.description.as_deref().unwrap_or("")) {
+            mcp.description = Some(d.into());
+        }
+        if compact {
+            compact::advertised(mcp, &self.input_schema, self.output_schema.as_ref(), &self.results)
+        } else {
+            mcp
+        }
+    }
+
+    /// The definition `describe_tools` gives: [`Self::advertised`], with a compact description
+    /// that also keeps the sentence after the summary (see [`crate::discovery::compact::described_description`]).
+    pub fn described(&self, compact: bool) -> McpTool {
+        let mut mcp = self.advertised(compact);
+        // `describe_tools` gives the shape as the tool's `response`.
+        mcp.description = self.mcp.description.clone();
+        if compact { compact::described(mcp, self.mcp.description.as_deref(), self.mcp.title.as_deref()) } else { mcp }
+    }
+}
