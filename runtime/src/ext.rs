@@ -37,7 +37,7 @@
 use std::fmt;
 use std::future::Future;
 
-pub mod hooks;
+pub(crate) mod hooks;
 
 #[doc(no_inline)]
 pub use reqwest::header;

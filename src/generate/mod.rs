@@ -452,9 +452,15 @@ mod tests {
             surface.push_str(&format!("\n// {file}\n\n"));
             surface.push_str(&self::surface(source(file), &[]));
         }
-        let engine = ["Engine", "EngineOptions"];
-        surface.push_str(&format!("\n// src/engine/mod.rs: {}\n\n", engine.join(", ")));
-        surface.push_str(&self::surface(source("src/engine/mod.rs"), &engine));
+        let types = [
+            ("src/engine/mod.rs", "Engine"),
+            ("src/engine/options.rs", "EngineOptions"),
+            ("src/engine/tool.rs", "ToolEntry"),
+        ];
+        for (file, name) in types {
+            surface.push_str(&format!("\n// {file}: {name}\n\n"));
+            surface.push_str(&self::surface(source(file), &[name]));
+        }
         expectorate::assert_contents("tests/golden/runtime-surface.txt", &surface);
     }
 

@@ -1,4 +1,4 @@
-//! The HTTP side of OAuth (a child module of `oauth.rs`): the middleware of `/mcp` and its
+//! The HTTP side of OAuth (a child module of `auth/`): the middleware of `/mcp` and its
 //! sibling paths that checks the access token and the scopes of the tools a message calls, and
 //! the metadata endpoint.
 
