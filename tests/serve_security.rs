@@ -349,7 +349,9 @@ async fn a_credential_parameter_is_never_the_models() {
             "session": "session-b",
             "filter": "x",
         });
-        let _ = c.try_call("contactsAll", sneaky).await;
+        let refused = c.call("contactsAll", sneaky).await;
+        assert_eq!(refused.is_error, Some(true), "{transport:?}: the credentials are no arguments");
+        assert!(text(&refused).contains("unknown argument `X-APIDECK-CONSUMER-ID`"), "{}", text(&refused));
         for r in mock.requests() {
             assert_eq!(r.header("x-apideck-consumer-id"), Some("tenant-a"), "{transport:?}: {r:?}");
             assert_eq!(r.headers.get_all("x-apideck-consumer-id").iter().count(), 1, "{transport:?}");
@@ -364,5 +366,26 @@ async fn a_credential_parameter_is_never_the_models() {
         assert_eq!(sent.header("x-apideck-consumer-id"), Some("tenant-a"));
         assert_eq!(sent.query.as_deref(), Some("filter=x&api_key=key-a"));
         assert_eq!(sent.header("cookie"), Some("session=session-a"));
+    }
+}
+
+/// An argument the tool does not have is refused before anything is sent, naming the closest one
+/// (an API that renamed `filter` would otherwise drop the model's filter without a word); `null`
+/// still means an optional argument left out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_argument_is_refused_with_the_closest_name() {
+    let mock = start_mock().await;
+    let spec = fixture_spec("tenant-header.yaml", &mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap()]);
+    for transport in TRANSPORTS {
+        let c = connect(&cmd, transport).await;
+        mock.clear();
+        let r = c.call("contactsAll", json!({"filtr": "open"})).await;
+        assert_eq!(r.is_error, Some(true), "{transport:?}");
+        assert!(text(&r).contains("unknown argument `filtr`; did you mean `filter`?"), "{transport:?}: {}", text(&r));
+        assert!(mock.requests().is_empty(), "{transport:?}: nothing is sent");
+        let r = c.call("contactsAll", json!({"filter": "open", "where": null})).await;
+        assert_eq!(r.is_error, Some(false), "{transport:?}: {}", text(&r));
+        assert_eq!(mock.last().query.as_deref().map(|q| q.starts_with("filter=open")), Some(true));
     }
 }

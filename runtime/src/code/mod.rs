@@ -18,8 +18,6 @@ pub mod names;
 pub mod sandbox;
 mod shape;
 
-#[cfg(test)]
-use declare::{NamedTypes, declare};
 pub use declare::{Options, declare_all, declare_tools};
 pub use names::ScriptNames;
 

@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use super::declare::{NamedTypes, declare};
 use super::*;
 use crate::config::Tool;
 

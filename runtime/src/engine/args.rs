@@ -14,6 +14,42 @@ pub fn drop_absent_nulls(schema: &Map<String, Value>, args: &mut Map<String, Val
     drop_in_object(schema, schema, args, 0)
 }
 
+/// The top-level arguments in `args` that `schema` does not declare, each with the declared name
+/// closest to it (edit distance, case-insensitive; `None` when nothing is close). A tool whose
+/// binding drops what it does not place must refuse these: an argument renamed by the API
+/// (`filter` -> `where`) would otherwise be lost without a word.
+pub fn unknown_arguments(schema: &Map<String, Value>, args: &Map<String, Value>) -> Vec<(String, Option<String>)> {
+    let props = schema.get("properties").and_then(Value::as_object);
+    let declared = |k: &str| props.is_some_and(|p| p.contains_key(k));
+    args.keys()
+        .filter(|k| !declared(k))
+        .map(|k| (k.clone(), props.and_then(|p| closest(k, p.keys().map(String::as_str)))))
+        .collect()
+}
+
+/// The name among `names` closest to `wanted`, if it is close enough to be a misspelling or a
+/// rename that kept most letters.
+fn closest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Option<String> {
+    let wanted = wanted.to_ascii_lowercase();
+    names
+        .map(|n| (strsim::normalized_damerau_levenshtein(&wanted, &n.to_ascii_lowercase()), n))
+        .filter(|(score, _)| *score >= 0.5)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
+        .map(|(_, n)| n.to_string())
+}
+
+/// What a call says of its unknown arguments, for the model to call again.
+pub fn unknown_text(unknown: &[(String, Option<String>)]) -> String {
+    let each: Vec<String> = unknown
+        .iter()
+        .map(|(name, close)| match close {
+            Some(c) => format!("unknown argument `{name}`; did you mean `{c}`?"),
+            None => format!("unknown argument `{name}`"),
+        })
+        .collect();
+    each.join("; ")
+}
+
 /// Deep enough for any real schema; a guard against reference cycles meeting a deep value.
 const MAX_DEPTH: usize = 64;
 
@@ -118,6 +154,18 @@ mod tests {
         let mut args = args.as_object().unwrap().clone();
         let n = drop_absent_nulls(schema.as_object().unwrap(), &mut args);
         (n, Value::Object(args))
+    }
+
+    #[test]
+    fn unknown_arguments_are_named_with_the_closest() {
+        let schema = json!({"type": "object", "properties": {"filter": {}, "limit": {}}});
+        let args = json!({"filtr": 1, "limit": 2, "zzzzzzzz": 3});
+        let unknown = unknown_arguments(schema.as_object().unwrap(), args.as_object().unwrap());
+        assert_eq!(unknown, [("filtr".to_string(), Some("filter".to_string())), ("zzzzzzzz".to_string(), None)]);
+        assert_eq!(
+            unknown_text(&unknown),
+            "unknown argument `filtr`; did you mean `filter`?; unknown argument `zzzzzzzz`"
+        );
     }
 
     #[test]

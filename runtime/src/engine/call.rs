@@ -241,6 +241,15 @@ impl Engine {
         };
         // `null` for an optional argument means "left out" (models send it; OpenAI's strict mode must).
         crate::engine::args::drop_absent_nulls(&tool.input_schema, &mut args);
+        // An argument the request would drop is refused, before anything is sent.
+        if !tool.passes_unknown_arguments() {
+            let unknown = crate::engine::args::unknown_arguments(&tool.input_schema, &args);
+            if !unknown.is_empty() {
+                obs.outcome = Some(Outcome::InvalidArguments);
+                let text = crate::engine::args::unknown_text(&unknown);
+                return Ok(tool_error(format!("Invalid arguments for `{name}`: {text}. Fix them and call again.")));
+            }
+        }
         let args_value = Value::Object(args);
         if let Some(problems) = validate(&tool.input_validator, &tool.input_schema, &args_value) {
             obs.outcome = Some(Outcome::InvalidArguments);

@@ -15,8 +15,6 @@ use crate::config::Api;
 use crate::engine::ToolEntry;
 use crate::text::area_summary;
 use crate::text::group_digits;
-#[cfg(test)]
-use crate::text::{API_SUMMARY_MAX, AREA_SUMMARY_MAX, api_summary};
 use crate::text::{cap_words, plain};
 
 /// Characters of area descriptions one map holds at most: areas past it are listed without.
@@ -172,6 +170,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::text::{API_SUMMARY_MAX, AREA_SUMMARY_MAX, api_summary};
     use crate::config::Tool;
 
     /// A tool of the area `tag`.

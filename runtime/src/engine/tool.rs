@@ -37,6 +37,20 @@ pub struct ToolEntry {
 }
 
 impl ToolEntry {
+    /// Whether a call's arguments go on as they are, undeclared ones too: a tool answered by its
+    /// handler, or forwarded whole (`--forward-url`). Every other binding places the declared
+    /// arguments and would drop the rest.
+    pub fn passes_unknown_arguments(&self) -> bool {
+        use crate::config::BodyContent;
+        match &self.http {
+            None => true,
+            Some(http) => http
+                .body
+                .as_ref()
+                .is_some_and(|b| matches!(b.content, BodyContent::Arguments | BodyContent::Call { .. })),
+        }
+    }
+
     /// A catalogue tool.
     pub fn new(t: Tool) -> ToolEntry {
         let results = ToolResults::new(&t);
