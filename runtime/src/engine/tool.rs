@@ -40,7 +40,7 @@ impl ToolEntry {
     /// Whether a call's arguments go on as they are, undeclared ones too: a tool answered by its
     /// handler, or forwarded whole (`--forward-url`). Every other binding places the declared
     /// arguments and would drop the rest.
-    pub fn passes_unknown_arguments(&self) -> bool {
+    pub(crate) fn passes_unknown_arguments(&self) -> bool {
         use crate::config::BodyContent;
         match &self.http {
             None => true,
