@@ -143,7 +143,12 @@ async fn an_argument_bound_to_a_credentials_header_is_the_credential() {
     let schema = serde_json::to_value(&forecast.input_schema).unwrap();
     assert!(schema["properties"].get("format").is_none(), "{schema}");
     assert_eq!(schema["required"], json!(["location", "num_days"]), "{schema}");
-    let r = c.call("get_n_day_weather_forecast", json!({"location": "Oslo", "format": "celsius", "num_days": 3})).await;
+    // The model's own value for it is no argument: refused, nothing sent.
+    let r = c.call("get_n_day_weather_forecast", json!({"location": "Oslo", "format": "k-evil", "num_days": 3})).await;
+    assert_eq!(r.is_error, Some(true), "{}", text(&r));
+    assert!(text(&r).contains("unknown argument `format`"), "{}", text(&r));
+    assert!(mock.requests().is_empty());
+    let r = c.call("get_n_day_weather_forecast", json!({"location": "Oslo", "num_days": 3})).await;
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
     assert_eq!(mock.last().header("x-api-key"), Some("k-123"));
 }
