@@ -170,8 +170,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::text::{API_SUMMARY_MAX, AREA_SUMMARY_MAX, api_summary};
     use crate::config::Tool;
+    use crate::text::{API_SUMMARY_MAX, AREA_SUMMARY_MAX, api_summary};
 
     /// A tool of the area `tag`.
     fn tool(name: &str, tag: &str) -> ToolEntry {
