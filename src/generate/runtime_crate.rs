@@ -9,6 +9,7 @@
 pub(super) const CONFIG_SOURCES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("../../config/Cargo.toml")),
     ("src/binding.rs", include_str!("../../config/src/binding.rs")),
+    ("src/context.rs", include_str!("../../config/src/context.rs")),
     ("src/exposure.rs", include_str!("../../config/src/exposure.rs")),
     ("src/features.rs", include_str!("../../config/src/features.rs")),
     ("src/keywords.rs", include_str!("../../config/src/keywords.rs")),
@@ -18,6 +19,7 @@ pub(super) const CONFIG_SOURCES: &[(&str, &str)] = &[
     ("src/response.rs", include_str!("../../config/src/response.rs")),
     ("src/security.rs", include_str!("../../config/src/security.rs")),
     ("src/text.rs", include_str!("../../config/src/text.rs")),
+    ("src/tool.rs", include_str!("../../config/src/tool.rs")),
 ];
 
 /// The runtime crate's files, relative to its root: copied into `mcpgen-runtime/`.
