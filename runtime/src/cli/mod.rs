@@ -1,4 +1,4 @@
-//! The server's command-line flags ([`args`]) and its main loop, shared by `mcpgen serve` and
+//! The server's command-line flags (`args`) and its main loop, shared by `mcpgen serve` and
 //! generated crates so that both take the same flags and behave the same.
 
 mod args;

@@ -56,7 +56,7 @@ pub struct Options {
     /// A function's description, in characters at most (its first sentence).
     pub max_description: usize,
     /// Whether each property's comment starts with the first sentence of its description (at
-    /// most [`PARAM_DESCRIPTION_MAX`] characters): worth it for a few tools, too much for all.
+    /// most `PARAM_DESCRIPTION_MAX` characters): worth it for a few tools, too much for all.
     pub param_descriptions: bool,
 }
 

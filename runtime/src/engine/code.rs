@@ -492,7 +492,7 @@ impl Engine {
     }
 
     /// A call from a script: as a direct call of the tool (validated, authorized, counted,
-    /// logged), its result whole for the script ([`Delivery::Script`]).
+    /// logged), its result whole for the script (`Delivery::Script`).
     pub async fn call_for_script(
         &self,
         name: &str,

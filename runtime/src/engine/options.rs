@@ -21,14 +21,14 @@ pub struct EngineOptions {
     pub metrics: Arc<Metrics>,
     /// Log each call's line at `info` (an access log, for `--log-format json`); else at `debug`.
     pub log_calls: bool,
-    /// How long clients may cache lists (`--list-ttl`); [`crate::engine::caching::DEFAULT_LIST_TTL`] when
+    /// How long clients may cache lists (`--list-ttl`); `crate::engine::caching::DEFAULT_LIST_TTL` when
     /// `None`.
     pub list_ttl: Option<std::time::Duration>,
     /// Discovery is served whatever the mode (Streamable HTTP's `/mcp/discovery`): the search
     /// index is built in the background at start and the search model loaded, as in discovery
     /// mode.
     pub serves_discovery: bool,
-    /// The tools `--pin-definitions` withheld from this catalogue (see [`pins`]): a call to one
+    /// The tools `--pin-definitions` withheld from this catalogue (see `pins`): a call to one
     /// says why.
     pub withheld: pins::Withheld,
     /// Where users' own tokens at the APIs are kept (`--upstream-auth user`, `--token-store`;

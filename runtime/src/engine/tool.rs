@@ -86,7 +86,7 @@ impl ToolEntry {
     }
 
     /// The definition clients are shown: the full one, or with compact schemas and description
-    /// (see [`crate::discovery::compact`]), computed when asked for so that discovery mode pays only for the
+    /// (see `crate::discovery::compact`), computed when asked for so that discovery mode pays only for the
     /// tools a client describes.
     pub fn advertised(&self, compact: bool) -> McpTool {
         let mut mcp = self.mcp.clone();
@@ -102,7 +102,7 @@ impl ToolEntry {
     }
 
     /// The definition `describe_tools` gives: [`Self::advertised`], with a compact description
-    /// that also keeps the sentence after the summary (see [`crate::discovery::compact::described_description`]).
+    /// that also keeps the sentence after the summary (see `crate::discovery::compact::described_description`).
     pub fn described(&self, compact: bool) -> McpTool {
         let mut mcp = self.advertised(compact);
         // `describe_tools` gives the shape as the tool's `response`.

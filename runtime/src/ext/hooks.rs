@@ -72,9 +72,9 @@ impl Handlers for NoHandlers {
 /// The hooks and handlers a server runs with.
 #[derive(Clone)]
 pub struct Extensions {
-    /// Called around each upstream request ([`NoHooks`] by default).
+    /// Called around each upstream request (`NoHooks` by default).
     pub hooks: Arc<dyn DynHooks>,
-    /// Answers the tools without an HTTP binding ([`NoHandlers`] by default).
+    /// Answers the tools without an HTTP binding (`NoHandlers` by default).
     pub handlers: Arc<dyn Handlers>,
 }
 

@@ -39,7 +39,7 @@ pub const MAX_FILTER_LEN: usize = 4096;
 /// Whether this executable's `main` runs [`run_worker_if_asked`] (so it can be a worker).
 static CAN_BE_WORKER: AtomicBool = AtomicBool::new(false);
 
-/// Call first in `main`: in a worker process (started by [`project`]) runs the filter and returns
+/// Call first in `main`: in a worker process (started by `project`) runs the filter and returns
 /// the exit code; otherwise records that this executable can be started as a worker, and returns
 /// `None`. Generated crates' `cli::main` and mcpgen's `main` call it.
 pub fn run_worker_if_asked() -> Option<ExitCode> {

@@ -22,7 +22,7 @@ use crate::engine::{Engine, Surface};
 pub const PAGE_SIZE: usize = 2000;
 
 /// The rmcp server handler over an [`Engine`]: `initialize`, paginated `tools/list`, `tools/call`.
-/// Each request works on the engine of the moment ([`LiveEngine`]), which a reload may replace.
+/// Each request works on the engine of the moment (`LiveEngine`), which a reload may replace.
 /// Cheap to clone (it holds an `Arc`).
 #[derive(Clone)]
 pub struct McpServer {
@@ -52,7 +52,7 @@ impl McpServer {
     }
 
     /// The server with callers limited to what their access tokens allow (the HTTP layer puts
-    /// the validated token in each request's extensions; see [`crate::auth`]).
+    /// the validated token in each request's extensions; see `crate::auth`).
     pub fn with_oauth(mut self) -> Self {
         self.oauth = true;
         self
@@ -162,7 +162,7 @@ impl ServerHandler for McpServer {
         }
     }
 
-    /// Pages of [`PAGE_SIZE`] tools; the cursor is the index of the next tool.
+    /// Pages of `PAGE_SIZE` tools; the cursor is the index of the next tool.
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,

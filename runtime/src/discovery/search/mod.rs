@@ -374,7 +374,7 @@ impl SearchIndex {
     }
 
     /// [`SearchIndex::search`], with each document's cosine similarity to the query from a
-    /// sentence-embedding model ([`crate::discovery::semantic`]) added to its BM25 score scaled to the best
+    /// sentence-embedding model (`crate::discovery::semantic`) added to its BM25 score scaled to the best
     /// one's: a document the words miss can still rank by what it means. When the words match
     /// nothing, only documents close in meaning are hits; without any, the caller shows the map of
     /// the API.

@@ -107,7 +107,7 @@ impl Pin {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PinFile {
-    /// [`PINS_FORMAT_VERSION`].
+    /// `PINS_FORMAT_VERSION`.
     pub version: u32,
     /// The pins, by tool name.
     pub tools: BTreeMap<String, Pin>,

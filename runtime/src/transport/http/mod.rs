@@ -46,12 +46,12 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Also serve the 2024-11-05 HTTP+SSE transport at `/sse` and `/messages`.
     pub legacy_sse: bool,
-    /// Threads serving connections ([`self::workers::default_workers`]: one per CPU).
+    /// Threads serving connections (`self::workers::default_workers`: one per CPU).
     pub workers: usize,
     /// Check OAuth access tokens on `/mcp` (exclusive with `auth_token` and `legacy_sse`).
     pub oauth: Option<OAuthOptions>,
     /// Serve `/metrics` (behind the bearer token); `None` when they are served elsewhere
-    /// ([`serve_metrics`]).
+    /// (`serve_metrics`).
     pub metrics: Option<Arc<Metrics>>,
     /// What `/ready` tells.
     pub readiness: Readiness,

@@ -127,7 +127,7 @@ pub fn begun_key(subject: &str, api: &str) -> String {
 
 /// Opens the store a `--token-store` value names: `redis://host:port[/db]` or `rediss://…`
 /// (`valkey://`, `valkeys://` too; feature `redis-store`; a password inside the URL is refused:
-/// [`PASSWORD_ENV`], when set, is the password), otherwise a file path (optionally written
+/// `PASSWORD_ENV`, when set, is the password), otherwise a file path (optionally written
 /// `file:PATH`). `env` reads an environment variable.
 pub async fn open(spec: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<dyn TokenStore>, Error> {
     let spec = spec.trim();
