@@ -338,7 +338,7 @@ async fn a_credential_parameter_is_never_the_models() {
         let tools = c.client.list_all_tools().await.unwrap();
         let schema = serde_json::to_value(&tools[0].input_schema).unwrap();
         let args: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
-        assert_eq!(args, ["_jq", "filter"], "{transport:?}: {schema}");
+        assert_eq!(args, ["_jq", "filter", "status"], "{transport:?}: {schema}");
         assert!(schema.get("required").is_none(), "{transport:?}: {schema}");
         mock.clear();
         // What a model tries anyway, under each spelling of the names.
@@ -383,6 +383,13 @@ async fn an_unknown_argument_is_refused_with_the_closest_name() {
         let r = c.call("contactsAll", json!({"filtr": "open"})).await;
         assert_eq!(r.is_error, Some(true), "{transport:?}");
         assert!(text(&r).contains("unknown argument `filtr`; did you mean `filter`?"), "{transport:?}: {}", text(&r));
+        assert!(mock.requests().is_empty(), "{transport:?}: nothing is sent");
+        // A value outside an enum: the closest allowed value first, and all of a short list.
+        let r = c.call("contactsAll", json!({"status": "failed"})).await;
+        assert_eq!(r.is_error, Some(true), "{transport:?}");
+        let said = text(&r);
+        assert!(said.contains(r#""failed" is not one of the allowed values: "failure", "#), "{transport:?}: {said}");
+        assert!(said.contains(r#""pending""#) && !said.contains("other candidates"), "{transport:?}: {said}");
         assert!(mock.requests().is_empty(), "{transport:?}: nothing is sent");
         let r = c.call("contactsAll", json!({"filter": "open", "where": null})).await;
         assert_eq!(r.is_error, Some(false), "{transport:?}: {}", text(&r));

@@ -50,6 +50,32 @@ pub fn unknown_text(unknown: &[(String, Option<String>)]) -> String {
     each.join("; ")
 }
 
+/// Values an enum error lists in full; a longer list names its closest values only.
+const ENUM_LISTED: usize = 20;
+/// Closest values a long enum's error names.
+const ENUM_CLOSEST: usize = 5;
+
+/// What a value outside its schema's `enum` is told: the allowed values, the closest to `value`
+/// first (edit distance, case-insensitive); all of them when there are at most [`ENUM_LISTED`],
+/// else the [`ENUM_CLOSEST`] closest and how many more there are. A model that wrote `failed`
+/// reads `failure` first, not after twelve others.
+pub fn enum_text(value: &Value, options: &[Value]) -> String {
+    let text = |v: &Value| v.as_str().map(str::to_ascii_lowercase).unwrap_or_else(|| v.to_string());
+    let wanted = text(value);
+    let mut ranked: Vec<(f64, usize, &Value)> = options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (strsim::normalized_damerau_levenshtein(&wanted, &text(o)), i, o))
+        .collect();
+    // Closest first; equals in the schema's order.
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let shown = if options.len() <= ENUM_LISTED { options.len() } else { ENUM_CLOSEST };
+    let names: Vec<String> = ranked.iter().take(shown).map(|(_, _, o)| o.to_string()).collect();
+    let more = options.len() - shown;
+    let tail = if more > 0 { format!(", and {more} more") } else { String::new() };
+    format!("{value} is not one of the allowed values: {}{tail}", names.join(", "))
+}
+
 /// Deep enough for any real schema; a guard against reference cycles meeting a deep value.
 const MAX_DEPTH: usize = 64;
 
@@ -154,6 +180,19 @@ mod tests {
         let mut args = args.as_object().unwrap().clone();
         let n = drop_absent_nulls(schema.as_object().unwrap(), &mut args);
         (n, Value::Object(args))
+    }
+
+    #[test]
+    fn an_enum_error_names_the_closest_values_first() {
+        let options: Vec<Value> =
+            ["completed", "action_required", "cancelled", "failure", "neutral", "skipped"].map(Value::from).to_vec();
+        let text = enum_text(&json!("failed"), &options);
+        assert!(text.starts_with(r#""failed" is not one of the allowed values: "failure", "#), "{text}");
+        assert!(text.contains(r#""action_required""#) && !text.contains("more"), "a short list is named whole: {text}");
+        let long: Vec<Value> = (0..30).map(|i| Value::from(format!("value_{i}"))).collect();
+        let text = enum_text(&json!("value_27"), &long);
+        assert!(text.starts_with(r#""value_27" is not one of the allowed values: "value_27""#), "{text}");
+        assert!(text.ends_with(", and 25 more"), "{text}");
     }
 
     #[test]

@@ -359,7 +359,14 @@ fn validate(
         .take(5)
         .map(|e| {
             let at = e.instance_path().to_string();
-            if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+            let what = match e.kind() {
+                jsonschema::error::ValidationErrorKind::Enum { options } => match options.as_array() {
+                    Some(options) => crate::engine::args::enum_text(e.instance(), options),
+                    None => e.to_string(),
+                },
+                _ => e.to_string(),
+            };
+            if at.is_empty() { what } else { format!("{at}: {what}") }
         })
         .collect();
     (!problems.is_empty()).then(|| problems.join("; "))
