@@ -135,6 +135,14 @@ async fn a_validation_error_is_caught_in_the_script(transport: Transport) {
     assert_eq!(direct.is_error, Some(true));
     assert_eq!(caught["message"], text(&direct), "the same message as a direct call");
     assert!(mock.requests().is_empty(), "an invalid call reaches nothing");
+    // Calls never sent (an unknown function, arguments the schema refuses) are not counted made.
+    for code in ["await api.no_such_function({})", r#"await api.issues_list_for_repo({owner: "octo", state: "shut"})"#]
+    {
+        let r = run(&c, code).await;
+        assert_eq!(r.is_error, Some(true), "{code}: {}", text(&r));
+        assert!(text(&r).contains("(0 API calls made.)"), "{code}: {}", text(&r));
+    }
+    assert!(mock.requests().is_empty());
 }
 
 #[tokio::test]

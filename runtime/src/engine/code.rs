@@ -452,16 +452,18 @@ async fn script_call(engine: &Engine, function: &str, args: &str, caller: &Calle
     };
     let args = match serde_json::from_str::<Value>(args) {
         Ok(Value::Object(a)) => a,
-        _ => return Reply::Failed(format!("the argument of api.{function} must be an object of its arguments")),
+        _ => return Reply::Refused(format!("the argument of api.{function} must be an object of its arguments")),
     };
     if let Some(asker) = asker
         && let Some(refusal) = asker.check(engine, tool, &args).await
     {
-        return Reply::Failed(refusal);
+        return Reply::Refused(refusal);
     }
     let name = tool.mcp.name.to_string();
-    match engine.call_for_script(&name, args, caller).await {
-        Err(e) => Reply::Failed(e.to_string()),
+    let (result, sent) = engine.call_for_script(&name, args, caller).await;
+    match result {
+        Err(e) => Reply::Refused(e.to_string()),
+        Ok(result) if result.is_error == Some(true) && !sent => Reply::Refused(text_of(&result)),
         Ok(result) if result.is_error == Some(true) => Reply::Failed(text_of(&result)),
         Ok(result) => match Kind::of(&result) {
             Some(Kind::Json) => Reply::Json(text_of(&result)),
@@ -492,14 +494,24 @@ impl Engine {
     }
 
     /// A call from a script: as a direct call of the tool (validated, authorized, counted,
-    /// logged), its result whole for the script (`Delivery::Script`).
+    /// logged), its result whole for the script (`Delivery::Script`), and whether a request went
+    /// to the API (not when the arguments, a hook, the credentials or the scopes stopped it).
     pub async fn call_for_script(
         &self,
         name: &str,
         args: Map<String, Value>,
         caller: &Caller,
-    ) -> crate::error::Result<CallToolResult> {
+    ) -> (crate::error::Result<CallToolResult>, bool) {
         let via = Via { delivery: Delivery::Script, asker: None };
-        self.observed(name, args, Surface::AllTools, caller, via).await.0
+        let (result, outcome, _) = self.observed(name, args, Surface::AllTools, caller, via).await;
+        let refused = matches!(
+            outcome,
+            Outcome::InvalidArguments
+                | Outcome::Refused
+                | Outcome::CredentialsError
+                | Outcome::UnknownTool
+                | Outcome::Forbidden
+        );
+        (result, !refused)
     }
 }

@@ -75,9 +75,12 @@ pub enum Reply {
     Text(String),
     /// No content: the function resolves to `null`.
     Empty,
-    /// The call failed (invalid arguments, an upstream error, a refusal): the function throws an
-    /// `ApiError` with this message.
+    /// The call failed once sent (an upstream error, a transport failure): the function throws
+    /// an `ApiError` with this message.
     Failed(String),
+    /// The call was refused before anything was sent (invalid arguments, a refusal): it throws an
+    /// `ApiError` with this message, and is not counted as made.
+    Refused(String),
     /// No such function: it throws a `TypeError` with this message.
     Unknown(String),
 }
@@ -140,7 +143,8 @@ pub struct Outcome {
     pub answer: Result<Answer, Stop>,
     /// What it printed with `console.*`, one line per call.
     pub printed: String,
-    /// API calls made.
+    /// API calls made: sent to the API (not an unknown function, nor a call refused before it
+    /// was sent).
     pub calls: usize,
     /// Wall time.
     pub elapsed: Duration,
@@ -151,7 +155,10 @@ struct Run {
     host: Arc<dyn Host>,
     handle: tokio::runtime::Handle,
     limits: Limits,
+    /// Calls asked for (what the limit counts).
     calls: AtomicUsize,
+    /// Calls that went to the API.
+    sent: AtomicUsize,
     /// The text printed so far, and its length in characters (kept, not counted again on every
     /// print: a script may print thousands of lines).
     printed: Mutex<(String, usize)>,
@@ -252,11 +259,14 @@ async fn host_call<'js>(ctx: Ctx<'js>, function: String, args: String) -> rquick
         Ok(reply) => reply,
         Err(e) => Reply::Failed(format!("the call did not complete ({e})")),
     };
+    if !matches!(reply, Reply::Unknown(_) | Reply::Refused(_)) {
+        run.sent.fetch_add(1, Ordering::Relaxed);
+    }
     Ok(match reply {
         Reply::Json(j) => format!("j{j}"),
         Reply::Text(t) => format!("t{t}"),
         Reply::Empty => "n".to_string(),
-        Reply::Failed(m) => format!("e{m}"),
+        Reply::Failed(m) | Reply::Refused(m) => format!("e{m}"),
         Reply::Unknown(m) => format!("u{m}"),
     })
 }
@@ -365,6 +375,7 @@ pub async fn run_in(
         handle: handle.clone(),
         limits,
         calls: AtomicUsize::new(0),
+        sent: AtomicUsize::new(0),
         printed: Mutex::new((String::new(), 0)),
         stop: Mutex::new(None),
         cancelled: AtomicBool::new(false),
@@ -393,7 +404,7 @@ pub async fn run_in(
     Outcome {
         answer,
         printed,
-        calls: run.calls.load(Ordering::Relaxed).min(limits.max_calls),
+        calls: run.sent.load(Ordering::Relaxed).min(limits.max_calls),
         elapsed: started.elapsed(),
     }
 }

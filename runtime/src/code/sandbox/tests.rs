@@ -12,6 +12,7 @@ impl Host for Fake {
                 "text" => Reply::Text("plain words".into()),
                 "nothing" => Reply::Empty,
                 "fail" => Reply::Failed("Invalid arguments for `fail`: \"id\" is a required property.".into()),
+                "refuse" => Reply::Refused("Invalid arguments for `refuse`: \"id\" is a required property.".into()),
                 "hang" => std::future::pending().await,
                 other => Reply::Unknown(format!("api.{other} is not a function of this API")),
             }
@@ -54,6 +55,19 @@ async fn api_functions_resolve_to_their_replies() {
     .await;
     assert_eq!(out.answer, Ok(Answer::Json(r#"["o","plain words",null]"#.into())));
     assert_eq!(out.calls, 3);
+}
+
+/// Only calls that went to the API are made: not an unknown function, nor a call refused before
+/// it was sent; a failure after it was sent is one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_refused_before_sending_are_not_made() {
+    let out = run_with(
+        "for (const f of ['nope', 'refuse', 'fail', 'echo']) { try { await api[f]({}) } catch (e) {} } return 1",
+        limits(),
+    )
+    .await;
+    assert_eq!(out.answer, Ok(Answer::Json("1".into())));
+    assert_eq!(out.calls, 2, "fail and echo");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
