@@ -143,6 +143,9 @@ async fn a_validation_error_is_caught_in_the_script(transport: Transport) {
         assert!(text(&r).contains("(0 API calls made.)"), "{code}: {}", text(&r));
     }
     assert!(mock.requests().is_empty());
+    // A syntax error says where, as a runtime error does.
+    let r = run(&c, "const a = 1;\nif (a > ) {}\nreturn a;").await;
+    assert!(text(&r).contains("SyntaxError") && text(&r).contains("(at line 2:9)"), "{}", text(&r));
 }
 
 #[tokio::test]

@@ -498,11 +498,15 @@ fn thrown(ctx: &Ctx<'_>, e: rquickjs::Error) -> Stop {
     Stop::Threw(shown.unwrap_or_else(|| "a value that is not an Error".into()))
 }
 
-/// `line:column` of the first stack frame in the script (`at <anonymous> (script:3:11)`).
+/// `line:column` of the first stack frame in the script: `at <anonymous> (script:3:11)` for an
+/// error thrown as it runs, `at script:2:9` for one the parser found.
 fn script_position(stack: &str) -> Option<String> {
     stack.lines().find_map(|l| {
-        let at = l.find("(script:")?;
-        let rest = &l[at + "(script:".len()..];
+        let l = l.trim();
+        let rest = match l.find("(script:") {
+            Some(at) => &l[at + "(script:".len()..],
+            None => l.strip_prefix("at script:")?,
+        };
         Some(rest.trim_end_matches(')').to_string())
     })
 }

@@ -115,6 +115,15 @@ async fn a_syntax_error_says_so() {
     }
 }
 
+/// A syntax error names its line and column in the script, as a runtime error does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_syntax_error_names_its_line_and_column() {
+    match answer("const a = 1;\nif (a > ) {}\nreturn a;").await {
+        Err(Stop::Threw(m)) => assert!(m.starts_with("SyntaxError") && m.ends_with("(at line 2:9)"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn console_output_is_kept() {
     let out = run_with("console.log('n =', 3, {a: 1}); console.error('x'); return 1", limits()).await;
