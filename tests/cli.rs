@@ -532,8 +532,9 @@ fn doctor_fails_only_when_asked() {
             assert!(err.starts_with("mcpgen doctor: ") && err.contains("or above (--fail-on"), "{args:?}: {err}");
         }
     }
+    // Input that cannot be read is 2, never taken for findings (1).
     let out = mcpgen(&["doctor", "--fail-on", "error", "tests/fixtures/bad/malformed.json"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).starts_with("error: tests/fixtures/bad/malformed.json"), "{}", stderr(&out));
     let out = mcpgen(&["doctor", "--fail-on", "info", warnings]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

@@ -72,6 +72,7 @@ fn breaking_changes_exit_0_without_the_flag() {
 fn breaking_changes_exit_1_with_fail_on_breaking() {
     let out = mcpgen(&["diff", BREAKING[0], BREAKING[1], "--fail-on-breaking"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "mcpgen diff: 2 breaking changes (--fail-on-breaking)\n", "CI's log says why");
     assert!(stdout(&out).contains("### Breaking changes"), "the report is printed too");
     let json = mcpgen(&["diff", BREAKING[0], BREAKING[1], "--fail-on-breaking", "--json"]);
     assert_eq!(json.status.code(), Some(1));

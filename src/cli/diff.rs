@@ -90,7 +90,12 @@ pub(crate) struct DiffArgs {
 /// Runs `mcpgen diff`, with its own exit codes (see [`EXAMPLES`]); errors are printed here.
 pub(super) fn main(args: &DiffArgs) -> ExitCode {
     match run(args) {
-        Ok(breaking) if breaking > 0 && args.fail_on_breaking => ExitCode::from(1),
+        Ok(breaking) if breaking > 0 && args.fail_on_breaking => {
+            let changes =
+                if breaking == 1 { "1 breaking change".to_string() } else { format!("{breaking} breaking changes") };
+            eprintln!("mcpgen diff: {changes} (--fail-on-breaking)");
+            ExitCode::from(1)
+        }
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

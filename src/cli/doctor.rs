@@ -17,7 +17,7 @@ Examples:
   mcpgen doctor openapi.yaml                     score, counts and findings (the first 5 of each rule)
   mcpgen doctor openapi.yaml --verbose           every finding
   mcpgen doctor openapi.yaml --json | jq '.findings[] | select(.rule == \"undocumented-enum\")'
-  mcpgen doctor openapi.yaml --fail-on warning   exit code 1 on a warning or an error (for CI)
+  mcpgen doctor openapi.yaml --fail-on warning   exit 1 on a warning or error, 2 on bad input (CI)
   mcpgen doctor github.json stripe.json          several APIs: a score each
   mcpgen doctor petstore.mcp.json                a runtime config: the checks that need only tools
 
@@ -37,7 +37,7 @@ pub(crate) struct DoctorArgs {
     pub json: bool,
 
     /// Exit with code 1 when a finding at this level or above exists (without it: 0, whatever
-    /// is found; errors reading the input exit with 1 as always).
+    /// is found); an input that cannot be read exits with 2.
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<FailOnArg>,
 

@@ -329,7 +329,8 @@ fn with_default_command(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::O
 
 /// Runs the `mcpgen` command line (`mcpgen SPEC`, for a file, a URL or `-`, is `mcpgen generate
 /// SPEC`). Exit code 0 on success, 1 on an error, 2 on a command line that does not parse (`diff`:
-/// 1 for breaking changes with `--fail-on-breaking`, 2 on an error).
+/// 1 for breaking changes with `--fail-on-breaking`, 2 on an error; `doctor`: 1 for findings with
+/// `--fail-on`, 2 on an error).
 pub fn main() -> ExitCode {
     // Started again as a `_jq` worker (see the runtime's `response::jq`): run the filter only.
     if let Some(code) = crate::runtime::run_worker_if_asked() {
@@ -356,9 +357,13 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Search(args) => search::run(&args),
+        // Exit 1 means findings at `--fail-on`'s level, so an input that cannot be read is 2.
         Command::Doctor(args) => match doctor::run(&args) {
             Ok(code) => return code,
-            Err(e) => Err(e),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
         },
         Command::Diff(args) => return diff::main(&args),
         Command::Pins(args) => pins::run(&args),
