@@ -396,3 +396,23 @@ async fn an_unknown_argument_is_refused_with_the_closest_name() {
         assert_eq!(mock.last().query.as_deref().map(|q| q.starts_with("filter=open")), Some(true));
     }
 }
+
+/// An API whose description declares no security scheme: the start-up log says its requests carry
+/// no credentials and how to give some, and a 401 says the same to the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_without_a_security_scheme_says_how_to_give_credentials() {
+    let mock = start_mock().await;
+    let spec = fixture_spec("no-security.yaml", &mock);
+    let cmd = ServerCommand::mcpgen(&["serve", spec.to_str().unwrap()]);
+    let (_child, url, logs) = spawn_http_logged(&cmd, &[]).await;
+    let said = logs.lock().unwrap().join("\n");
+    assert!(said.contains("declares no security scheme") && said.contains("--auth bearer:ENV_VAR"), "{said}");
+    let c = connect_url(&url).await;
+    mock.reply_next(Reply::Json(401, json!({"message": "Requires authentication"})));
+    let params = rmcp::model::CallToolRequestParams::new("createIssue")
+        .with_arguments(json!({"title": "t"}).as_object().cloned().unwrap());
+    let r = c.call_tool(params).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    let text = text(&r);
+    assert!(text.contains("declares no credentials for this tool") && text.contains("--auth bearer:ENV_VAR"), "{text}");
+}

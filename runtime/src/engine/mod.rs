@@ -278,13 +278,22 @@ fn strip_credential_arguments(config: &mut RuntimeConfig) {
 /// tools need and that is not set is said now (the model would find out on its first 401).
 fn read_credentials(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<String>) -> Credentials {
     let credentials = Credentials::from_env(&config.security_schemes, env);
-    let needs = config.tools.iter().filter_map(|t| t.http.as_ref()).map(|h| h.security.as_slice());
+    let bound = || config.tools.iter().filter_map(|t| t.http.as_ref());
+    // An API that declares no way to authenticate (GitHub's description, say) gets no credentials:
+    // say so now, not at the model's first 401.
+    if config.security_schemes.is_empty() && bound().next().is_some() {
+        tracing::warn!("the API declares no security scheme, so requests carry no credentials; {NO_SCHEME_HINT}");
+    }
+    let needs = bound().map(|h| h.security.as_slice());
     for (scheme, vars, tools) in credentials.missing(needs) {
         let need = if tools == 1 { "1 tool needs it".to_string() } else { format!("{tools} tools need it") };
         tracing::warn!("{vars} not set: {need} (security scheme `{scheme}`)");
     }
     credentials
 }
+
+/// How to give credentials to an API whose description declares none.
+pub(crate) const NO_SCHEME_HINT: &str = "if it needs some, give them with `--auth bearer:ENV_VAR` (or `header:NAME:ENV_VAR`) to mcpgen serve, config or generate";
 
 /// The catalogue as the engine holds it: each tool with its API (by index, from `tool_apis`),
 /// and the index of each by name.

@@ -197,6 +197,10 @@ impl Engine {
     /// What a refusal's message suggests: the identity the caller's requests carry, or the
     /// server's credentials that the tool's security needs.
     fn auth_hint(&self, tool: &ToolEntry, http: &HttpBinding, delegated: bool) -> Option<String> {
+        if !delegated && http.security.iter().all(Vec::is_empty) {
+            let hint = crate::engine::NO_SCHEME_HINT;
+            return Some(format!("the API description declares no credentials for this tool; {hint}"));
+        }
         if !delegated {
             return self.credentials.hint(&http.security);
         }
