@@ -205,6 +205,7 @@ fn lenient_skips_bad_functions() {
     let out = mcpgen(&["inspect", path]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("at #/2: function without a `name`"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("or pass --lenient to skip it"), "the way out is named: {}", stderr(&out));
     let out = mcpgen(&["inspect", "--lenient", "--json", path]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

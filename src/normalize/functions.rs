@@ -42,7 +42,8 @@ pub(super) fn functions(doc: &Document, lenient: bool) -> Result<Converted> {
     let mut diags = Vec::new();
     let skip = |fault: Fault, diags: &mut Vec<Diagnostic>| -> Result<()> {
         if !lenient {
-            return Err(invalid(&origin, fault));
+            let message = format!("{}; fix the entry, or pass --lenient to skip it and serve the rest", fault.message);
+            return Err(invalid(&origin, Fault::new(fault.at, message)));
         }
         diags.push(Diagnostic::new(DiagKind::OperationSkipped, fault.at, format!("{}; skipped", fault.message)));
         Ok(())
