@@ -605,3 +605,24 @@ fn tokens_revoke_deletes_one_subjects_tokens() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("MCPGEN_TOKEN_STORE_PASSWORD") && !stderr(&out).contains("pw@"), "{}", stderr(&out));
 }
+
+/// A document that is only a `$ref` to another (an entry file) is that document, its own
+/// references read from where it is; a reference to a missing file names that file, never "not
+/// an API description".
+#[test]
+fn a_root_ref_is_followed_and_a_missing_one_named() {
+    let out = mcpgen(&["inspect", "--json", "tests/fixtures/root-ref.yaml"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let direct = mcpgen(&["inspect", "--json", "samples/multi-file/openapi.yaml"]);
+    let tools =
+        |o: &std::process::Output| serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["tools"].clone();
+    assert_eq!(tools(&out), tools(&direct), "the same tools as the document itself");
+    let out = mcpgen(&["inspect", "tests/fixtures/bad/root-ref-missing.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.starts_with("error: tests/fixtures/bad/no-such-file.yaml: cannot read"), "{err}");
+    assert!(
+        err.contains("root-ref-missing.yaml is only a `$ref` to it") && !err.contains("not an API description"),
+        "{err}"
+    );
+}

@@ -173,7 +173,8 @@ pub(crate) struct ApisFile {
 /// Loads `spec` (a file path, an http(s) URL, or `-` for stdin) as an API description, a
 /// runtime config or a multi-API file, whichever it is.
 pub(crate) fn load_any(spec: &str, opts: &LoadOptions) -> Result<AnyInput> {
-    let (root_id, root_url, value) = read_value(spec)?;
+    let (origin, root_id, root_url, value) = read_value(spec)?;
+    let spec = origin.as_str();
     if is_runtime_config(&value) {
         return Ok(AnyInput::One(Input::Config(Box::new(read_config(&value, spec)?))));
     }
@@ -206,7 +207,8 @@ fn apis_file_here(spec: &str) -> Error {
 
 /// Loads `spec`, which must be an API description: a file path, an http(s) URL, or `-` for stdin.
 pub fn load(spec: &str, opts: &LoadOptions) -> Result<Document> {
-    let (root_id, root_url, value) = read_value(spec)?;
+    let (origin, root_id, root_url, value) = read_value(spec)?;
+    let spec = origin.as_str();
     if is_runtime_config(&value) {
         return Err(runtime_config_here(spec));
     }
@@ -216,11 +218,64 @@ pub fn load(spec: &str, opts: &LoadOptions) -> Result<Document> {
     finish(spec, root_id, root_url, value, opts)
 }
 
-/// The root document parsed, with its id and URL.
-fn read_value(spec: &str) -> Result<(String, Option<Url>, Value)> {
-    let (root_id, root_url, bytes) = read_source(spec)?;
-    let value = parse_document(&bytes, spec)?;
-    Ok((root_id, root_url, value))
+/// The root document parsed, with the name messages give it, its id and its URL. A root that is
+/// only a `$ref` to another document (`$ref: ./openapi.yaml`, a common entry file) is that
+/// document, read in its place: a missing one is named as the file that cannot be read.
+fn read_value(spec: &str) -> Result<(String, String, Option<Url>, Value)> {
+    let (mut root_id, mut root_url, bytes) = read_source(spec)?;
+    let mut origin = spec.to_string();
+    let mut value = parse_document(&bytes, spec)?;
+    for _ in 0..MAX_ROOT_REFS {
+        let Some(target) = whole_document_ref(&value) else { return Ok((origin, root_id, root_url, value)) };
+        let next = followed_origin(&origin, root_url.as_ref(), target)?;
+        let (id, url, bytes) = read_source(&next).map_err(|e| match e {
+            Error::Read { message, .. } => Error::Read {
+                location: Location::doc(&next),
+                message: format!("{message} (the document {origin} is only a `$ref` to it)"),
+            },
+            other => other,
+        })?;
+        value = parse_document(&bytes, &next)?;
+        (root_id, root_url, origin) = (id, url, next);
+    }
+    Err(Error::Invalid {
+        location: Location::doc(&origin),
+        message: format!("more than {MAX_ROOT_REFS} documents that are each only a `$ref` to the next: give the last"),
+    })
+}
+
+/// Whole-document `$ref`s followed from the root at most (a loop of them stops here).
+const MAX_ROOT_REFS: usize = 8;
+
+/// The target of a document that is only `{"$ref": "other.yaml"}` (no fragment: a pointer into
+/// another document is not a whole API description).
+fn whole_document_ref(value: &Value) -> Option<&str> {
+    let Value::Object(root) = value else { return None };
+    let target = root.get("$ref")?.as_str()?;
+    (root.len() == 1 && !target.contains('#')).then_some(target)
+}
+
+/// Where a root's `$ref` to `target` leads, as an input `read_source` reads: a path beside the
+/// referring file, or a URL of the same scheme as the referring one.
+fn followed_origin(origin: &str, base: Option<&Url>, target: &str) -> Result<String> {
+    let refused = |why: &str| Error::Invalid {
+        location: Location::at_pointer(origin, "#/$ref"),
+        message: format!("the document is only a `$ref` to {target:?}, which {why}: give that document instead"),
+    };
+    let url = base.and_then(|b| b.join(target).ok()).ok_or_else(|| refused("is not a reference mcpgen can read"))?;
+    match (base.map(Url::scheme), url.scheme()) {
+        (Some("file"), "file") if names_a_file(origin) => {
+            let beside = Path::new(origin).parent().unwrap_or(Path::new("")).join(target);
+            Ok(lexically_normal(&beside).to_string_lossy().into_owned())
+        }
+        (Some("file"), "file") => url
+            .to_file_path()
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+            .ok_or_else(|| refused("is not a file path")),
+        (Some(from), to) if from == to => Ok(url.to_string()),
+        _ => Err(refused("is on another scheme than the document (remote references need the API's own URL)")),
+    }
 }
 
 /// An API description's dialect and the documents it refers to.
@@ -275,6 +330,24 @@ fn read_source(spec: &str) -> Result<(String, Option<Url>, Vec<u8>)> {
     let url = Url::from_file_path(&abs).ok();
     let id = url.as_ref().map(Url::to_string).unwrap_or_else(|| abs.display().to_string());
     Ok((id, url, bytes))
+}
+
+/// `path` without `.` steps and with each `..` taking back the step before it (when there is
+/// one): the name of a file reached through references, as the user would write it, from which
+/// the names of the files it refers to are made.
+fn lexically_normal(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out.iter().collect()
 }
 
 /// Whether an input names an http(s) URL (which `load` fetches).
