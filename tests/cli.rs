@@ -318,6 +318,12 @@ fn a_missing_ref_file_skips_what_needs_it() {
         "{report}"
     );
     assert!(report.contains("listPets") && report.contains("listOwners") && !report.contains("addPet  "), "{report}");
+    // A parameter's reference to the missing file costs the parameter, not its operation.
+    assert!(
+        report.contains("#/paths/~1owners/get/parameters/0")
+            && report.contains("the parameter is left out, the operation kept"),
+        "{report}"
+    );
 }
 
 /// Errors name their cause and what to do.

@@ -241,7 +241,17 @@ impl<'d> Walker<'d> {
             };
             for (i, p) in list.iter().enumerate() {
                 let p_ptr = child(&at, i.to_string());
-                let Some(mut param) = self.parameter(Located { value: p, doc: level.doc }, &p_ptr)? else { continue };
+                let located = Located { value: p, doc: level.doc };
+                // A parameter whose `$ref` leads nowhere (a file that is not there) costs that
+                // parameter, not the operation: a path variable left without one is a string.
+                if p.get("$ref").is_some()
+                    && let Err(fault) = self.deref(located, &p_ptr)
+                {
+                    let message = format!("{}; the parameter is left out, the operation kept", fault.message);
+                    self.warn(DiagKind::Lenient, &fault.at, message);
+                    continue;
+                }
+                let Some(mut param) = self.parameter(located, &p_ptr)? else { continue };
                 let index =
                     p.get(super::DECLARED_INDEX).and_then(Value::as_u64).map_or(i.to_string(), |n| n.to_string());
                 param.pointer = self.docs.place(level.doc, &child(&child(holder, "parameters"), index));
