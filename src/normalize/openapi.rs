@@ -242,13 +242,17 @@ impl<'d> Walker<'d> {
             for (i, p) in list.iter().enumerate() {
                 let p_ptr = child(&at, i.to_string());
                 let located = Located { value: p, doc: level.doc };
-                // A parameter whose `$ref` leads nowhere (a file that is not there) costs that
-                // parameter, not the operation: a path variable left without one is a string.
-                if p.get("$ref").is_some()
-                    && let Err(fault) = self.deref(located, &p_ptr)
+                // A parameter whose `$ref` names a file that could not be read costs that
+                // parameter, not the operation (a path variable left without one is a string); a
+                // reference that is wrong inside the documents read stays the operation's fault.
+                if let Some(Value::String(reference)) = p.get("$ref")
+                    && let Ok(target) = split_ref(level.doc, reference)
+                    && self.docs.get(&target.doc).is_none()
                 {
-                    let message = format!("{}; the parameter is left out, the operation kept", fault.message);
-                    self.warn(DiagKind::Lenient, &fault.at, message);
+                    let why = self.docs.missing(&target.doc).unwrap_or("document not loaded");
+                    let message =
+                        format!("broken $ref {reference:?}: {why}; the parameter is left out, the operation kept");
+                    self.warn(DiagKind::Lenient, &p_ptr, message);
                     continue;
                 }
                 let Some(mut param) = self.parameter(located, &p_ptr)? else { continue };
