@@ -30,12 +30,22 @@ pub fn unknown_arguments(schema: &Map<String, Value>, args: &Map<String, Value>)
 /// The name among `names` closest to `wanted`, if it is close enough to be a misspelling or a
 /// rename that kept most letters.
 fn closest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Option<String> {
-    let wanted = wanted.to_ascii_lowercase();
-    names
-        .map(|n| (strsim::normalized_damerau_levenshtein(&wanted, &n.to_ascii_lowercase()), n))
-        .filter(|(score, _)| *score >= 0.5)
-        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
-        .map(|(_, n)| n.to_string())
+    let ranked = by_closeness(wanted, names.map(|n| (n, n)));
+    ranked.first().filter(|(score, _)| *score >= 0.5).map(|(_, n)| n.to_string())
+}
+
+/// `items` closest to `wanted` first, each with its similarity (normalized Damerau-Levenshtein
+/// of the lower-case texts, 0 to 1); equals keep their order. What every "did you mean" of the
+/// engine ranks by: argument names, enum values, tool names.
+pub(crate) fn by_closeness<'a, T>(wanted: &str, items: impl IntoIterator<Item = (T, &'a str)>) -> Vec<(f64, T)> {
+    let wanted = wanted.to_lowercase();
+    let mut scored: Vec<(f64, T)> = items
+        .into_iter()
+        .map(|(item, text)| (strsim::normalized_damerau_levenshtein(&wanted, &text.to_lowercase()), item))
+        .collect();
+    // A stable sort: equals stay in the order given.
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored
 }
 
 /// What a call says of its unknown arguments, for the model to call again.
@@ -60,17 +70,11 @@ const ENUM_CLOSEST: usize = 5;
 /// else the [`ENUM_CLOSEST`] closest and how many more there are. A model that wrote `failed`
 /// reads `failure` first, not after twelve others.
 pub fn enum_text(value: &Value, options: &[Value]) -> String {
-    let text = |v: &Value| v.as_str().map(str::to_ascii_lowercase).unwrap_or_else(|| v.to_string());
-    let wanted = text(value);
-    let mut ranked: Vec<(f64, usize, &Value)> = options
-        .iter()
-        .enumerate()
-        .map(|(i, o)| (strsim::normalized_damerau_levenshtein(&wanted, &text(o)), i, o))
-        .collect();
-    // Closest first; equals in the schema's order.
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let text = |v: &Value| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
+    let texts: Vec<String> = options.iter().map(text).collect();
+    let ranked = by_closeness(&text(value), options.iter().zip(texts.iter().map(String::as_str)));
     let shown = if options.len() <= ENUM_LISTED { options.len() } else { ENUM_CLOSEST };
-    let names: Vec<String> = ranked.iter().take(shown).map(|(_, _, o)| o.to_string()).collect();
+    let names: Vec<String> = ranked.iter().take(shown).map(|(_, o)| o.to_string()).collect();
     let more = options.len() - shown;
     let tail = if more > 0 { format!(", and {more} more") } else { String::new() };
     format!("{value} is not one of the allowed values: {}{tail}", names.join(", "))

@@ -504,14 +504,6 @@ impl Engine {
     ) -> (crate::error::Result<CallToolResult>, bool) {
         let via = Via { delivery: Delivery::Script, asker: None };
         let (result, outcome, _) = self.observed(name, args, Surface::AllTools, caller, via).await;
-        let refused = matches!(
-            outcome,
-            Outcome::InvalidArguments
-                | Outcome::Refused
-                | Outcome::CredentialsError
-                | Outcome::UnknownTool
-                | Outcome::Forbidden
-        );
-        (result, !refused)
+        (result, outcome.sent())
     }
 }

@@ -419,15 +419,8 @@ pub fn closest_names(tools: &[ToolEntry], name: &str, n: usize) -> Vec<String> {
 
 /// [`closest_names`] among the tools `caller` may use.
 fn closest_names_for(tools: &[ToolEntry], name: &str, n: usize, caller: &Caller) -> Vec<String> {
-    let wanted = name.to_lowercase();
-    let mut scored: Vec<(f64, usize)> = tools
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| caller.may_use(&t.scopes))
-        .map(|(i, t)| (strsim::normalized_damerau_levenshtein(&wanted, &t.mcp.name.to_lowercase()), i))
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().take(n).map(|(_, i)| tools[i].mcp.name.to_string()).collect()
+    let usable = tools.iter().filter(|t| caller.may_use(&t.scopes)).map(|t| (t, &*t.mcp.name));
+    crate::engine::args::by_closeness(name, usable).into_iter().take(n).map(|(_, t)| t.mcp.name.to_string()).collect()
 }
 
 #[cfg(test)]

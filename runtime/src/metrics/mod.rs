@@ -91,6 +91,20 @@ impl Outcome {
         self as usize
     }
 
+    /// Whether a call with this outcome was made: answered by the API (or its handler), or lost
+    /// on its way there; not when the arguments, a hook, the credentials, the name or the scopes
+    /// stopped it before anything was sent.
+    pub fn sent(self) -> bool {
+        match self {
+            Outcome::Ok | Outcome::ToolError | Outcome::UpstreamError | Outcome::TransportError => true,
+            Outcome::InvalidArguments
+            | Outcome::Refused
+            | Outcome::CredentialsError
+            | Outcome::UnknownTool
+            | Outcome::Forbidden => false,
+        }
+    }
+
     /// The outcome of an upstream answer with this status.
     pub fn of_status(status: u16) -> Outcome {
         match status {
