@@ -70,7 +70,7 @@ pub(crate) fn pascal_identifier(name: &str, fallback: &str) -> String {
 
 /// Whether `text` can name a Rust item as it is: an identifier and no keyword (`self`, `type`...).
 pub(crate) fn is_identifier(text: &str) -> bool {
-    syn::parse_str::<syn::Ident>(text).is_ok() && !matches!(text, "self" | "super" | "crate")
+    syn::parse_str::<syn::Ident>(text).is_ok() && !matches!(text, "self" | "Self" | "super" | "crate")
 }
 
 /// An identifier that cannot be used as it is (a keyword) with `_` appended: `type` -> `type_`.

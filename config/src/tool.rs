@@ -171,6 +171,15 @@ pub struct Tool {
     /// What the API description says of the tool's successful response; `None`: nothing known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<ResponseInfo>,
+    /// Arguments with values the server's owner fixed (a generated crate's `mcpgen.toml`): they
+    /// are not in `input_schema`, so the model neither sees nor sets them (one it sends is refused
+    /// as unknown), and every call carries these values.
+    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
+    pub fixed_arguments: JsonObject,
+    /// Values the server's owner gave arguments the model may leave out (`mcpgen.toml`): a call
+    /// without one of them carries this value.
+    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
+    pub default_arguments: JsonObject,
 }
 
 /// Alternatives (any one suffices) of sets of OAuth scopes (all needed together); empty = none.

@@ -37,14 +37,18 @@
 use std::fmt;
 use std::future::Future;
 
+mod context;
 pub(crate) mod hooks;
+mod own;
 
 #[doc(no_inline)]
 pub use reqwest::header;
 pub use rmcp::model::{CallToolResult, ContentBlock};
 pub use serde_json::{Map, Value, json};
 
+pub use self::context::Context;
 pub use self::hooks::{Extensions, HandlerFuture, Handlers};
+pub use self::own::OwnTools;
 pub use crate::upstream::request::{Part, PreparedBody as Body, PreparedRequest as Request};
 
 /// Customisation of the calls that go to the API. Both methods do nothing unless implemented.

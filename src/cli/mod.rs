@@ -9,6 +9,7 @@ mod generate;
 mod inspect;
 mod output;
 mod pins;
+mod recipe;
 mod search;
 mod serve;
 mod tokens;
@@ -57,7 +58,7 @@ pub(crate) enum Command {
     #[command(after_help = serve::EXAMPLES)]
     Serve(serve::ServeArgs),
     /// Write a ready-to-build Rust MCP server crate for the API (also: `mcpgen SPEC`).
-    #[command(after_help = generate::EXAMPLES)]
+    #[command(after_help = generate::EXAMPLES, args_override_self = true)]
     Generate(generate::GenerateArgs),
     /// Write the runtime config (tools, HTTP bindings, credential env var names) that `serve` runs.
     #[command(after_help = config::EXAMPLES)]
@@ -343,7 +344,18 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cli = Cli::parse_from(args);
+    let args = match recipe::with_recipe(args) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let matches = <Cli as clap::CommandFactory>::command().get_matches_from(args);
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let log_format = match &cli.command {
         Command::Serve(args) => args.server.log_format,
         _ => crate::runtime::cli::LogFormat::Text,
@@ -353,7 +365,7 @@ pub fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Config(args) => config::run(&args),
-        Command::Generate(args) => generate::run(&args),
+        Command::Generate(args) => generate::run(&args, matches.subcommand_matches("generate")),
         Command::Export(args) => export::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Search(args) => search::run(&args),

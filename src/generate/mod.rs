@@ -1,18 +1,23 @@
 //! Stage 4b, generate: the tool set to a ready-to-build Rust crate that runs the same engine as
 //! `mcpgen serve`: the engine's source copied verbatim, the runtime config embedded as
-//! `catalogue.json`, a small `main.rs`, a user-owned `hooks.rs`, and the usual project files.
+//! `catalogue.json`, the typed layer (`src/generated/`), a small `main.rs`, the user-owned
+//! `hooks.rs` and `handlers.rs`, the recipe `mcpgen.toml`, and the usual project files.
 
 mod handlers;
 mod lockfile;
+pub mod manifest;
+pub mod regenerate;
 mod runtime_crate;
 mod rust;
 mod templates;
+pub mod typed;
 mod write;
 
 use serde::Serialize;
 
 pub use handlers::missing_in as missing_handlers;
 pub use runtime_crate::{Feature, RuntimeSource, features_for};
+pub use typed::TypedSpec;
 pub use write::{WriteReport, write_crate};
 
 use crate::error::{Error, Result};
@@ -20,10 +25,11 @@ use crate::names;
 use mcpgen_config::RuntimeConfig;
 
 /// The crate's dependencies besides the runtime, all in the runtime's own tree (so they cost no
-/// build time): `serde` and `serde_json` for the handlers' argument types and the user's code,
-/// `reqwest` for hooks that call other services.
+/// build time): `serde` and `serde_json` for the typed arguments and the user's code, `schemars`
+/// for the argument types of the user's own tools, `reqwest` for hooks that call other services.
 pub const DEPENDENCIES: &[&str] = &[
     r#"reqwest = { version = "0.13", default-features = false }"#,
+    r#"schemars = "1.2""#,
     r#"serde = { version = "1", features = ["derive"] }"#,
     r#"serde_json = "1""#,
 ];
@@ -55,6 +61,12 @@ pub struct CrateSpec<'a> {
     pub runtime: RuntimeSource,
     /// The runtime's features the crate is built with ([`features_for`]).
     pub features: Vec<Feature>,
+    /// `mcpgen.toml`'s text as it is to be written.
+    pub manifest: String,
+    /// Tools answered in Rust by `mcpgen.toml` (`rust = true`), by final name.
+    pub rust: std::collections::BTreeSet<String>,
+    /// Tools `mcpgen.toml` names, by final name (typed in any API).
+    pub named: std::collections::BTreeSet<String>,
 }
 
 /// Titles past this many characters make long crate names: the spec's file name is used instead.
@@ -183,13 +195,14 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         vendored: c.runtime == RuntimeSource::Vendored,
         semantic: c.features.contains(&Feature::Semantic),
     };
-    let with_handlers = config.unbound_tools().next().is_some();
     let t = templates::Templates::new()?;
     let file = |path: &str, contents: String| GeneratedFile { path: path.to_string(), contents, user_owned: false };
     let mut catalogue =
         serde_json::to_string_pretty(config).map_err(|e| Error::internal("writing src/catalogue.json", e))?;
     catalogue.push('\n');
+    let typed = TypedSpec { config, rust: &c.rust, named: &c.named };
     let mut files = vec![
+        file(manifest::FILE, c.manifest.clone()),
         file("Cargo.toml", t.render(templates::CARGO_TOML, &ctx)?),
         file("Cargo.lock", lockfile::render(&c.package)?),
         file("README.md", t.render(templates::README, &ctx)?),
@@ -197,19 +210,13 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         file("Dockerfile", t.render(templates::DOCKERFILE, &ctx)?),
         file(".gitignore", t.render(templates::GITIGNORE, &ctx)?),
         file("src/catalogue.json", catalogue),
-        file("src/lib.rs", rust::lib_rs(version, &c.package, title, with_handlers, &credentials_help(config))?),
+        file("src/lib.rs", rust::lib_rs(version, &c.package, title, &credentials_help(config))?),
         file("src/main.rs", rust::main_rs(version, &c.package)?),
         file("tests/tools.rs", rust::tools_test_rs(version, &c.package)?),
         GeneratedFile { path: "src/hooks.rs".into(), contents: templates::HOOKS_RS.to_string(), user_owned: true },
+        GeneratedFile { path: "src/handlers.rs".into(), contents: handlers::handlers_rs(&typed)?, user_owned: true },
     ];
-    if with_handlers {
-        files.push(file("src/tools.rs", handlers::tools_rs(version, config)?));
-        files.push(GeneratedFile {
-            path: "src/handlers.rs".into(),
-            contents: handlers::handlers_rs(config)?,
-            user_owned: true,
-        });
-    }
+    files.extend(typed::files(version, &typed)?);
     if c.runtime == RuntimeSource::Vendored {
         let header = rust::header(version);
         let copies = [(VENDORED_RUNTIME, runtime_crate::SOURCES), (VENDORED_CONFIG, runtime_crate::CONFIG_SOURCES)];
@@ -234,6 +241,10 @@ pub const VENDORED_CONFIG: &str = "mcpgen-config";
 
 /// Where crates generated before the runtime was a crate of its own kept its source files.
 pub const OLD_ENGINE_DIR: &str = "src/runtime";
+
+/// What crates generated before the typed layer had instead of `src/generated/`: the handlers'
+/// dispatch, regenerated (removed when its `@generated` line is still there).
+pub const OLD_DISPATCH: &str = "src/tools.rs";
 
 /// An engine file without its `#[cfg(test)]` items: a generated crate ships the engine, not
 /// mcpgen's tests of it (they use mcpgen's dev-dependencies and files). The items are found in the
@@ -374,6 +385,9 @@ mod tests {
             config: &p.tools.config,
             runtime: RuntimeSource::Vendored,
             features: Vec::new(),
+            manifest: String::new(),
+            rust: Default::default(),
+            named: Default::default(),
         };
         let files = crate_files(&c).unwrap();
         let readme = &files.iter().find(|f| f.path == "README.md").unwrap().contents;
@@ -435,6 +449,17 @@ mod tests {
         let source = |name: &str| runtime_crate::SOURCES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).unwrap();
         let mut surface = String::from("// runtime::ext, what a generated crate's own code may use\n\n");
         surface.push_str(&self::surface(source("src/ext.rs"), &[]));
+        for (file, types) in [
+            ("src/ext/hooks.rs", &[][..]),
+            ("src/ext/context.rs", &["Context"][..]),
+            ("src/ext/own.rs", &["OwnTools"][..]),
+        ] {
+            surface.push_str(&format!(
+                "\n// runtime::{}\n\n",
+                file.trim_start_matches("src/").trim_end_matches(".rs").replace('/', "::")
+            ));
+            surface.push_str(&self::surface(source(file), types));
+        }
         surface.push_str("\n// runtime::upstream::request, the types ext re-exports (fields only)\n\n");
         surface
             .push_str(&self::surface(source("src/upstream/request.rs"), &["PreparedRequest", "PreparedBody", "Part"]));
@@ -571,6 +596,8 @@ mod tests {
         assert_eq!(engine_paths_in(old), ["runtime::hooks"], "comments and `runtime::{{` lists aside");
         assert!(engine_paths_in(templates::HOOKS_RS).is_empty());
         let p = crate::pipeline::run("samples/openai-functions.json", &Default::default()).unwrap();
-        assert!(engine_paths_in(&handlers::handlers_rs(&p.tools.config).unwrap()).is_empty());
+        let none = Default::default();
+        let spec = TypedSpec { config: &p.tools.config, rust: &none, named: &none };
+        assert!(engine_paths_in(&handlers::handlers_rs(&spec).unwrap()).is_empty());
     }
 }

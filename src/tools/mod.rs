@@ -372,6 +372,8 @@ fn operation_tool(
         scopes,
         api: None,
         response: response::response_info(op, ir),
+        fixed_arguments: Default::default(),
+        default_arguments: Default::default(),
     })
 }
 
@@ -425,6 +427,8 @@ fn function_tool(
         scopes: f.mcp.scopes.clone().unwrap_or_default(),
         api: None,
         response: None,
+        fixed_arguments: Default::default(),
+        default_arguments: Default::default(),
     })
 }
 

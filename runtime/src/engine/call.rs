@@ -8,7 +8,9 @@ mod http;
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use rmcp::RoleServer;
 use rmcp::model::CallToolResult;
+use rmcp::service::RequestContext;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
@@ -77,6 +79,47 @@ impl Engine {
         self.observed(name, args, surface, caller, via).await.0
     }
 
+    /// [`Engine::call_on_asking`] for the client request `session`, which a Rust tool may ask
+    /// the user through.
+    pub(crate) async fn call_in_session(
+        &self,
+        surface: Surface,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+        asker: Option<&Asker>,
+        session: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult> {
+        let via = Via { asker, session: Some(session), ..Via::default() };
+        self.observed(name, args, surface, caller, via).await.0
+    }
+
+    /// A call from a crate's Rust code ([`crate::ext::Context::call`]): as a model's call of
+    /// the API's tool (counted and logged too), its result the response whole: JSON parsed, text
+    /// as a string, `null` for no body; a failure is the error text a model would see.
+    pub(crate) async fn call_from_rust(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        caller: &Caller,
+    ) -> std::result::Result<Value, crate::ext::Error> {
+        let via = Via { delivery: Delivery::Rust, ..Via::default() };
+        let (result, _, _) = self.observed(name, args, Surface::AllTools, caller, via).await;
+        let result = result.map_err(|e| crate::ext::Error::new(e.to_string()))?;
+        let text = || result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.as_str())).collect::<String>();
+        if result.is_error == Some(true) {
+            return Err(crate::ext::Error::new(text()));
+        }
+        if let Some(structured) = &result.structured_content {
+            return Ok(structured.clone());
+        }
+        Ok(match response::script::Kind::of(&result) {
+            Some(response::script::Kind::Json) => serde_json::from_str(&text())?,
+            Some(response::script::Kind::Empty) => Value::Null,
+            _ => Value::String(text()),
+        })
+    }
+
     /// Like [`Engine::call_as`], with how the call ended and the upstream's status (a resource
     /// read tells "not found" from other failures by them).
     pub async fn call_observed(
@@ -137,7 +180,7 @@ impl Engine {
             obs.outcome = Some(Outcome::UnknownTool);
             return Err(Error::OnlyThroughCallTool(name.to_string()));
         }
-        self.call_delivering(name, args, caller, obs, via.delivery).await
+        self.call_delivering(name, args, caller, obs, via).await
     }
 
     /// Counts the call of `name` as `outcome`: under its catalogue tool, or the server's own tool
@@ -206,7 +249,7 @@ impl Engine {
         caller: &Caller,
         obs: &mut Observation,
     ) -> Result<CallToolResult> {
-        self.call_delivering(name, args, caller, obs, Delivery::Model).await
+        self.call_delivering(name, args, caller, obs, Via::default()).await
     }
 
     /// [`Engine::call_observing`], its result written for `delivery`.
@@ -216,8 +259,9 @@ impl Engine {
         args: Map<String, Value>,
         caller: &Caller,
         obs: &mut Observation,
-        delivery: Delivery,
+        via: Via<'_>,
     ) -> Result<CallToolResult> {
+        let delivery = via.delivery;
         let Some(&index) = self.index.get(name) else {
             obs.outcome = Some(Outcome::UnknownTool);
             if let Some(reason) = self.withheld.reason(name) {
@@ -255,30 +299,48 @@ impl Engine {
             obs.outcome = Some(Outcome::InvalidArguments);
             return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));
         }
-        let Value::Object(args) = args_value else {
+        let Value::Object(mut args) = args_value else {
             obs.outcome = Some(Outcome::InvalidArguments);
             return Ok(tool_error("arguments must be an object".into()));
         };
+        tool.owners.apply(&mut args);
         let mut result = match &tool.http {
-            Some(http) => {
+            // The crate's Rust code answers a model's call of a tool it replaces; its own calls
+            // of the tool reach the API.
+            Some(http) if !(tool.rust && delivery != Delivery::Rust) => {
                 let wanted = Wanted { filter: filter.as_deref(), delivery };
                 self.call_http(tool, http, &args, wanted, caller, obs).await
             }
-            None => self.call_handler(tool, args).await,
+            _ => self.call_handler(tool, args, caller, via).await,
         };
         self.ext.hooks.after_response(name, &mut result);
         Ok(result)
     }
 
-    /// A tool without an HTTP binding is answered by its handler.
-    async fn call_handler(&self, tool: &ToolEntry, args: Map<String, Value>) -> CallToolResult {
+    /// A tool without an HTTP binding, or one the crate's Rust code replaces, is answered by its
+    /// handler.
+    async fn call_handler(
+        &self,
+        tool: &ToolEntry,
+        args: Map<String, Value>,
+        caller: &Caller,
+        via: Via<'_>,
+    ) -> CallToolResult {
         let name = &tool.mcp.name;
-        let Some(call) = self.ext.handlers.call(name, args) else {
+        let Some(me) = self.me.upgrade() else {
+            return tool_error("the server is shutting down".into());
+        };
+        let cx = crate::ext::Context::new(me, caller.clone(), via.session.cloned());
+        let Some(call) = self.ext.handlers.call(name, args, cx) else {
             return tool_error(format!(
                 "`{name}` has no HTTP binding and no handler: serve it with --forward-url or --bindings"
             ));
         };
         match call.await {
+            // Code reads a handler's value whole, as it reads an API's response.
+            Ok(value) if via.delivery.whole() => {
+                response::script::script_result(response::script::Kind::Json, value.to_string())
+            }
             Ok(value) => {
                 let text = match &value {
                     Value::String(s) => s.clone(),

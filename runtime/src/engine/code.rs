@@ -502,7 +502,7 @@ impl Engine {
         args: Map<String, Value>,
         caller: &Caller,
     ) -> (crate::error::Result<CallToolResult>, bool) {
-        let via = Via { delivery: Delivery::Script, asker: None };
+        let via = Via { delivery: Delivery::Script, ..Via::default() };
         let (result, outcome, _) = self.observed(name, args, Surface::AllTools, caller, via).await;
         (result, outcome.sent())
     }

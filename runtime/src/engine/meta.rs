@@ -449,6 +449,8 @@ mod tests {
             scopes: Vec::new(),
             api: None,
             response: None,
+            fixed_arguments: Default::default(),
+            default_arguments: Default::default(),
         }
     }
 

@@ -86,6 +86,8 @@ pub struct Engine {
     /// Users' own tokens (`--upstream-auth user`), for the callback route.
     users: Users,
     ext: Extensions,
+    /// The engine itself, for the [`crate::ext::Context`] a Rust tool gets.
+    me: std::sync::Weak<Engine>,
     metrics: Arc<Metrics>,
     log_calls: bool,
     /// Call counters by tool index; the discovery tools after the catalogue's.
@@ -140,6 +142,7 @@ impl Engine {
         env: &dyn Fn(&str) -> Option<String>,
         ext: Extensions,
     ) -> Result<Arc<Engine>> {
+        let rust = rust_tools(&mut config, &ext)?;
         let (default_target, apis, tool_apis) = targets::targets(&config, &opts)?;
         strip_credential_arguments(&mut config);
         let credentials = read_credentials(&config, env);
@@ -149,7 +152,12 @@ impl Engine {
         let exposure = code::Code::check(exposure, &config.context)?;
         let search = search::Search::new(&config.context, &exposure, opts.serves_discovery)?;
         let code = code::Code::new(&config.context);
-        let (tools, index) = catalogue(std::mem::take(&mut config.tools), tool_apis);
+        let (mut tools, index) = catalogue(std::mem::take(&mut config.tools), tool_apis);
+        for name in &rust {
+            if let Some(&i) = index.get(name) {
+                tools[i].rust = true;
+            }
+        }
         let routes = Routes::build(&tools, &config.resources, crate::engine::resources::DESCRIPTION_URI);
         let rendering = Rendering {
             budget: config.context.max_result_chars,
@@ -171,6 +179,7 @@ impl Engine {
         let counters = ToolCounters::new(tools.len() + exposure::OWN_TOOLS.len());
         let scopes = tools.iter().flat_map(|t| t.scopes.iter().flatten().cloned()).collect();
         let engine = Arc::new_cyclic(|me| Engine {
+            me: me.clone(),
             code: code.bound(me),
             info,
             tools,
@@ -309,6 +318,33 @@ fn catalogue(tools: Vec<Tool>, tool_apis: Vec<Option<usize>>) -> (Vec<ToolEntry>
         })
         .collect();
     (tools, index)
+}
+
+/// Adds the Rust tools' own tools to the catalogue, and checks that each tool they answer is
+/// there: a name taken twice, or a Rust function for a tool that does not exist, stops the start.
+/// Returns the names they answer.
+fn rust_tools(config: &mut RuntimeConfig, ext: &Extensions) -> Result<Vec<String>> {
+    let own = ext.handlers.tools();
+    for tool in own {
+        if config.tools.iter().any(|t| t.name == tool.name) {
+            return Err(crate::error::Error::Config(format!(
+                "the Rust tool `{}` has the name of a tool of the API: give it another name, or replace that tool",
+                tool.name
+            )));
+        }
+        config.tools.push(tool);
+    }
+    let answers = ext.handlers.answers();
+    for name in &answers {
+        if !config.tools.iter().any(|t| t.name == *name) {
+            let closest = args::by_closeness(name, config.tools.iter().map(|t| (t.name.as_str(), t.name.as_str())));
+            let hint = closest.first().map(|(_, n)| format!(" (the closest is `{n}`)")).unwrap_or_default();
+            return Err(crate::error::Error::Config(format!(
+                "a Rust function answers `{name}`, which is not a tool of this server{hint}"
+            )));
+        }
+    }
+    Ok(answers)
 }
 
 pub(crate) fn tool_error(text: String) -> CallToolResult {

@@ -66,6 +66,13 @@ async fn report(tracker: &Tracker, token: rmcp::model::ProgressToken, context: &
 /// The value to report: bytes of a body of known length, else seconds elapsed.
 fn snapshot(tracker: &Tracker, elapsed: Duration) -> (f64, Option<f64>, String) {
     let (received, total) = tracker.delivered();
+    if tracker.counts_steps() {
+        let message = match total {
+            Some(total) => format!("{received} of {total} steps done"),
+            None => format!("{received} steps done"),
+        };
+        return (received as f64, total.map(|t| t as f64), message);
+    }
     if let Some(total) = total.filter(|t| *t > 0) {
         let message = format!("received {received} of {total} bytes from the API");
         (received as f64, Some(total as f64), message)

@@ -32,8 +32,33 @@ pub struct ToolEntry {
     pub results: ToolResults,
     /// What its response looks like, as the config says (code mode's declarations read it).
     pub response: Option<crate::config::ResponseInfo>,
+    /// Arguments the owner fixed and values for those the model leaves out (see
+    /// [`crate::config::Tool::fixed_arguments`]), put in after the model's are checked.
+    pub(crate) owners: OwnersArguments,
+    /// A model's call is answered by Rust code (the crate's `RustTools`), not by `http`.
+    pub(crate) rust: bool,
     pub(super) input_validator: OnceLock<Option<jsonschema::Validator>>,
     pub(super) output_validator: OnceLock<Option<jsonschema::Validator>>,
+}
+
+/// The values a tool's owner gives its arguments: `fixed` ones the model never sees, `defaults`
+/// for those it leaves out.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OwnersArguments {
+    pub(crate) fixed: Map<String, Value>,
+    pub(crate) defaults: Map<String, Value>,
+}
+
+impl OwnersArguments {
+    /// `args` (the model's, already checked) with the defaults where absent and the fixed values.
+    pub(crate) fn apply(&self, args: &mut Map<String, Value>) {
+        for (name, value) in &self.defaults {
+            args.entry(name.clone()).or_insert_with(|| value.clone());
+        }
+        for (name, value) in &self.fixed {
+            args.insert(name.clone(), value.clone());
+        }
+    }
 }
 
 impl ToolEntry {
@@ -80,6 +105,8 @@ impl ToolEntry {
             api: None,
             results,
             response: t.response,
+            owners: OwnersArguments { fixed: t.fixed_arguments, defaults: t.default_arguments },
+            rust: false,
             input_validator: OnceLock::new(),
             output_validator: OnceLock::new(),
         }

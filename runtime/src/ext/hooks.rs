@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use super::{Error, Hooks};
+use super::{Context, Error, Hooks};
 use crate::upstream::request::PreparedRequest;
 
 /// A boxed future, as the engine stores and awaits them.
@@ -53,18 +53,31 @@ impl Hooks for NoHooks {}
 /// What a handler answers: a JSON value (the structured result), or an error for the model.
 pub type HandlerFuture<'a> = BoxFuture<'a, Result<Value, Error>>;
 
-/// Code that answers the tools without an HTTP binding (a generated crate's `tools::Handlers`,
-/// which routes each call to its function in the user's `handlers.rs`).
+/// Rust code that answers tools: those without an HTTP binding, API tools it replaces, and new
+/// tools of its own (a generated crate's `generated::Dispatch`, which routes each call to the
+/// user's `RustTools` methods). A model's call of one of [`Handlers::answers`] reaches it; a call
+/// through [`Context::call`] reaches the API.
 pub trait Handlers: Send + Sync + 'static {
     /// The call of `tool`, or `None` when there is no handler for it.
-    fn call<'a>(&'a self, tool: &'a str, args: Map<String, Value>) -> Option<HandlerFuture<'a>>;
+    fn call<'a>(&'a self, tool: &'a str, args: Map<String, Value>, cx: Context) -> Option<HandlerFuture<'a>>;
+
+    /// The tools this answers, by name: each is a catalogue tool or one of [`Handlers::tools`]
+    /// (the engine refuses to start otherwise).
+    fn answers(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// New tools, beside the catalogue's (a name the catalogue has is refused at start).
+    fn tools(&self) -> Vec<crate::config::Tool> {
+        Vec::new()
+    }
 }
 
 /// No handlers.
 pub struct NoHandlers;
 
 impl Handlers for NoHandlers {
-    fn call<'a>(&'a self, _tool: &'a str, _args: Map<String, Value>) -> Option<HandlerFuture<'a>> {
+    fn call<'a>(&'a self, _tool: &'a str, _args: Map<String, Value>, _cx: Context) -> Option<HandlerFuture<'a>> {
         None
     }
 }

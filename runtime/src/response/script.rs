@@ -34,7 +34,6 @@ impl Kind {
 
     /// The kind a result written by [`for_script`] (or [`script_result`]) carries; `None` for
     /// another result.
-    #[cfg(feature = "code")]
     pub fn of(result: &CallToolResult) -> Option<Kind> {
         match result.meta.as_ref()?.0.get(KIND)?.as_str()? {
             "json" => Some(Kind::Json),

@@ -11,7 +11,6 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::engine::caching::CacheHints;
-use crate::engine::caller::Caller;
 use crate::engine::confirm::{Confirmer, Gate};
 use crate::engine::live::LiveEngine;
 use crate::engine::resources;
@@ -109,8 +108,8 @@ impl McpServer {
     }
 }
 
-/// A `tools/call` on `engine`'s `surface` for `caller`, answered as the MCP result or error: the
-/// one call path of rmcp's handler ([`McpServer::call_tool`]) and of the HTTP fast path
+/// A `tools/call` on `engine`'s `surface` for `caller`, answered as the MCP result or error, as
+/// rmcp's handler ([`McpServer::call_tool`]) answers it outside a session: the HTTP fast path's
 /// (`transport::http::fast_call`).
 #[cfg(feature = "http")]
 pub(crate) async fn call(
@@ -118,24 +117,9 @@ pub(crate) async fn call(
     surface: Surface,
     name: &str,
     args: serde_json::Map<String, serde_json::Value>,
-    caller: &Caller,
+    caller: &crate::engine::caller::Caller,
 ) -> Result<rmcp::model::CallToolResult, ErrorData> {
-    call_asking(engine, surface, name, args, caller, None).await
-}
-
-/// [`call`], a script's calls confirmed through `asker` (`--confirm`).
-async fn call_asking(
-    engine: &Engine,
-    surface: Surface,
-    name: &str,
-    args: serde_json::Map<String, serde_json::Value>,
-    caller: &Caller,
-    asker: Option<&crate::engine::Asker>,
-) -> Result<rmcp::model::CallToolResult, ErrorData> {
-    engine
-        .call_on_asking(surface, name, args, caller, asker)
-        .await
-        .map_err(|e| ErrorData::invalid_params(e.to_string(), None))
+    engine.call_on(surface, name, args, caller).await.map_err(|e| ErrorData::invalid_params(e.to_string(), None))
 }
 
 impl ServerHandler for McpServer {
@@ -271,8 +255,9 @@ impl ServerHandler for McpServer {
             _ => None,
         };
         // Progress when asked for; a cancelled request drops the call and its upstream request.
+        let call = engine.call_in_session(self.surface, &request.name, args, &caller, asker.as_ref(), &context);
         let call = Box::pin(crate::engine::progress::run(
-            call_asking(&engine, self.surface, &request.name, args, &caller, asker.as_ref()),
+            async { call.await.map_err(|e| ErrorData::invalid_params(e.to_string(), None)) },
             &context,
         ))
         .await;

@@ -190,7 +190,7 @@ impl Engine {
         match wanted.delivery {
             Delivery::Model => response::to_result(resp, &ctx).await,
             // A script reads the data whole; the budget applies to what it returns.
-            Delivery::Script => response::for_script(resp, &ctx),
+            Delivery::Script | Delivery::Rust => response::for_script(resp, &ctx),
         }
     }
 

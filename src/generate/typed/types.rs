@@ -1,4 +1,4 @@
-//! The argument types of `src/tools.rs`: a small JSON Schema to Rust generator ([`TypeGen`]).
+//! The argument types of `src/generated/args.rs`: a small JSON Schema to Rust generator ([`TypeGen`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -6,8 +6,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use super::{Handler, unique};
+use super::unique;
 use crate::names::{escape_keyword, pascal_identifier, snake_identifier};
+use mcpgen_config::Tool;
 
 /// A field identifier for a property name (the wire name is kept with `#[serde(rename)]`).
 fn field_ident(property: &str) -> String {
@@ -21,17 +22,26 @@ const MAX_DEPTH: usize = 8;
 const MAX_TYPES: usize = 100;
 
 /// Type names that tools.rs and handlers.rs use otherwise (the prelude, their imports).
-pub(super) const TAKEN_TYPES: [&str; 12] = [
+pub(super) const TAKEN_TYPES: [&str; 21] = [
+    "Api",
     "BTreeMap",
     "Box",
+    "CallToolResult",
+    "Context",
+    "Dispatch",
     "Error",
     "HandlerFuture",
     "Handlers",
+    "Hooks",
     "Map",
     "Option",
+    "OwnTools",
+    "Request",
     "Result",
+    "RustTools",
     "Self",
     "String",
+    "Tool",
     "Value",
     "Vec",
 ];
@@ -321,27 +331,27 @@ fn doc_lines(schema: Option<&Object>) -> TokenStream {
 
 /// The argument struct of one tool and its nested types, or a `Value` alias when its schema is
 /// not a plain object.
-pub(super) fn args_items(h: &Handler<'_>, used: &mut BTreeSet<String>) -> TokenStream {
-    let ty = format_ident!("{}", h.args_type);
-    let schema = &h.tool.input_schema;
+pub(super) fn args_items(tool: &Tool, args_type: &str, used: &mut BTreeSet<String>) -> TokenStream {
+    let ty = format_ident!("{}", args_type);
+    let schema = &tool.input_schema;
     let Some(obj) = Some(schema).filter(|o| plain_root(o)) else {
-        let doc = format!(" The arguments of `{}`.", h.tool.name);
+        let doc = format!(" The arguments of `{}`.", tool.name);
         return quote! {
             #[doc = #doc]
             pub type #ty = serde_json::Value;
         };
     };
     let mut types = TypeGen {
-        tool: &h.tool.name,
-        prefix: h.args_type.strip_suffix("Args").unwrap_or(&h.args_type).to_string(),
+        tool: &tool.name,
+        prefix: args_type.strip_suffix("Args").unwrap_or(args_type).to_string(),
         used,
         defs: obj.get("$defs").and_then(Value::as_object),
         def_types: BTreeMap::new(),
         items: Vec::new(),
     };
-    // The root's name was made unique with the others (`handlers`): it is taken again here.
-    types.used.remove(&h.args_type);
-    types.structure(obj, &h.args_type, "", 0);
+    // The root's name was made unique with the others (`typed::names`): it is taken again here.
+    types.used.remove(args_type);
+    types.structure(obj, args_type, "", 0);
     let items = types.items;
     quote!(#(#items)*)
 }
