@@ -1,16 +1,20 @@
 //! What a generated crate's own code builds on. The user's files, `src/hooks.rs` and
-//! `src/handlers.rs`, import from this module only (and the argument types of `src/tools.rs`):
-//! the rest of `runtime` is the engine's inside and changes between mcpgen versions. What is here
-//! is kept working across regenerations; mcpgen's tests pin it (`tests/golden/ext-surface.txt`),
-//! so that a change is deliberate and announced.
+//! `src/handlers.rs`, import from this module (and from the crate's typed layer,
+//! `src/generated/`, which is made on top of it): the rest of `runtime` is the engine's inside and
+//! changes between mcpgen versions. What is here is kept working across regenerations; mcpgen's
+//! tests pin it (`tests/golden/ext-surface.txt`), so that a change is deliberate and announced.
 //!
 //! - [`Hooks`]: change each upstream request before it is sent (asynchronously: fetch a token,
 //!   sign the request) or refuse it, and change each result before it goes back to the client.
-//! - Handlers: each tool without an HTTP binding is answered by
-//!   `pub async fn tool_name(args: ToolNameArgs) -> Result<Value, Error>` in `src/handlers.rs`,
-//!   whose typed arguments `src/tools.rs` declares (its error may be anything that converts into
-//!   an [`Error`]). Return [`Value`]s built with [`json!`].
-//! - [`Error`]: what a hook or a handler fails with. The call fails and the model sees the
+//!   A generated crate's `generated::Hooks` is this trait with tools named by its `Tool` enum.
+//! - [`Handlers`]: Rust code that answers tools: those without an HTTP binding, API tools it
+//!   replaces, and new tools of its own ([`OwnTools`]: an argument type deriving `JsonSchema`
+//!   gives the input schema, its doc comment the description). A generated crate's
+//!   `generated::RustTools` has one typed method per such tool.
+//! - [`Context`]: what a Rust tool is called with: [`Context::call`] calls the API's tools as a
+//!   model's call goes (credentials, hooks, retries) and answers whole responses; who called, and
+//!   asking the user and reporting progress. A generated crate wraps it in its typed `Api`.
+//! - [`Error`]: what a hook or a Rust tool fails with. The call fails and the model sees the
 //!   message as a tool error; `?` converts `String`s, `&str`s, reqwest and serde_json errors, and
 //!   invalid header values.
 //! - [`Request`] (with [`Body`] and [`Part`]): the upstream request a hook may change: its
@@ -90,9 +94,9 @@ impl Error {
         Error { message: message.into() }
     }
 
-    /// The error of a handler that is still the generated stub.
+    /// The error of a Rust tool that is still the generated stub.
     pub fn not_implemented(tool: &str) -> Error {
-        Error::new(format!("`{tool}` is not implemented yet: write its handler in src/handlers.rs"))
+        Error::new(format!("`{tool}` is not implemented yet: write its method in src/handlers.rs"))
     }
 
     /// The message the model sees.
@@ -153,3 +157,6 @@ impl From<header::InvalidHeaderValue> for Error {
         Error::with_causes(&e)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -93,6 +93,7 @@ pub(super) const SOURCES: &[(&str, &str)] = &[
     ("src/ext/context.rs", include_str!("../../runtime/src/ext/context.rs")),
     ("src/ext/hooks.rs", include_str!("../../runtime/src/ext/hooks.rs")),
     ("src/ext/own.rs", include_str!("../../runtime/src/ext/own.rs")),
+    ("src/ext/tests.rs", include_str!("../../runtime/src/ext/tests.rs")),
     ("src/lib.rs", include_str!("../../runtime/src/lib.rs")),
     ("src/metrics/mod.rs", include_str!("../../runtime/src/metrics/mod.rs")),
     ("src/metrics/off.rs", include_str!("../../runtime/src/metrics/off.rs")),

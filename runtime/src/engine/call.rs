@@ -303,15 +303,23 @@ impl Engine {
             obs.outcome = Some(Outcome::InvalidArguments);
             return Ok(tool_error("arguments must be an object".into()));
         };
-        tool.owners.apply(&mut args);
         let mut result = match &tool.http {
-            // The crate's Rust code answers a model's call of a tool it replaces; its own calls
-            // of the tool reach the API.
-            Some(http) if !(tool.rust && delivery != Delivery::Rust) => {
+            // The crate's Rust code answers a model's call of a tool it replaces (with the
+            // model's arguments: the owner's fixed values are the API request's, added when the
+            // code calls the tool through its context); its own calls of the tool reach the API.
+            Some(_) if tool.rust && delivery != Delivery::Rust => {
+                tool.owners.apply_defaults(&mut args);
+                self.call_handler(tool, args, caller, via).await
+            }
+            Some(http) => {
+                tool.owners.apply(&mut args);
                 let wanted = Wanted { filter: filter.as_deref(), delivery };
                 self.call_http(tool, http, &args, wanted, caller, obs).await
             }
-            _ => self.call_handler(tool, args, caller, via).await,
+            None => {
+                tool.owners.apply(&mut args);
+                self.call_handler(tool, args, caller, via).await
+            }
         };
         self.ext.hooks.after_response(name, &mut result);
         Ok(result)

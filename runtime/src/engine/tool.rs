@@ -50,11 +50,16 @@ pub(crate) struct OwnersArguments {
 }
 
 impl OwnersArguments {
-    /// `args` (the model's, already checked) with the defaults where absent and the fixed values.
-    pub(crate) fn apply(&self, args: &mut Map<String, Value>) {
+    /// `args` with the defaults where absent.
+    pub(crate) fn apply_defaults(&self, args: &mut Map<String, Value>) {
         for (name, value) in &self.defaults {
             args.entry(name.clone()).or_insert_with(|| value.clone());
         }
+    }
+
+    /// `args` (the model's, already checked) with the defaults where absent and the fixed values.
+    pub(crate) fn apply(&self, args: &mut Map<String, Value>) {
+        self.apply_defaults(args);
         for (name, value) in &self.fixed {
             args.insert(name.clone(), value.clone());
         }
