@@ -134,7 +134,7 @@ pub(super) fn run(args: &GenerateArgs, matches: Option<&clap::ArgMatches>) -> Re
     let specs = args.input.specs(&args.more);
     let recipe = manifest::Recipe {
         inputs: specs.iter().map(|s| spec_from(&dir, s)).collect(),
-        options: recorded(matches, &dir, &package, args.name.is_none()),
+        options: recorded(matches, &dir, &package),
     };
     let features = generate::features_for(&config, &args.with);
     let runtime = match args.runtime {
@@ -144,7 +144,6 @@ pub(super) fn run(args: &GenerateArgs, matches: Option<&clap::ArgMatches>) -> Re
     let files = generate::crate_files(&CrateSpec {
         package: package.clone(),
         spec: &inputs.origin,
-        spec_from_crate: recipe.inputs.join(" "),
         config: &config,
         runtime,
         features: features.clone(),
@@ -169,12 +168,9 @@ pub(super) fn run(args: &GenerateArgs, matches: Option<&clap::ArgMatches>) -> Re
 
 /// The options to record: the command line's, and the crate's name when it came from the title
 /// (so that a new title does not rename the crate).
-fn recorded(matches: Option<&clap::ArgMatches>, dir: &Path, package: &str, name_from_title: bool) -> Vec<String> {
-    let mut options = matches.map(|m| super::recipe::recorded_options(m, dir)).unwrap_or_default();
-    if name_from_title {
-        options.splice(0..0, ["--name".to_string(), package.to_string()]);
-    }
-    options
+fn recorded(matches: Option<&clap::ArgMatches>, dir: &Path, package: &str) -> Vec<String> {
+    let implied = [("name", package.to_string())];
+    matches.map(|m| super::recipe::recorded_options(m, dir, &implied)).unwrap_or_default()
 }
 
 /// What the crate in `dir` already has that is its owner's: `mcpgen.toml`, and the catalogue of

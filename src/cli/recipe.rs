@@ -105,8 +105,9 @@ fn scan(command: &clap::Command, tokens: &[OsString]) -> Scan {
 
 /// The options `matches` (of `generate`) got from the command line, as they go into
 /// `[generate] options`: each as `--long VALUE` (a flag alone), in the command's order, file
-/// paths made relative to the crate folder `dir`.
-pub(super) fn recorded_options(matches: &clap::ArgMatches, dir: &Path) -> Vec<String> {
+/// paths made relative to the crate folder `dir`; `implied` gives values for arguments the
+/// command line left out (by id), recorded in their place.
+pub(super) fn recorded_options(matches: &clap::ArgMatches, dir: &Path, implied: &[(&str, String)]) -> Vec<String> {
     let command = super::Cli::command();
     let Some(generate) = command.find_subcommand("generate") else { return Vec::new() };
     let mut out = Vec::new();
@@ -115,11 +116,14 @@ pub(super) fn recorded_options(matches: &clap::ArgMatches, dir: &Path) -> Vec<St
         if arg.is_positional() || NOT_RECORDED.contains(&id) {
             continue;
         }
-        if matches.value_source(id) != Some(ValueSource::CommandLine) {
-            continue;
-        }
         let Some(long) = arg.get_long() else { continue };
         let flag = format!("--{long}");
+        if matches.value_source(id) != Some(ValueSource::CommandLine) {
+            if let Some((_, value)) = implied.iter().find(|(i, _)| *i == id) {
+                out.extend([flag, value.clone()]);
+            }
+            continue;
+        }
         if !arg.get_action().takes_values() {
             let times = match arg.get_action() {
                 clap::ArgAction::Count => usize::from(matches.get_count(id)),

@@ -3,6 +3,7 @@
 //! `catalogue.json`, the typed layer (`src/generated/`), a small `main.rs`, the user-owned
 //! `hooks.rs` and `handlers.rs`, the recipe `mcpgen.toml`, and the usual project files.
 
+mod examples;
 mod handlers;
 mod lockfile;
 pub mod manifest;
@@ -53,8 +54,6 @@ pub struct CrateSpec<'a> {
     pub package: String,
     /// The input as the user named it.
     pub spec: &'a str,
-    /// The input as named from inside the crate's directory (for the "regenerate with" line).
-    pub spec_from_crate: String,
     /// The tools the crate serves: its `catalogue.json`, and the handlers and README made from it.
     pub config: &'a RuntimeConfig,
     /// Where the crate gets mcpgen-runtime from.
@@ -144,13 +143,17 @@ struct TemplateContext<'a> {
     http_tool_count: usize,
     env_vars: Vec<EnvVar>,
     dependencies: Vec<String>,
-    spec: &'a str,
     /// The runtime's features, by name.
     features: Vec<&'static str>,
     /// The runtime is a copy in `mcpgen-runtime/`.
     vendored: bool,
     /// Search by meaning is built in: its arithmetic is optimised in debug builds too.
     semantic: bool,
+    /// The customisations, written for this crate's tools (when it has enough).
+    examples: Option<examples::Examples>,
+    /// Only some tools have typed arguments ([`typed::TYPED_ALL_UP_TO`]).
+    typed_some: bool,
+    typed_up_to: usize,
 }
 
 /// One API of a config of several, for the README.
@@ -190,10 +193,12 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         dependencies: std::iter::once(runtime_crate::dependency(c.runtime, &c.features))
             .chain(DEPENDENCIES.iter().map(|d| d.to_string()))
             .collect(),
-        spec: &c.spec_from_crate,
         features: c.features.iter().map(|f| f.name()).collect(),
         vendored: c.runtime == RuntimeSource::Vendored,
         semantic: c.features.contains(&Feature::Semantic),
+        examples: examples::examples(config),
+        typed_some: config.tools.len() > typed::TYPED_ALL_UP_TO,
+        typed_up_to: typed::TYPED_ALL_UP_TO,
     };
     let t = templates::Templates::new()?;
     let file = |path: &str, contents: String| GeneratedFile { path: path.to_string(), contents, user_owned: false };
@@ -381,7 +386,6 @@ mod tests {
         let c = CrateSpec {
             package: "t-mcp".into(),
             spec: "t.yaml",
-            spec_from_crate: "t.yaml".into(),
             config: &p.tools.config,
             runtime: RuntimeSource::Vendored,
             features: Vec::new(),
