@@ -57,7 +57,7 @@ fn stub(n: &Named<'_>) -> TokenStream {
     let docs: Vec<String> = if n.tool.description.is_empty() {
         vec![format!(" `{name}`.")]
     } else {
-        n.tool.description.lines().map(|l| format!(" {l}")).collect()
+        n.tool.description.lines().map(|l| format!(" {}", super::typed::doc_text(l))).collect()
     };
     quote! {
         #(#[doc = #docs])*

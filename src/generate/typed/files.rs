@@ -15,6 +15,8 @@ use crate::generate::rust::{doc_header, render};
 /// (at most [`DOC_CHARS`]).
 fn tool_doc(n: &Named<'_>) -> String {
     let first = n.tool.description.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let first = super::doc_text(first);
+    let first = first.as_str();
     let mut text: String = first.chars().take(DOC_CHARS).collect();
     if first.chars().count() > DOC_CHARS {
         text.push('…');
@@ -191,7 +193,7 @@ fn args_type(n: &Named<'_>) -> TokenStream {
 /// `tool.rs`: the `Tool` enum.
 fn tool_rs(version: &str, named: &[Named<'_>]) -> Result<String> {
     let header = doc_header(version);
-    let count = named.len();
+    let count = proc_macro2::Literal::usize_unsuffixed(named.len());
     let variants: Vec<_> = named.iter().map(|n| format_ident!("{}", n.variant)).collect();
     let docs = named.iter().map(tool_doc);
     let names: Vec<&String> = named.iter().map(|n| &n.tool.name).collect();

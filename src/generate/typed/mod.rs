@@ -82,6 +82,12 @@ pub(super) fn names<'a>(spec: &TypedSpec<'a>) -> Vec<Named<'a>> {
         .collect()
 }
 
+/// Text from the API for a doc comment: without control, invisible and direction-changing
+/// characters (rustc refuses the last in comments; the others hide text from a reader).
+pub(in crate::generate) fn doc_text(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control() && !crate::trust::text::is_invisible(*c)).collect()
+}
+
 /// `name`, or `name_2`, `name_3`, ... (`Name2` for a PascalCase type name) when taken.
 fn unique(used: &mut BTreeSet<String>, name: String) -> String {
     let pascal = name.starts_with(|c: char| c.is_ascii_uppercase());

@@ -1,59 +1,89 @@
-//! Your tool handlers: mcpgen creates this file once and never overwrites it.
+//! Your Rust tools: mcpgen creates this file once and never overwrites it.
 //!
-//! Each tool without an HTTP binding is answered by the function of the same name below. Return
-//! `Ok(value)` and the JSON value is the tool's result (an object becomes structured content;
-//! `json!` builds one); return `Err(Error::new(message))` and the model sees a tool error (`?`
-//! converts reqwest and serde_json errors too). The argument types are in `src/tools.rs`, which
-//! mcpgen regenerates with the catalogue. This file builds on `mcpgen_runtime::ext` (see
-//! mcpgen-runtime/src/ext.rs), which mcpgen keeps working across versions, and on those types.
+//! `RustTools` has a method for each tool answered in Rust: those `mcpgen.toml` marks
+//! `rust = true` (they replace the API's tool) and those without an HTTP binding. Return
+//! `Ok(value)` and the JSON value is the tool's result (`json!` builds one); return
+//! `Err(Error::new(message))` and the model sees a tool error (`?` converts reqwest and serde_json
+//! errors too). `api` calls the API's tools as a model's call goes (credentials, hooks, retries),
+//! the replaced one included, and answers their whole responses; `api.context()` says who called,
+//! asks the user and reports progress. `own_tools` adds tools of your own. The argument types are
+//! in `src/generated/args.rs`, which mcpgen makes again on each regeneration: a tool the API
+//! renames is then a compile error here, not a silent mismatch.
 //!
-//! Example:
+//! Example, a tool that checks a pet exists before deleting it:
 //!
 //! ```ignore
-//! use mcpgen_runtime::ext::json;
-//!
-//! pub async fn get_current_weather(args: GetCurrentWeatherArgs) -> Result<Value, Error> {
-//!     Ok(json!({ "location": args.location, "temperature": 21, "unit": "celsius" }))
+//! async fn delete_pet(&self, api: Api, args: DeletePetArgs) -> Result<Value, Error> {
+//!     api.get_pet_by_id(GetPetByIdArgs { pet_id: args.pet_id }).await?;
+//!     api.call(Tool::DeletePet, args).await
 //! }
 //! ```
 
-use mcpgen_runtime::ext::{Error, Value};
-use crate::tools::*;
+#[allow(unused_imports)]
+use mcpgen_runtime::ext::{Error, Map, OwnTools, Value, json};
 
-/// Get the current weather in a given location
-pub async fn get_current_weather(args: GetCurrentWeatherArgs) -> Result<Value, Error> {
-    let _ = args;
-    Err(Error::not_implemented("get_current_weather"))
+#[allow(unused_imports)]
+use crate::generated::{Api, Tool, args::*};
+
+/// This server's Rust tools.
+pub struct Handlers;
+
+impl crate::generated::RustTools for Handlers {
+    /// Get the current weather in a given location
+    async fn get_current_weather(
+        &self,
+        api: Api,
+        args: GetCurrentWeatherArgs,
+    ) -> Result<Value, Error> {
+        let _ = (api, args);
+        Err(Error::not_implemented("get_current_weather"))
+    }
+    /// Get the current local time in a given IANA timezone
+    async fn get_current_time(
+        &self,
+        api: Api,
+        args: GetCurrentTimeArgs,
+    ) -> Result<Value, Error> {
+        let _ = (api, args);
+        Err(Error::not_implemented("get_current_time"))
+    }
+    /// Get an N-day weather forecast
+    async fn get_n_day_weather_forecast(
+        &self,
+        api: Api,
+        args: GetNDayWeatherForecastArgs,
+    ) -> Result<Value, Error> {
+        let _ = (api, args);
+        Err(Error::not_implemented("get_n_day_weather_forecast"))
+    }
+    /// Send an email to one or more recipients
+    async fn send_email(&self, api: Api, args: SendEmailArgs) -> Result<Value, Error> {
+        let _ = (api, args);
+        Err(Error::not_implemented("send_email"))
+    }
+    /// Tell a random joke. Takes no arguments.
+    async fn get_random_joke(
+        &self,
+        api: Api,
+        args: GetRandomJokeArgs,
+    ) -> Result<Value, Error> {
+        let _ = (api, args);
+        Err(Error::not_implemented("get_random_joke"))
+    }
+    /// List all of the user's reminders
+    async fn list_reminders(
+        &self,
+        api: Api,
+        args: ListRemindersArgs,
+    ) -> Result<Value, Error> {
+        let _ = (api, args);
+        Err(Error::not_implemented("list_reminders"))
+    }
 }
 
-/// Get the current local time in a given IANA timezone
-pub async fn get_current_time(args: GetCurrentTimeArgs) -> Result<Value, Error> {
-    let _ = args;
-    Err(Error::not_implemented("get_current_time"))
-}
-
-/// Get an N-day weather forecast
-pub async fn get_n_day_weather_forecast(
-    args: GetNDayWeatherForecastArgs,
-) -> Result<Value, Error> {
-    let _ = args;
-    Err(Error::not_implemented("get_n_day_weather_forecast"))
-}
-
-/// Send an email to one or more recipients
-pub async fn send_email(args: SendEmailArgs) -> Result<Value, Error> {
-    let _ = args;
-    Err(Error::not_implemented("send_email"))
-}
-
-/// Tell a random joke. Takes no arguments.
-pub async fn get_random_joke(args: GetRandomJokeArgs) -> Result<Value, Error> {
-    let _ = args;
-    Err(Error::not_implemented("get_random_joke"))
-}
-
-/// List all of the user's reminders
-pub async fn list_reminders(args: ListRemindersArgs) -> Result<Value, Error> {
-    let _ = args;
-    Err(Error::not_implemented("list_reminders"))
+/// Tools of your own, beside the API's: `.tool("name", function)`, the function taking
+/// an `Api` and an argument type that derives `serde::Deserialize` and
+/// `schemars::JsonSchema` (its doc comment is the tool's description).
+pub fn own_tools() -> OwnTools<Api> {
+    OwnTools::new()
 }
