@@ -61,7 +61,7 @@ impl Context {
         let Some(session) = &self.session else {
             return Err(Error::new("this call has no client session to ask the user through"));
         };
-        if !session.client_capabilities().is_some_and(|c| c.elicitation.is_some()) {
+        if session.client_capabilities().is_none_or(|c| c.elicitation.is_none()) {
             return Err(Error::new("the client cannot ask its user (no elicitation capability)"));
         }
         let requested_schema = serde_json::from_value(schema)
