@@ -210,3 +210,81 @@ async fn a_tool_of_the_crates_own_may_not_take_an_api_tools_name() {
     let e = engine(Both(Replace, taken)).await.err().expect("refused").to_string();
     assert!(e.contains("the Rust tool `getUser` has the name of a tool of the API"), "{e}");
 }
+
+/// The user's answer, as a client that can elicit gives it (`None`: a client that cannot).
+#[derive(Clone)]
+struct User(Option<Value>);
+
+impl rmcp::ClientHandler for User {
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = request else {
+            return Err(rmcp::ErrorData::invalid_params("a form was expected", None));
+        };
+        assert_eq!(message, "Delete user 7?");
+        let mut result = rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept);
+        result.content = self.0.clone();
+        Ok(result)
+    }
+
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        if self.0.is_some() {
+            info.capabilities = serde_json::from_value(json!({"elicitation": {}})).unwrap();
+        }
+        info
+    }
+}
+
+/// Deletes a user once the user says so.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct AskArgs {
+    id: String,
+}
+
+fn asking() -> OwnTools<Api> {
+    OwnTools::new().tool("delete_asking", |api: Api, args: AskArgs| async move {
+        let form = json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]});
+        let answer = api.0.ask(&format!("Delete user {}?", args.id), form).await?;
+        api.0.progress(1, Some(1));
+        Ok(json!({"answer": answer}))
+    })
+}
+
+/// A client over an in-process pipe to the engine's MCP server.
+async fn session(user: User) -> rmcp::service::RunningService<rmcp::RoleClient, User> {
+    let engine = engine(Both(Replace, asking())).await.unwrap();
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let server = crate::transport::server::McpServer::new(engine);
+    tokio::spawn(async move {
+        if let Ok(running) = rmcp::ServiceExt::serve(server, server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    rmcp::ServiceExt::serve(user, client_io).await.unwrap()
+}
+
+async fn ask(user: User) -> rmcp::model::CallToolResult {
+    let client = session(user).await;
+    let args = json!({"id": "7"}).as_object().cloned().unwrap();
+    let params = rmcp::model::CallToolRequestParams::new("delete_asking".to_string()).with_arguments(args);
+    client.call_tool(params).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_rust_tool_asks_the_user_through_the_clients_session() {
+    crate::upstream::install_crypto_provider();
+    let r = ask(User(Some(json!({"confirm": true})))).await;
+    assert_eq!(r.structured_content, Some(json!({"answer": {"confirm": true}})), "{r:?}");
+}
+
+#[tokio::test]
+async fn a_client_that_cannot_be_asked_is_a_tool_error() {
+    crate::upstream::install_crypto_provider();
+    let r = ask(User(None)).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(format!("{:?}", r.content).contains("the client cannot ask its user"), "{r:?}");
+}
