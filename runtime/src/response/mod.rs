@@ -153,6 +153,8 @@ async fn json_success(resp: &UpstreamResponse, ctx: &CallContext<'_>, filter: Op
     let raw = full_as_sent.then(|| String::from_utf8_lossy(&resp.body).into_owned());
     let (text, note) = render(value, raw, ctx, &resp.body, projected.then_some(filter).flatten(), resp.link.as_deref());
     let reduced = note.is_some();
+    // Whole, the result may still be one page of more: say how to get the next.
+    let note = note.or_else(|| more_note(ctx, &resp.body, resp.link.as_deref()));
     let mut content = vec![ContentBlock::text(text)];
     content.extend(note.map(ContentBlock::text));
     let mut result = CallToolResult::success(content);
@@ -253,18 +255,8 @@ fn note(
         }
     }
     if let Some(next) = ctx.pager.and_then(|p| p.next_page(ctx.args, body, link)) {
-        match next {
-            NextPage::Args(args) => {
-                note.push_str(&format!("\nThe next page: the same arguments and {}.", Value::Object(args)))
-            }
-            NextPage::Guess(args) => note.push_str(&format!(
-                "\nThe next page, if there is one: the same arguments and {}.",
-                Value::Object(args)
-            )),
-            NextPage::Url(url) => {
-                note.push_str(&format!("\nThe API's next page is {url} (no argument of `{tool}` carries it)."))
-            }
-        }
+        note.push('\n');
+        note.push_str(&next_page_text(&next, tool));
     }
     if let (Some(arg), None) = (jq_arg, filter)
         && let Some(example) = projection_example(kept, reduction)
@@ -272,6 +264,34 @@ fn note(
         note.push_str(&format!("\nLess per item: pass {} with the members you need.", json!({ arg: example })));
     }
     note
+}
+
+/// How to get the next page, in a note.
+fn next_page_text(next: &NextPage, tool: &str) -> String {
+    match next {
+        NextPage::Args(args) => format!("The next page: the same arguments and {}.", Value::Object(args.clone())),
+        NextPage::Guess(args) => {
+            format!("The next page, if there is one: the same arguments and {}.", Value::Object(args.clone()))
+        }
+        NextPage::Url(url) => format!("The API's next page is {url} (no argument of `{tool}` carries it)."),
+    }
+}
+
+/// The note of a whole result the API says is one page of more (a `Link: rel="next"`, a cursor or
+/// next URL in the body, `has_more`): the next call's arguments. Nothing when only a page number
+/// suggests a next page: the API did not say there is one.
+fn more_note(ctx: &CallContext<'_>, body: &[u8], link: Option<&str>) -> Option<String> {
+    let pager = ctx.pager?;
+    // Most bodies say nothing of a next page: not parsed again for nothing.
+    let says = |word: &[u8]| body.windows(word.len()).any(|w| w.eq_ignore_ascii_case(word));
+    if link.is_none() && !(says(b"next") || says(b"cursor") || says(b"continuation") || says(b"has_more")) {
+        return None;
+    }
+    let body = Json::parse(body).ok()?;
+    match pager.next_page(ctx.args, &body, link)? {
+        NextPage::Guess(_) => None,
+        next => Some(format!("[mcpgen: the API has more than this page.] {}", next_page_text(&next, ctx.tool))),
+    }
 }
 
 /// The items of the list at `path` (`.` or `.name`) in `value`.

@@ -205,3 +205,34 @@ fn a_filter_on_a_body_that_is_not_json_is_refused() {
     assert_eq!(r.is_error, Some(true));
     assert!(texts(&r)[0].contains("`text/html`, not JSON"), "{:?}", texts(&r));
 }
+
+/// A whole page the API says is one of more carries the next call's arguments, and keeps its
+/// structured content; a page number alone says nothing of a next page.
+#[test]
+fn a_whole_page_names_the_next_when_the_api_says_there_is_one() {
+    let http: crate::config::HttpBinding = serde_json::from_value(json!({
+        "method": "GET", "path": "/commits",
+        "params": [{"arg": "page", "name": "page", "in": "query", "style": "form", "explode": true}]
+    }))
+    .unwrap();
+    let schema = json!({"type": "object", "properties": {"page": {"type": "integer"}}});
+    let pager = paging::Pager::detect(&http, schema.as_object().unwrap());
+    let c = CallContext { pager: Some(&pager), detail: ResponseDetail::Full, ..ctx() };
+    let mut r = resp(200, "application/json", br#"[{"sha": "a"}, {"sha": "b"}]"#);
+    r.link = Some(
+        r#"<https://api.example.com/commits?page=2>; rel="next", <https://api.example.com/commits?page=9>; rel="last""#
+            .into(),
+    );
+    let got = result(r, &c);
+    assert_eq!(got.content.len(), 2, "{got:?}");
+    let note = got.content[1].as_text().map(|t| t.text.clone()).unwrap();
+    assert_eq!(note, "[mcpgen: the API has more than this page.] The next page: the same arguments and {\"page\":2}.");
+    assert!(got.structured_content.is_some(), "a whole result keeps its structured content");
+    let alone = result(resp(200, "application/json", br#"[{"sha": "a"}]"#), &c);
+    assert_eq!(alone.content.len(), 1, "no Link, no cursor: nothing said");
+    let cursor = result(
+        resp(200, "application/json", br#"{"items": [1], "next": "https://api.example.com/commits?page=3"}"#),
+        &c,
+    );
+    assert!(cursor.content[1].as_text().unwrap().text.contains("{\"page\":3}"), "{cursor:?}");
+}
