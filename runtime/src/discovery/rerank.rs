@@ -23,6 +23,10 @@ pub(crate) struct Profile {
     pub collection: bool,
     /// The HTTP method, upper-case.
     pub method: Option<String>,
+    /// The tool changes something: a method other than GET or HEAD, and a summary that does not
+    /// begin with a verb that reads (a `POST /search` that "Lists ..." reads). `false` when the
+    /// method is unknown.
+    pub writes: bool,
     /// The terms of the path's static segments after the first (which names the API's part:
     /// `repos`, `orgs`, `v1`), once each.
     pub path: Vec<u32>,
@@ -128,6 +132,7 @@ mod tests {
 
     fn profile(summary: &[u32], resource: &[u32], collection: bool, method: &str) -> Profile {
         Profile {
+            writes: !matches!(method, "GET" | "HEAD"),
             summary: summary.to_vec(),
             resource: resource.to_vec(),
             collection,

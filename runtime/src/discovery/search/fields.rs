@@ -36,14 +36,44 @@ pub(super) fn profile(doc: &SearchDoc<'_>, analyzer: &Analyzer, terms: &mut Hash
     let mut path: Vec<u32> = statics.iter().skip(1).flat_map(|s| ids(s)).collect();
     path.sort_unstable();
     path.dedup();
+    let method = doc.method.map(str::to_ascii_uppercase);
+    let first_word = summary.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    let reads_by_summary = READ_VERBS.contains(&first_word.as_str());
     Profile {
+        writes: method.as_deref().is_some_and(|m| !matches!(m, "GET" | "HEAD")) && !reads_by_summary,
         summary: ids(&summary),
         resource: statics.last().map(|s| ids(s)).unwrap_or_default(),
         path,
         collection: doc.path.is_some_and(|p| !p.trim_end_matches('/').ends_with('}')),
-        method: doc.method.map(str::to_ascii_uppercase),
+        method,
     }
 }
+
+/// A summary's first word that says the tool reads, whatever its method (POST searches).
+const READ_VERBS: &[&str] = &[
+    "list",
+    "lists",
+    "get",
+    "gets",
+    "search",
+    "searches",
+    "find",
+    "finds",
+    "query",
+    "queries",
+    "retrieve",
+    "retrieves",
+    "fetch",
+    "fetches",
+    "read",
+    "reads",
+    "show",
+    "shows",
+    "lookup",
+    "look",
+    "count",
+    "counts",
+];
 
 /// The texts of a document's fields.
 pub(super) fn field_texts(doc: &SearchDoc<'_>) -> Vec<(usize, String)> {

@@ -76,6 +76,11 @@ const SYNONYM_WEIGHT: f32 = 0.5;
 const COORD_FLOOR: f32 = 0.2;
 /// Documents whose method does what the query's verb asks get this factor.
 const INTENT_BOOST: f32 = 1.7;
+/// A tool that writes, under a request to fetch ([`FETCH_VERBS`]), keeps this share of its score.
+const WRITE_UNDER_READ: f32 = 0.3;
+/// Verbs that ask for data and cannot mean a change. Not "get", which as often asks for a new
+/// thing ("get a token for a runner", "get me out of the channel"), nor "check" or "see".
+const FETCH_VERBS: &[&str] = &["list", "show", "find", "fetch", "view", "display"];
 /// With a sentence-embedding model, a document's cosine similarity to the query counts this much
 /// against its BM25 score scaled to the best one's (chosen on the tuned-on sets: 1 to 1.5 did best
 /// there, docs/context.md).
@@ -111,6 +116,8 @@ pub struct SearchIndex {
     profiles: Vec<Profile>,
     /// Stemmed intent verbs, and the methods they ask for.
     intents: Vec<(Vec<String>, &'static [&'static str])>,
+    /// Stemmed verbs that ask to read and nothing else ([`FETCH_VERBS`]).
+    fetch_verbs: Vec<String>,
     /// Per term: (document, saturated weighted term frequency).
     postings: Vec<Vec<(u32, f32)>>,
     idf: Vec<f32>,
@@ -281,10 +288,12 @@ impl SearchIndex {
         let collected = Collected::of(docs, &analyzer);
         let (postings, idf) = weigh(&collected.fielded, collected.terms.len());
         let intents = INTENTS.iter().map(|(verbs, methods)| (analyzer.all_terms(verbs), *methods)).collect();
+        let fetch_verbs = analyzer.all_terms(FETCH_VERBS);
         let mut related = related_terms(&analyzer);
         add_compounds(&collected.terms, &mut related);
         let Collected { terms, exact, fielded, profiles, response_words, spellings, resources } = collected;
         SearchIndex {
+            fetch_verbs,
             terms,
             related,
             profiles,
@@ -475,9 +484,14 @@ impl SearchIndex {
             verb.and_then(|at| self.intents.iter().find(|(verbs, _)| verbs.contains(&query_terms[at]))).map(|(_, m)| *m)
         };
         if let Some(methods) = intent {
+            // A request to fetch ranks reads above writes that share its words ("list the failed
+            // workflow runs" is not a re-run of them).
+            let reading = verb.is_some_and(|at| self.fetch_verbs.contains(&query_terms[at]));
             for (score, p) in scores.iter_mut().zip(&self.profiles) {
                 if p.method.as_deref().is_some_and(|m| methods.contains(&m)) {
                     *score *= INTENT_BOOST;
+                } else if reading && p.writes {
+                    *score *= WRITE_UNDER_READ;
                 }
             }
         }

@@ -180,3 +180,31 @@ fn response_member_names_find_what_no_tool_text_says() {
     assert!(hits.iter().position(|&d| d == 1) < hits.iter().position(|&d| d == 2), "{hits:?}");
     assert_eq!(idx.search("search movies", 3)[0].0, 2, "words the tools' own text has are not moved");
 }
+
+/// A request to list ranks reads above writes that share its words, and a write whose summary
+/// says it reads (a `POST` search) is not held back.
+#[test]
+fn a_request_to_read_ranks_reads_above_writes() {
+    let schema = Map::new();
+    let idx = SearchIndex::build([
+        doc(
+            "rerunFailedJobs",
+            "Re-run failed jobs from a workflow run. Re-run all of the failed jobs of a workflow run.",
+            "POST",
+            "/repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs",
+            &schema,
+        ),
+        doc(
+            "listWorkflowRuns",
+            "List workflow runs for a repository.",
+            "GET",
+            "/repos/{owner}/{repo}/actions/runs",
+            &schema,
+        ),
+        doc("searchRuns", "Lists failed workflow runs matching a query.", "POST", "/search/runs", &schema),
+    ]);
+    let hits = idx.search("list the failed workflow runs of a repository", 3);
+    let order: Vec<usize> = hits.iter().map(|(i, _)| *i).collect();
+    assert_eq!(order, [1, 2, 0], "the reads first, the POST that reads too: {hits:?}");
+    assert_eq!(idx.search("re-run the failed jobs", 1)[0].0, 0, "a request to write still finds the write");
+}
