@@ -349,7 +349,7 @@ async fn run_script(
     let outcome = sandbox::run_in(code, limits, host, Some(slot)).await;
     tracing::debug!(calls = outcome.calls, elapsed_ms = outcome.elapsed.as_millis() as u64, "run_script");
     match outcome.answer {
-        Ok(answer) => answered(answer, &outcome.printed, engine.result_budget()),
+        Ok(answer) => answered(answer, &outcome.printed, engine.result_budget(), &engine.lean_origins()),
         Err(stop) => {
             // Counted as the tool's failure, not the arguments' (the script was a string).
             obs.outcome = Some(Outcome::ToolError);
@@ -358,20 +358,29 @@ async fn run_script(
     }
 }
 
-/// The script's answer (text as it is, JSON reduced to the budget with a note), then what it
-/// printed. Text only: no output schema promises a structure, so a copy as `structuredContent`
-/// would only double what the model reads (as lean results do not).
-fn answered(answer: Answer, printed: &str, budget: usize) -> CallToolResult {
+/// The script's answer (text as it is, JSON rendered lean as a direct call's result is, for each
+/// of the APIs' `origins`, then reduced to the budget with a note), then what it printed. Text
+/// only: no output schema promises a structure, so a copy as `structuredContent` would only double
+/// what the model reads (as lean results do not).
+fn answered(answer: Answer, printed: &str, budget: usize, origins: &[String]) -> CallToolResult {
     let budget = if budget == 0 { usize::MAX } else { budget };
     let mut content = Vec::new();
     let text = match answer {
         Answer::Text(t) => cut_text(t, budget),
-        Answer::Json(j) if j.chars().count() <= budget => j,
+        Answer::Json(j) if origins.is_empty() && j.chars().count() <= budget => j,
         Answer::Json(j) => match Json::parse(j.as_bytes()) {
             Ok(mut value) => {
-                let reduction = budget::fit(&mut value, budget.saturating_sub(300).max(budget / 2));
-                content.push(ContentBlock::text(reduction_note(&reduction, budget)));
-                value.to_text()
+                for origin in origins {
+                    crate::response::lean::lean(&mut value, origin);
+                }
+                let text = value.to_text();
+                if text.chars().count() <= budget {
+                    text
+                } else {
+                    let reduction = budget::fit(&mut value, budget.saturating_sub(300).max(budget / 2));
+                    content.push(ContentBlock::text(reduction_note(&reduction, budget)));
+                    value.to_text()
+                }
             }
             Err(_) => cut_text(j, budget),
         },
@@ -505,5 +514,41 @@ impl Engine {
         let via = Via { delivery: Delivery::Script, ..Via::default() };
         let (result, outcome, _) = self.observed(name, args, Surface::AllTools, caller, via).await;
         (result, outcome.sent())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(r: &CallToolResult, i: usize) -> String {
+        r.content[i].as_text().map(|t| t.text.clone()).unwrap_or_default()
+    }
+
+    /// What a script returns is rendered as lean as a direct call's result: the API's own URLs
+    /// go, so more items fit; the website's stay.
+    #[test]
+    fn a_scripts_answer_is_rendered_lean() {
+        let pulls: Vec<String> = (0..30)
+            .map(|n| {
+                format!(
+                    r#"{{"number":{n},"title":"fix {n}","url":"https://api.github.com/repos/o/r/pulls/{n}","commits_url":"https://api.github.com/repos/o/r/pulls/{n}/commits","html_url":"https://github.com/o/r/pull/{n}"}}"#
+                )
+            })
+            .collect();
+        let answer = format!("[{}]", pulls.join(","));
+        let origins = ["https://api.github.com".to_string()];
+        let r = answered(Answer::Json(answer.clone()), "", 40_000, &origins);
+        let lean = text(&r, 0);
+        assert!(!lean.contains("api.github.com") && lean.contains("https://github.com/o/r/pull/29"), "{lean}");
+        assert_eq!(r.content.len(), 1, "it fits: no note");
+        let full = answered(Answer::Json(answer.clone()), "", 40_000, &[]);
+        assert_eq!(text(&full, 0), answer, "in full, as returned");
+        let tight = answered(Answer::Json(answer), "", 1_500, &origins);
+        assert!(text(&tight, 1).contains("the first"), "reduced after lean, with a note");
+        let kept_lean = text(&tight, 0).matches("\"number\"").count();
+        let tight_full = answered(Answer::Json(format!("[{}]", pulls.join(","))), "", 1_500, &[]);
+        let kept_full = text(&tight_full, 0).matches("\"number\"").count();
+        assert!(kept_lean > 2 * kept_full, "lean keeps more items: {kept_lean} against {kept_full}");
     }
 }
