@@ -182,7 +182,7 @@ async fn run_suite(requirements: &str) {
         .expect("the suite ran");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    // The score, for the log (the README quotes it).
+    // The score, for the log (docs/serving.md quotes it).
     let summary = stdout.find("=== SUMMARY ===").map_or("", |i| &stdout[i..]);
     eprintln!("conformance {requirements} (checks in {}):\n{summary}", out.display());
     assert!(

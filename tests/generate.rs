@@ -52,7 +52,7 @@ goldens! {
 
 /// Generated files (but the runtime's copy, checked against runtime/ instead) match goldens.
 fn matches_goldens(sample: &str, name: &str) {
-    // Inside the project, so that the README's regenerate command (a path relative to the
+    // Inside the project, so that mcpgen.toml's inputs (a path relative to the
     // crate) is the same on every machine.
     std::fs::create_dir_all("target").unwrap();
     let dir = tempfile::tempdir_in("target").unwrap();
