@@ -53,7 +53,7 @@ goldens! {
 /// Generated files (but the runtime's copy, checked against runtime/ instead) match goldens.
 fn matches_goldens(sample: &str, name: &str) {
     // Inside the project, so that mcpgen.toml's inputs (a path relative to the
-    // crate) is the same on every machine.
+    // crate) are the same on every machine.
     std::fs::create_dir_all("target").unwrap();
     let dir = tempfile::tempdir_in("target").unwrap();
     let out = dir.path().join("crate");
