@@ -64,6 +64,12 @@ pub(crate) struct GenerateArgs {
     #[arg(long, value_enum, value_name = "SOURCE", default_value = "vendored")]
     pub runtime: RuntimeArg,
 
+    /// Which tools get typed arguments (and an `Api` method of their own) in src/generated/:
+    /// every tool of an API of up to 200, else those mcpgen.toml names (`auto`); `all`; or only
+    /// those mcpgen.toml names (`named`). Every tool keeps its `Tool` variant and `Api::call`.
+    #[arg(long, value_enum, value_name = "WHICH", default_value = "auto")]
+    pub typed_args: generate::typed::TypedArgs,
+
     /// Regenerate into a non-empty directory: generated files are replaced, src/hooks.rs and files
     /// whose @generated line was removed are kept.
     #[arg(long)]
@@ -150,6 +156,7 @@ pub(super) fn run(args: &GenerateArgs, matches: Option<&clap::ArgMatches>) -> Re
         manifest: owned.manifest_text(&recipe)?,
         rust: rust.clone(),
         named: owned.named(&config),
+        typed_args: args.typed_args,
     })?;
     let report = generate::write_crate(&dir, &files, args.force)?;
     let moved = remove_old_engine(&dir);
@@ -158,7 +165,7 @@ pub(super) fn run(args: &GenerateArgs, matches: Option<&clap::ArgMatches>) -> Re
     }
     say_written(&package, &config, &dir, started, &files, &report, &features);
     owned.say_changes(&dir, &config);
-    say_what_is_left(&dir, &config, &rust, &report, moved, from_config);
+    say_what_is_left(&dir, &config, &rust, args.typed_args, &report, moved, from_config);
     let d = dir.display();
     let cd = if dir == Path::new(".") { String::new() } else { format!("cd {d} && ") };
     eprintln!("\nnext:\n  {cd}cargo build --release\n  ./target/release/{package} --help");
@@ -302,6 +309,7 @@ fn say_what_is_left(
     dir: &Path,
     config: &RuntimeConfig,
     rust: &std::collections::BTreeSet<String>,
+    which: generate::typed::TypedArgs,
     report: &generate::WriteReport,
     moved: usize,
     from_config: bool,
@@ -317,7 +325,7 @@ fn say_what_is_left(
     if handlers_kept {
         let existing = std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap_or_default();
         let none = std::collections::BTreeSet::new();
-        let spec = generate::TypedSpec { config, rust, named: &none };
+        let spec = generate::TypedSpec { config, rust, named: &none, which };
         let missing = generate::missing_handlers(&existing, &spec);
         if !missing.is_empty() {
             eprintln!("\nsrc/handlers.rs needs a method in `impl RustTools for Handlers` for each new Rust tool:");

@@ -58,7 +58,7 @@ pub(super) fn examples(config: &RuntimeConfig) -> Option<Examples> {
     let renamed = pick(&|_| true);
     let hidden = pick(&|_| true);
     let rust = BTreeSet::from([config.tools[replaced].name.clone()]);
-    let spec = TypedSpec { config, rust: &rust, named: &rust };
+    let spec = TypedSpec { config, rust: &rust, named: &rust, which: Default::default() };
     let named = names(&spec);
     let n = |i: usize| &named[i];
     Some(Examples {

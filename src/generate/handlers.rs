@@ -151,7 +151,7 @@ mod tests {
     fn missing_methods_are_found_by_parsing_the_users_file() {
         let config = two_unbound_tools();
         let none = BTreeSet::new();
-        let spec = TypedSpec { config: &config, rust: &none, named: &none };
+        let spec = TypedSpec { config: &config, rust: &none, named: &none, which: Default::default() };
         let users = "// fn send_mail( is still to write\nimpl RustTools for Handlers {\n    async fn get_weather(&self, api: Api, args: GetWeatherArgs) -> Result<Value, Error> { todo() }\n}";
         let missing = missing_in(users, &spec);
         assert_eq!(missing, ["async fn send_mail(&self, api: Api, args: SendMailArgs) -> Result<Value, Error>"]);
@@ -163,7 +163,8 @@ mod tests {
     fn stubs() {
         let config = two_unbound_tools();
         let none = BTreeSet::new();
-        let text = handlers_rs(&TypedSpec { config: &config, rust: &none, named: &none }).unwrap();
+        let text =
+            handlers_rs(&TypedSpec { config: &config, rust: &none, named: &none, which: Default::default() }).unwrap();
         assert!(
             text.contains("async fn send_mail(&self, api: Api, args: SendMailArgs) -> Result<Value, Error> {"),
             "{text}"

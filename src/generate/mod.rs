@@ -66,6 +66,8 @@ pub struct CrateSpec<'a> {
     pub rust: std::collections::BTreeSet<String>,
     /// Tools `mcpgen.toml` names, by final name (typed in any API).
     pub named: std::collections::BTreeSet<String>,
+    /// Which tools get typed arguments.
+    pub typed_args: typed::TypedArgs,
 }
 
 /// Titles past this many characters make long crate names: the spec's file name is used instead.
@@ -197,7 +199,11 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         vendored: c.runtime == RuntimeSource::Vendored,
         semantic: c.features.contains(&Feature::Semantic),
         examples: examples::examples(config),
-        typed_some: config.tools.len() > typed::TYPED_ALL_UP_TO,
+        typed_some: match c.typed_args {
+            typed::TypedArgs::Auto => config.tools.len() > typed::TYPED_ALL_UP_TO,
+            typed::TypedArgs::All => false,
+            typed::TypedArgs::Named => true,
+        },
         typed_up_to: typed::TYPED_ALL_UP_TO,
     };
     let t = templates::Templates::new()?;
@@ -205,7 +211,7 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     let mut catalogue =
         serde_json::to_string_pretty(config).map_err(|e| Error::internal("writing src/catalogue.json", e))?;
     catalogue.push('\n');
-    let typed = TypedSpec { config, rust: &c.rust, named: &c.named };
+    let typed = TypedSpec { config, rust: &c.rust, named: &c.named, which: c.typed_args };
     let mut files = vec![
         file(manifest::FILE, c.manifest.clone()),
         file("Cargo.toml", t.render(templates::CARGO_TOML, &ctx)?),
@@ -392,6 +398,7 @@ mod tests {
             manifest: String::new(),
             rust: Default::default(),
             named: Default::default(),
+            typed_args: Default::default(),
         };
         let files = crate_files(&c).unwrap();
         let readme = &files.iter().find(|f| f.path == "README.md").unwrap().contents;
@@ -601,7 +608,7 @@ mod tests {
         assert!(engine_paths_in(templates::HOOKS_RS).is_empty());
         let p = crate::pipeline::run("samples/openai-functions.json", &Default::default()).unwrap();
         let none = Default::default();
-        let spec = TypedSpec { config: &p.tools.config, rust: &none, named: &none };
+        let spec = TypedSpec { config: &p.tools.config, rust: &none, named: &none, which: Default::default() };
         assert!(engine_paths_in(&handlers::handlers_rs(&spec).unwrap()).is_empty());
     }
 }

@@ -363,7 +363,7 @@ mod tests {
         let functions = json!([{"name": "walk", "description": "Walks.", "parameters": schema}]).to_string();
         let p = crate::pipeline::run_str(&functions, "f.json", &Default::default()).unwrap();
         let none = BTreeSet::new();
-        let spec = TypedSpec { config: &p.tools.config, rust: &none, named: &none };
+        let spec = TypedSpec { config: &p.tools.config, rust: &none, named: &none, which: Default::default() };
         let text = args_rs("0", &names(&spec)).unwrap();
         // The pipeline inlines the first level of `node` (`root`) and all of `kind`.
         for expected in [

@@ -30,6 +30,18 @@ use crate::names::{is_identifier, pascal_identifier, snake_identifier};
 /// Every tool keeps its `Tool` variant and `Api::call`.
 pub const TYPED_ALL_UP_TO: usize = 200;
 
+/// Which tools get typed arguments (`generate --typed-args`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TypedArgs {
+    /// Every tool up to [`TYPED_ALL_UP_TO`] tools, else the named ones.
+    #[default]
+    Auto,
+    /// Every tool.
+    All,
+    /// Only the tools `mcpgen.toml` names (and those answered in Rust).
+    Named,
+}
+
 /// One tool with its Rust names.
 pub(super) struct Named<'a> {
     pub tool: &'a Tool,
@@ -53,6 +65,8 @@ pub struct TypedSpec<'a> {
     pub rust: &'a BTreeSet<String>,
     /// Tools `mcpgen.toml` names (typed even past [`TYPED_ALL_UP_TO`]), by final name.
     pub named: &'a BTreeSet<String>,
+    /// Which tools are typed.
+    pub which: TypedArgs,
 }
 
 /// Names in scope in the generated modules and the user's files beside the tools' own.
@@ -60,7 +74,11 @@ const RESERVED_METHODS: [&str; 6] = ["call", "context", "new", "from", "clone", 
 
 /// Every tool of `spec` with unique Rust names, in the catalogue's order.
 pub(super) fn names<'a>(spec: &TypedSpec<'a>) -> Vec<Named<'a>> {
-    let all_typed = spec.config.tools.len() <= TYPED_ALL_UP_TO;
+    let all_typed = match spec.which {
+        TypedArgs::Auto => spec.config.tools.len() <= TYPED_ALL_UP_TO,
+        TypedArgs::All => true,
+        TypedArgs::Named => false,
+    };
     let mut variants = BTreeSet::new();
     let mut methods = BTreeSet::new();
     let mut types: BTreeSet<String> = types::TAKEN_TYPES.iter().map(|t| t.to_string()).collect();
@@ -105,7 +123,7 @@ fn unique(used: &mut BTreeSet<String>, name: String) -> String {
 /// for: what the user's code may name, to say which names a regeneration takes away.
 pub fn variants(config: &RuntimeConfig) -> Vec<(String, String)> {
     let none = BTreeSet::new();
-    let spec = TypedSpec { config, rust: &none, named: &none };
+    let spec = TypedSpec { config, rust: &none, named: &none, which: TypedArgs::Named };
     names(&spec).into_iter().map(|n| (n.variant, n.tool.name.clone())).collect()
 }
 
@@ -125,7 +143,7 @@ mod tests {
     fn names_are_unique_and_never_the_layers_own() {
         let config = functions(&["parse", "Parse", "call", "tool", "self"]);
         let none = BTreeSet::new();
-        let named = names(&TypedSpec { config: &config, rust: &none, named: &none });
+        let named = names(&TypedSpec { config: &config, rust: &none, named: &none, which: TypedArgs::Auto });
         let got: Vec<(&str, &str, Option<&str>)> =
             named.iter().map(|n| (n.variant.as_str(), n.method.as_str(), n.args_type.as_deref())).collect();
         assert_eq!(
