@@ -43,6 +43,96 @@ pub(in crate::generate) fn files(mcpgen_version: &str, spec: &TypedSpec<'_>) -> 
 /// `mod.rs`: the traits the user's files implement, and how they become the engine's extensions.
 fn mod_rs(version: &str, named: &[Named<'_>]) -> Result<String> {
     let header = doc_header(version);
+    let hooks = hooks_items();
+    let rust_tools = rust_tools_items(named);
+    render(
+        quote! {
+            #![doc = #header]
+            #![doc = ""]
+            #![doc = " This crate's tools, typed: [`Tool`] (one variant per tool), [`args`] (their arguments),"]
+            #![doc = " [`Api`] (a client that calls them through the engine), and the traits your files implement:"]
+            #![doc = " [`Hooks`] (src/hooks.rs) and [`RustTools`] (src/handlers.rs). mcpgen makes this folder again"]
+            #![doc = " on each regeneration: a tool the API renames or removes is then a compile error in your code."]
+
+            mod api;
+            pub mod args;
+            mod tool;
+
+            pub use api::Api;
+            pub use tool::Tool;
+
+            use std::future::Future;
+
+            use mcpgen_runtime::ext::{self, CallToolResult, Error, HandlerFuture, Map, OwnTools, Request, Value};
+
+            #hooks
+
+            #rust_tools
+
+            /// The hooks, Rust tools and tools of your own this server runs with.
+            pub fn extensions(hooks: impl Hooks, rust: impl RustTools, own: OwnTools<Api>) -> ext::Extensions {
+                ext::Extensions::with_hooks(Typed(hooks)).with_handlers(Dispatch { rust, own })
+            }
+
+            /// The arguments, already checked against the tool's schema, as the method's type.
+            #[allow(dead_code)]
+            fn parse<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> Result<T, Error> {
+                serde_json::from_value(Value::Object(args)).map_err(|e| Error::new(format!("invalid arguments: {e}")))
+            }
+        },
+        "src/generated/mod.rs",
+    )
+}
+
+/// The typed `Hooks` trait, and its adapter to the engine's string-named one.
+fn hooks_items() -> TokenStream {
+    quote! {
+        /// Changes each upstream request before it is sent (an `async fn`: fetch a token, sign
+        /// the request) or refuses it, and changes each result before it goes back to the client.
+        /// Both do nothing unless implemented. Tools of your own (`OwnTools`) do not pass here.
+        pub trait Hooks: Send + Sync + 'static {
+            /// Called before each upstream request of `tool`, after credentials were added, with
+            /// the tool's arguments (already checked). Change the URL, headers or body; an `Err`
+            /// refuses the call and the model sees its message.
+            fn before_request(
+                &self,
+                tool: Tool,
+                args: &Map<String, Value>,
+                request: &mut Request,
+            ) -> impl Future<Output = Result<(), Error>> + Send {
+                let _ = (tool, args, request);
+                async { Ok(()) }
+            }
+
+            /// Called with each result of `tool` before it goes back to the client.
+            fn after_response(&self, tool: Tool, result: &mut CallToolResult) {
+                let _ = (tool, result);
+            }
+        }
+
+        /// [`Hooks`] as the engine calls them (by the tool's MCP name).
+        struct Typed<H>(H);
+
+        impl<H: Hooks> ext::Hooks for Typed<H> {
+            async fn before_request(&self, tool: &str, args: &Map<String, Value>, request: &mut Request) -> Result<(), Error> {
+                match Tool::from_name(tool) {
+                    Some(tool) => self.0.before_request(tool, args, request).await,
+                    None => Ok(()),
+                }
+            }
+
+            fn after_response(&self, tool: &str, result: &mut CallToolResult) {
+                if let Some(tool) = Tool::from_name(tool) {
+                    self.0.after_response(tool, result);
+                }
+            }
+        }
+    }
+}
+
+/// The `RustTools` trait (a method per tool answered in Rust), and the dispatch of the engine's
+/// calls to its methods and to the tools of the crate's own.
+fn rust_tools_items(named: &[Named<'_>]) -> TokenStream {
     let rust: Vec<&Named<'_>> = named.iter().filter(|n| n.rust).collect();
     let methods = rust.iter().map(|n| {
         let method = format_ident!("{}", n.method);
@@ -74,109 +164,36 @@ fn mod_rs(version: &str, named: &[Named<'_>]) -> Result<String> {
             })
         }
     };
-    render(
-        quote! {
-            #![doc = #header]
-            #![doc = ""]
-            #![doc = " This crate's tools, typed: [`Tool`] (one variant per tool), [`args`] (their arguments),"]
-            #![doc = " [`Api`] (a client that calls them through the engine), and the traits your files implement:"]
-            #![doc = " [`Hooks`] (src/hooks.rs) and [`RustTools`] (src/handlers.rs). mcpgen makes this folder again"]
-            #![doc = " on each regeneration: a tool the API renames or removes is then a compile error in your code."]
+    quote! {
+        /// The tools answered by your Rust code: those `mcpgen.toml` marks `rust = true` and
+        /// those without an HTTP binding, one method each. A model's call of one of them reaches
+        /// the method; the method's calls through `api` reach the API.
+        pub trait RustTools: Send + Sync + 'static {
+            #(#methods)*
+        }
 
-            mod api;
-            pub mod args;
-            mod tool;
+        /// Routes each call the engine hands to Rust to its method, or to a tool of your own.
+        struct Dispatch<R> {
+            #unused
+            rust: R,
+            own: OwnTools<Api>,
+        }
 
-            pub use api::Api;
-            pub use tool::Tool;
-
-            use std::future::Future;
-
-            use mcpgen_runtime::ext::{self, CallToolResult, Error, HandlerFuture, Map, OwnTools, Request, Value};
-
-            /// Changes each upstream request before it is sent (an `async fn`: fetch a token, sign
-            /// the request) or refuses it, and changes each result before it goes back to the client.
-            /// Both do nothing unless implemented. Tools of your own (`OwnTools`) do not pass here.
-            pub trait Hooks: Send + Sync + 'static {
-                /// Called before each upstream request of `tool`, after credentials were added, with
-                /// the tool's arguments (already checked). Change the URL, headers or body; an `Err`
-                /// refuses the call and the model sees its message.
-                fn before_request(
-                    &self,
-                    tool: Tool,
-                    args: &Map<String, Value>,
-                    request: &mut Request,
-                ) -> impl Future<Output = Result<(), Error>> + Send {
-                    let _ = (tool, args, request);
-                    async { Ok(()) }
-                }
-
-                /// Called with each result of `tool` before it goes back to the client.
-                fn after_response(&self, tool: Tool, result: &mut CallToolResult) {
-                    let _ = (tool, result);
-                }
+        impl<R: RustTools> ext::Handlers for Dispatch<R> {
+            fn call<'a>(&'a self, tool: &'a str, args: Map<String, Value>, cx: ext::Context) -> Option<HandlerFuture<'a>> {
+                #dispatch_body
             }
 
-            /// The tools answered by your Rust code: those `mcpgen.toml` marks `rust = true` and
-            /// those without an HTTP binding, one method each. A model's call of one of them reaches
-            /// the method; the method's calls through `api` reach the API.
-            pub trait RustTools: Send + Sync + 'static {
-                #(#methods)*
+            fn answers(&self) -> Vec<String> {
+                const RUST: &[&str] = &[#(#rust_names),*];
+                RUST.iter().map(|name| name.to_string()).chain(self.own.names()).collect()
             }
 
-            /// The hooks, Rust tools and tools of your own this server runs with.
-            pub fn extensions(hooks: impl Hooks, rust: impl RustTools, own: OwnTools<Api>) -> ext::Extensions {
-                ext::Extensions::with_hooks(Typed(hooks)).with_handlers(Dispatch { rust, own })
+            fn tools(&self) -> Vec<mcpgen_runtime::config::Tool> {
+                self.own.declared()
             }
-
-            /// [`Hooks`] as the engine calls them (by the tool's MCP name).
-            struct Typed<H>(H);
-
-            impl<H: Hooks> ext::Hooks for Typed<H> {
-                async fn before_request(&self, tool: &str, args: &Map<String, Value>, request: &mut Request) -> Result<(), Error> {
-                    match Tool::from_name(tool) {
-                        Some(tool) => self.0.before_request(tool, args, request).await,
-                        None => Ok(()),
-                    }
-                }
-
-                fn after_response(&self, tool: &str, result: &mut CallToolResult) {
-                    if let Some(tool) = Tool::from_name(tool) {
-                        self.0.after_response(tool, result);
-                    }
-                }
-            }
-
-            /// Routes each call the engine hands to Rust to its method, or to a tool of your own.
-            struct Dispatch<R> {
-                #unused
-                rust: R,
-                own: OwnTools<Api>,
-            }
-
-            impl<R: RustTools> ext::Handlers for Dispatch<R> {
-                fn call<'a>(&'a self, tool: &'a str, args: Map<String, Value>, cx: ext::Context) -> Option<HandlerFuture<'a>> {
-                    #dispatch_body
-                }
-
-                fn answers(&self) -> Vec<String> {
-                    const RUST: &[&str] = &[#(#rust_names),*];
-                    RUST.iter().map(|name| name.to_string()).chain(self.own.names()).collect()
-                }
-
-                fn tools(&self) -> Vec<mcpgen_runtime::config::Tool> {
-                    self.own.declared()
-                }
-            }
-
-            /// The arguments, already checked against the tool's schema, as the method's type.
-            #[allow(dead_code)]
-            fn parse<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> Result<T, Error> {
-                serde_json::from_value(Value::Object(args)).map_err(|e| Error::new(format!("invalid arguments: {e}")))
-            }
-        },
-        "src/generated/mod.rs",
-    )
+        }
+    }
 }
 
 /// The argument type of a tool's method: its own, or a JSON object.

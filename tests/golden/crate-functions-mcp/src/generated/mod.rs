@@ -39,6 +39,28 @@ pub trait Hooks: Send + Sync + 'static {
     }
 }
 
+/// [`Hooks`] as the engine calls them (by the tool's MCP name).
+struct Typed<H>(H);
+
+impl<H: Hooks> ext::Hooks for Typed<H> {
+    async fn before_request(
+        &self,
+        tool: &str,
+        args: &Map<String, Value>,
+        request: &mut Request,
+    ) -> Result<(), Error> {
+        match Tool::from_name(tool) {
+            Some(tool) => self.0.before_request(tool, args, request).await,
+            None => Ok(()),
+        }
+    }
+    fn after_response(&self, tool: &str, result: &mut CallToolResult) {
+        if let Some(tool) = Tool::from_name(tool) {
+            self.0.after_response(tool, result);
+        }
+    }
+}
+
 /// The tools answered by your Rust code: those `mcpgen.toml` marks `rust = true` and
 /// those without an HTTP binding, one method each. A model's call of one of them reaches
 /// the method; the method's calls through `api` reach the API.
@@ -79,37 +101,6 @@ pub trait RustTools: Send + Sync + 'static {
         api: Api,
         args: args::ListRemindersArgs,
     ) -> impl Future<Output = Result<Value, Error>> + Send;
-}
-
-/// The hooks, Rust tools and tools of your own this server runs with.
-pub fn extensions(
-    hooks: impl Hooks,
-    rust: impl RustTools,
-    own: OwnTools<Api>,
-) -> ext::Extensions {
-    ext::Extensions::with_hooks(Typed(hooks)).with_handlers(Dispatch { rust, own })
-}
-
-/// [`Hooks`] as the engine calls them (by the tool's MCP name).
-struct Typed<H>(H);
-
-impl<H: Hooks> ext::Hooks for Typed<H> {
-    async fn before_request(
-        &self,
-        tool: &str,
-        args: &Map<String, Value>,
-        request: &mut Request,
-    ) -> Result<(), Error> {
-        match Tool::from_name(tool) {
-            Some(tool) => self.0.before_request(tool, args, request).await,
-            None => Ok(()),
-        }
-    }
-    fn after_response(&self, tool: &str, result: &mut CallToolResult) {
-        if let Some(tool) = Tool::from_name(tool) {
-            self.0.after_response(tool, result);
-        }
-    }
 }
 
 /// Routes each call the engine hands to Rust to its method, or to a tool of your own.
@@ -176,6 +167,15 @@ impl<R: RustTools> ext::Handlers for Dispatch<R> {
     fn tools(&self) -> Vec<mcpgen_runtime::config::Tool> {
         self.own.declared()
     }
+}
+
+/// The hooks, Rust tools and tools of your own this server runs with.
+pub fn extensions(
+    hooks: impl Hooks,
+    rust: impl RustTools,
+    own: OwnTools<Api>,
+) -> ext::Extensions {
+    ext::Extensions::with_hooks(Typed(hooks)).with_handlers(Dispatch { rust, own })
 }
 
 /// The arguments, already checked against the tool's schema, as the method's type.

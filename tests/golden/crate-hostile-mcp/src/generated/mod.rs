@@ -39,20 +39,6 @@ pub trait Hooks: Send + Sync + 'static {
     }
 }
 
-/// The tools answered by your Rust code: those `mcpgen.toml` marks `rust = true` and
-/// those without an HTTP binding, one method each. A model's call of one of them reaches
-/// the method; the method's calls through `api` reach the API.
-pub trait RustTools: Send + Sync + 'static {}
-
-/// The hooks, Rust tools and tools of your own this server runs with.
-pub fn extensions(
-    hooks: impl Hooks,
-    rust: impl RustTools,
-    own: OwnTools<Api>,
-) -> ext::Extensions {
-    ext::Extensions::with_hooks(Typed(hooks)).with_handlers(Dispatch { rust, own })
-}
-
 /// [`Hooks`] as the engine calls them (by the tool's MCP name).
 struct Typed<H>(H);
 
@@ -74,6 +60,11 @@ impl<H: Hooks> ext::Hooks for Typed<H> {
         }
     }
 }
+
+/// The tools answered by your Rust code: those `mcpgen.toml` marks `rust = true` and
+/// those without an HTTP binding, one method each. A model's call of one of them reaches
+/// the method; the method's calls through `api` reach the API.
+pub trait RustTools: Send + Sync + 'static {}
 
 /// Routes each call the engine hands to Rust to its method, or to a tool of your own.
 struct Dispatch<R> {
@@ -98,6 +89,15 @@ impl<R: RustTools> ext::Handlers for Dispatch<R> {
     fn tools(&self) -> Vec<mcpgen_runtime::config::Tool> {
         self.own.declared()
     }
+}
+
+/// The hooks, Rust tools and tools of your own this server runs with.
+pub fn extensions(
+    hooks: impl Hooks,
+    rust: impl RustTools,
+    own: OwnTools<Api>,
+) -> ext::Extensions {
+    ext::Extensions::with_hooks(Typed(hooks)).with_handlers(Dispatch { rust, own })
 }
 
 /// The arguments, already checked against the tool's schema, as the method's type.
