@@ -32,7 +32,15 @@ pub(super) fn with_recipe(args: Vec<OsString>) -> Result<Vec<OsString>, String> 
     let dir = scan.output.clone().unwrap_or_else(|| PathBuf::from("."));
     let recipe = match manifest::read(&dir) {
         Ok(Some(m)) => m.generate,
-        Ok(None) => return Ok(args),
+        Ok(None) => {
+            return Err(format!(
+                "`mcpgen generate` needs an input (an API description, a function list, a runtime config or a \
+                 multi-API file), or to run in a generated crate's folder, whose {} says what it is made from \
+                 (there is none in {})",
+                manifest::FILE,
+                dir.display()
+            ));
+        }
         Err(e) => return Err(e.to_string()),
     };
     let mut out: Vec<OsString> = args[..2].to_vec();
@@ -190,6 +198,8 @@ mod tests {
             "--force",
         ]);
         assert_eq!(got, want);
+        let e = with_recipe(os(&["mcpgen", "generate", "-o", dir.path().to_str().unwrap()])).unwrap_err();
+        assert!(e.contains("needs an input") && e.contains("mcpgen.toml"), "{e}");
         let given = os(&["mcpgen", "generate", "other.yaml", "-o", &o]);
         assert_eq!(with_recipe(given.clone()).unwrap(), given, "an input named: the command line as it is");
         std::fs::write(krate.join(manifest::FILE), "[generate]\n").unwrap();
