@@ -130,10 +130,11 @@ pub(crate) fn scalar_of_text(text: &str) -> Value {
     }
     let digits = text.strip_prefix('-').unwrap_or(text);
     let plain = !digits.is_empty() && (digits == "0" || !digits.starts_with('0'));
-    if plain && digits.bytes().all(|b| b.is_ascii_digit()) {
-        if let Ok(n) = text.parse::<i64>() {
-            return json!(n);
-        }
+    if plain
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(n) = text.parse::<i64>()
+    {
+        return json!(n);
     }
     let numeric = plain && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.') && digits.matches('.').count() == 1;
     if numeric

@@ -4,8 +4,8 @@
 //! A segment is a parameter when
 //! 1. it looks like an identifier: a number, a UUID, a date, an email, or a token of 8 or more
 //!    letters, digits, `-` and `_` with at least 3 digits; or
-//! 2. another path of the same length, equal everywhere else (parameters counting as equal),
-//!    has another value there, and either one of the values looks like an identifier, or the
+//! 2. another path of the same length, equal everywhere else (parameters counting as equal, and
+//!    sharing at least one literal segment), has another value there, and either one of the values looks like an identifier, or the
 //!    values are slugs (with a `-`, `_` or digit), or there are 3 or more of them.
 //!
 //! Rule 2 is applied until nothing changes. Two plain words (`findByStatus`, `findByTags`) stay
@@ -59,7 +59,13 @@ pub(crate) fn variable_positions(paths: &[Vec<String>]) -> Vec<Vec<bool>> {
                     .collect();
                 groups.entry(key).or_default().push(k);
             }
-            for members in groups.values() {
+            for (key, members) in &groups {
+                // The rest of the path must share a literal segment: values that vary beside
+                // parameters only (`/users/{}` and `/items/{}`) are different resources.
+                let shares_literal = key.iter().rev().skip(1).any(|s| s != "{}" && s != "\u{0}");
+                if !shares_literal {
+                    continue;
+                }
                 let values: BTreeSet<&str> = members.iter().map(|k| paths[*k][i].as_str()).collect();
                 if values.len() < 2 {
                     continue;
