@@ -5,11 +5,12 @@
 //! 1. it looks like an identifier: a number, a UUID, a date, an email, or a token of 8 or more
 //!    letters, digits, `-` and `_` with at least 3 digits; or
 //! 2. another path of the same length, equal everywhere else (parameters counting as equal, and
-//!    sharing at least one literal segment), has another value there, and either one of the values looks like an identifier, or the
-//!    values are slugs (with a `-`, `_` or digit), or there are 3 or more of them.
+//!    sharing at least one literal segment), has another value there, and either one of the
+//!    values looks like an identifier, or the values are all slugs (with a `-`, `_` or digit),
+//!    or one of them is a slug with a digit.
 //!
-//! Rule 2 is applied until nothing changes. Two plain words (`findByStatus`, `findByTags`) stay
-//! literal: they are more likely two operations than two values. A parameter is named after the
+//! Rule 2 is applied until nothing changes. Plain words (`findByStatus`, `findByTags`, `balance`)
+//! stay literal, however many: they are more likely operations than values. A parameter is named after the
 //! literal segment before it, made singular (`users` -> `user`), else `id`; names repeat with a
 //! number (`user2`).
 
@@ -72,7 +73,7 @@ pub(crate) fn variable_positions(paths: &[Vec<String>]) -> Vec<Vec<bool>> {
                 }
                 let strong = values.iter().any(|v| is_id_like(v))
                     || values.iter().all(|v| is_slug(v))
-                    || values.len() >= 3
+                    || values.iter().any(|v| v.bytes().any(|b| b.is_ascii_digit()) && is_slug(v))
                     || members.iter().any(|k| vars[*k][i]);
                 if !strong {
                     continue;
@@ -159,6 +160,9 @@ mod tests {
             "/categories/a/x",
             "/categories/b/x",
             "/categories/c/x",
+            "/send",
+            "/sendbatch",
+            "/balance",
         ]);
         assert_eq!(t[0], "/users/{user}/orders/{order}");
         assert_eq!(t[1], "/users/{user}/orders/{order}");
@@ -166,7 +170,8 @@ mod tests {
         assert_eq!(t[3], "/articles/{article}");
         assert_eq!(t[5], "/pet/findByStatus");
         assert_eq!(t[7], "/items/{item}");
-        assert_eq!(t[8], "/categories/{category}/x");
+        assert_eq!(t[8], "/categories/a/x");
+        assert_eq!(t[12], "/sendbatch");
     }
 
     #[test]

@@ -7,6 +7,9 @@ use serde_json::Value;
 
 use crate::load::recorded::secrets;
 
+/// How deep variables inside variables' values are resolved.
+const MAX_NESTING: usize = 4;
+
 /// The collection's variables: values that may be shown, and the names that are secrets (never
 /// read: their values are a user's credentials).
 #[derive(Debug, Default)]
@@ -81,9 +84,13 @@ impl Vars {
         if self.is_secret(name) { None } else { self.values.get(name).map(String::as_str) }
     }
 
-    /// `text` with each variable that has a value substituted (once: values are not resolved
-    /// again), the others left out and named.
+    /// `text` with each variable that has a value substituted (a value that holds variables is
+    /// resolved in turn, as Postman does, [`MAX_NESTING`] deep), the others left out and named.
     pub(crate) fn resolve(&self, text: &str) -> Resolved {
+        self.resolve_at(text, 0)
+    }
+
+    fn resolve_at(&self, text: &str, depth: usize) -> Resolved {
         let mut out = String::new();
         let mut missing = Vec::new();
         let mut rest = text;
@@ -93,6 +100,11 @@ impl Vars {
             out.push_str(&rest[..start]);
             let name = after[..end].trim();
             match self.value(name) {
+                Some(v) if v.contains("{{") && depth < MAX_NESTING => {
+                    let inner = self.resolve_at(v, depth + 1);
+                    out.push_str(&inner.text);
+                    missing.extend(inner.missing);
+                }
                 Some(v) => out.push_str(v),
                 None => missing.push(name.to_string()),
             }
@@ -194,6 +206,10 @@ mod tests {
         assert_eq!(r.text, "https://api.example.com/a?t=");
         assert_eq!(r.missing, ["token"]);
         assert_eq!(whole_variable("{{ baseUrl }}"), Some("baseUrl"));
+        let nested = Vars::read(
+            &json!({"variable": [{"key": "p", "value": "https"}, {"key": "b", "value": "{{p}}://x.example"}]}),
+        );
+        assert_eq!(nested.resolve("{{b}}/a").text, "https://x.example/a");
         assert_eq!(names_in("a{{x}}b{{y}}"), ["x", "y"]);
     }
 }
