@@ -198,7 +198,10 @@ def measure(mcpgen, inferred_doc, original, label):
 
 def har_of(doc):
     """A HAR of two calls per operation, made from the original's examples."""
-    server = ((doc.get("servers") or [{}])[0].get("url") or "https://api.example.com").rstrip("/")
+    first = (doc.get("servers") or [{}])[0]
+    server = (first.get("url") or "https://api.example.com").rstrip("/")
+    for name, var in (first.get("variables") or {}).items():
+        server = server.replace("{" + name + "}", str(var.get("default", "")))
     if not server.startswith("http"):
         server = "https://api.example.com" + server
     entries = []
@@ -257,7 +260,10 @@ def main():
             hfails = []
             if r.returncode == 0:
                 hdoc = json.load(open(hout))
-                base = (original.get("servers") or [{}])[0].get("url", "")
+                first = (original.get("servers") or [{}])[0]
+                base = first.get("url", "")
+                for name, var in (first.get("variables") or {}).items():
+                    base = base.replace("{" + name + "}", str(var.get("default", "")))
                 prefix = re.sub(r"^https?://[^/]+", "", base).rstrip("/")
                 ours = {(norm(p), m) for p, m, _, _ in operations(hdoc)}
                 for p, m, _, _ in operations(original):

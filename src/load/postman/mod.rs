@@ -240,6 +240,28 @@ impl Reader<'_> {
                 call.params.push((Place::Query, q.key.clone(), self.value_of(q.value.as_deref())));
             }
         }
+        let content_type = self.headers(request, &mut call, &mut credentials);
+        if let Some(b) = request.get("body").filter(|b| b.is_object()) {
+            match body::read(b, content_type.as_deref(), &self.vars) {
+                Ok(body) => call.body = body,
+                Err(why) => {
+                    self.warnings.push(Diagnostic::new(
+                        DiagKind::Lenient,
+                        format!("{at}/body"),
+                        format!("{why}: its schema is a string"),
+                    ));
+                    let media_type =
+                        content_type.map_or_else(|| "application/json".into(), |t| recorded::bare_media_type(&t));
+                    call.body = Some(recorded::Body { media_type, value: None, files: Vec::new() });
+                }
+            }
+        }
+        Ok(Some((method, url, call, credentials)))
+    }
+
+    /// A request's headers: credentials to `credentials`, the others (but the transport's) to
+    /// the call's parameters; returns the `Content-Type`.
+    fn headers(&mut self, request: &Value, call: &mut Call, credentials: &mut Vec<String>) -> Option<String> {
         let mut content_type = None;
         for h in request.get("header").and_then(Value::as_array).into_iter().flatten() {
             let (Some(name), value) = (h.get("key").and_then(Value::as_str), h.get("value").and_then(Value::as_str))
@@ -263,22 +285,7 @@ impl Reader<'_> {
                 call.params.push((Place::Header, name.to_string(), shown));
             }
         }
-        if let Some(b) = request.get("body").filter(|b| b.is_object()) {
-            match body::read(b, content_type.as_deref(), &self.vars) {
-                Ok(body) => call.body = body,
-                Err(why) => {
-                    self.warnings.push(Diagnostic::new(
-                        DiagKind::Lenient,
-                        format!("{at}/body"),
-                        format!("{why}: its schema is a string"),
-                    ));
-                    let media_type =
-                        content_type.map_or_else(|| "application/json".into(), |t| recorded::bare_media_type(&t));
-                    call.body = Some(recorded::Body { media_type, value: None, files: Vec::new() });
-                }
-            }
-        }
-        Ok(Some((method, url, call, credentials)))
+        content_type
     }
 
     /// A recorded text as a value that may be shown: its variables substituted (none missing),
