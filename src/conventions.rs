@@ -16,6 +16,10 @@ pub(crate) const X_MCP: &str = "x-mcp";
 /// one word, `readOnlyHint`...).
 pub(crate) const MAX_RESULT_CHARS: &str = "maxResultChars";
 
+/// In `x-mcp`: the operation was inferred from recorded calls, `{examples: N, from: "HAR file"}`
+/// (a Postman collection's or a HAR file's); remove it once the operation is reviewed.
+pub(crate) const INFERRED: &str = "inferred";
+
 /// On a parameter: the tool argument's name, when it differs from the parameter's.
 pub(crate) const X_MCP_ARGUMENT: &str = "x-mcp-argument";
 
@@ -42,6 +46,11 @@ pub(crate) fn read_mcp(v: &Value) -> Option<McpExtension> {
             ext.scopes = obj.get("scopes").and_then(read_scopes);
             ext.max_result_chars =
                 obj.get(MAX_RESULT_CHARS).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok());
+            ext.inferred = obj.get(INFERRED).and_then(|v| {
+                let examples = usize::try_from(v.get("examples")?.as_u64()?).ok()?;
+                let from = v.get("from").and_then(Value::as_str).unwrap_or("examples").to_string();
+                Some(crate::ir::Inferred { examples, from })
+            });
         }
         _ => return None,
     }
@@ -80,6 +89,9 @@ pub(crate) fn write_mcp(ext: &McpExtension, method: Method) -> Option<Value> {
     }
     if let Some(max) = ext.max_result_chars {
         out.insert(MAX_RESULT_CHARS.into(), json!(max));
+    }
+    if let Some(inferred) = &ext.inferred {
+        out.insert(INFERRED.into(), json!({"examples": inferred.examples, "from": inferred.from}));
     }
     let (read_only, destructive, idempotent) = method_hints(method);
     let hints = [

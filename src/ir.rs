@@ -34,12 +34,23 @@ pub enum Dialect {
     GeminiFunctions,
     /// MCP tools, as a `tools/list` result has them (entries with `inputSchema`).
     McpTools,
+    /// A Postman Collection v2.0 or v2.1, converted to OpenAPI 3.1 when loaded (schemas inferred
+    /// from its examples).
+    Postman,
+    /// A HAR 1.2 recording, converted to OpenAPI 3.1 when loaded (paths templated, schemas
+    /// inferred from the traffic).
+    Har,
 }
 
 impl Dialect {
-    /// Swagger 2.0 or OpenAPI 3.x, rather than a tool list.
+    /// Swagger 2.0 or OpenAPI 3.x (or an input loading made one of), rather than a tool list.
     pub fn is_openapi(self) -> bool {
-        matches!(self, Dialect::Swagger2 | Dialect::Oas30 | Dialect::Oas31)
+        matches!(self, Dialect::Swagger2 | Dialect::Oas30 | Dialect::Oas31 | Dialect::Postman | Dialect::Har)
+    }
+
+    /// A recording of calls (a Postman collection, a HAR file), whose schemas are inferred.
+    pub fn is_recorded(self) -> bool {
+        matches!(self, Dialect::Postman | Dialect::Har)
     }
 
     /// The dialect in words, as `inspect` reports it (`OpenAPI 3.1`).
@@ -53,6 +64,8 @@ impl Dialect {
             Dialect::AnthropicTools => "Anthropic tools",
             Dialect::GeminiFunctions => "Gemini function declarations",
             Dialect::McpTools => "MCP tools/list",
+            Dialect::Postman => "Postman collection",
+            Dialect::Har => "HAR file",
         }
     }
 }
@@ -417,6 +430,19 @@ pub struct McpExtension {
     /// (`0`: no limit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_result_chars: Option<usize>,
+    /// `x-mcp.inferred`: the operation was inferred from recorded calls (a Postman collection, a
+    /// HAR file), to be reviewed; `doctor` reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inferred: Option<Inferred>,
+}
+
+/// How an operation was inferred (`x-mcp.inferred`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Inferred {
+    /// How many recorded calls (examples) it was inferred from.
+    pub examples: usize,
+    /// What recorded them: `Postman collection`, `HAR file`.
+    pub from: String,
 }
 
 impl McpExtension {

@@ -23,6 +23,7 @@ mod doctor;
 mod error;
 pub mod export;
 pub mod generate;
+mod infer;
 pub mod ir;
 mod load;
 mod mem;

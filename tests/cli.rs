@@ -25,7 +25,12 @@ fn bad_inputs_fail_clearly() {
         ("empty.yaml", &["the document is empty"]),
         ("not-utf8.json", &["not-utf8.json:", "not valid UTF-8"]),
         ("functions-bad-parameters.json", &["at #/1/parameters", "must be a JSON Schema object, found a string"]),
-        ("not-an-api.json", &["not an API description"]),
+        ("not-an-api.json", &["not an API description", "Postman collection", "HAR file"]),
+        ("postman-no-items.json", &["at #/item", "needs an `item` list"]),
+        ("postman-v1.json", &["Postman collection v1", "v2.1"]),
+        ("postman-bad-url.json", &["at #/item/0/request/url", "the request's URL cannot be read"]),
+        ("har-no-entries.har", &["at #/log/entries", "no entries"]),
+        ("har-bad-url.har", &["at #/log/entries/0/request/url", "the request's URL cannot be read"]),
     ];
     for (file, needles) in cases {
         let path = format!("tests/fixtures/bad/{file}");

@@ -75,6 +75,8 @@ samples! {
     mcp_tools_list => "mcp-tools-list.json",
     hostile_functions => "hostile-functions.json",
     keyword_properties => "keyword-properties.yaml",
+    postman_collection => "postman-collection.json",
+    traffic => "traffic.har",
 }
 
 /// Corpus documents whose tools once advertised `$ref`s into `$defs` they did not have: properties

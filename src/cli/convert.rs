@@ -73,6 +73,7 @@ pub(super) fn run(args: &ConvertArgs) -> Result<()> {
         openapi: &doc["openapi"],
         info: &doc["info"],
         servers: doc.get("servers"),
+        tags: doc.get("tags"),
         paths: &doc["paths"],
         components: doc.get("components"),
         security: doc.get("security"),
@@ -92,6 +93,8 @@ struct Ordered<'a> {
     info: &'a serde_json::Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     servers: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<&'a serde_json::Value>,
     paths: &'a serde_json::Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     components: Option<&'a serde_json::Value>,

@@ -124,7 +124,7 @@ fn run(args: &DiffArgs) -> Result<usize> {
 
 fn options(args: &DiffArgs) -> PipelineOptions {
     PipelineOptions {
-        load: LoadOptions { allow_remote_refs: args.allow_remote_refs },
+        load: LoadOptions { allow_remote_refs: args.allow_remote_refs, ..LoadOptions::default() },
         tools: ToolOptions {
             filter: Filter {
                 include_tags: args.include_tag.clone(),

@@ -89,7 +89,7 @@ pub(crate) enum Command {
 /// The input and how it becomes tools: shared by every command.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct InputArgs {
-    /// OpenAPI document (2.0, 3.0, 3.1; JSON or YAML) or function-calling tool list; or, for every command but
+    /// OpenAPI document (2.0, 3.0, 3.1; JSON or YAML), function-calling tool list, Postman collection (v2.0, v2.1) or HAR file; or, for every command but
     /// `convert`, a runtime config (`mcpgen config`) or a multi-API file (`mcpgen_apis:`): a file path, an http(s)
     /// URL, or `-` for stdin.
     #[arg(value_name = "SPEC")]
@@ -102,6 +102,11 @@ pub(crate) struct InputArgs {
     /// Follow `$ref`s to http(s) URLs (refused by default).
     #[arg(long)]
     pub allow_remote_refs: bool,
+
+    /// For a HAR file: keep the requests to this host (repeatable, or comma-separated; `host` or
+    /// `host:port`). Default: the host most requests went to.
+    #[arg(long, value_name = "HOST", value_delimiter = ',')]
+    pub host: Vec<String>,
 
     /// Credentials for operations that declare none (repeatable): bearer:ENV, header:NAME:ENV,
     /// query:NAME:ENV, basic:USER_ENV:PASS_ENV, or an OAuth2 authorization-code scheme for
@@ -195,7 +200,7 @@ impl InputArgs {
             (None, None) => Routing::Unbound,
         };
         Ok(PipelineOptions {
-            load: LoadOptions { allow_remote_refs: self.allow_remote_refs },
+            load: LoadOptions { allow_remote_refs: self.allow_remote_refs, hosts: self.host.clone() },
             routing,
             tools: ToolOptions {
                 filter: Filter {

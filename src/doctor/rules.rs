@@ -97,6 +97,11 @@ pub(crate) const INSTRUCTION_LIKE_TEXT: Rule = rule(
     Error,
     "text addressed to the model rather than to a developer is how tools are poisoned: mcpgen withholds it",
 );
+pub(crate) const INFERRED_SCHEMA: Rule = rule(
+    "inferred-schema",
+    Info,
+    "schemas inferred from recorded calls say what the calls showed, not what the API takes: they need a review",
+);
 pub(crate) const SPEC_VIOLATION: Rule =
     rule("spec-violation", Info, "the document breaks the specification; mcpgen read it leniently and may guess wrong");
 
@@ -123,5 +128,6 @@ pub(crate) const RULES: &[&Rule] = &[
     &SCHEMA_TRUNCATED,
     &DUPLICATE_OPERATION_ID,
     &SPEC_VIOLATION,
+    &INFERRED_SCHEMA,
     &INSTRUCTION_LIKE_TEXT,
 ];

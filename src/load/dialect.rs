@@ -61,10 +61,13 @@ pub(crate) fn detect(value: &Value, origin: &str) -> Result<Detected> {
             if let Some(Value::Array(items)) = value.pointer("/result/tools") {
                 return classify_list(items, "/result/tools", origin);
             }
+            if let Some(found) = detect_recording(obj, origin)? {
+                return Ok(found);
+            }
             if obj.contains_key("paths") || obj.contains_key("info") {
                 return Err(unknown(origin, "", "missing version: an OpenAPI document needs a top-level `openapi: 3.x.y` (or `swagger: \"2.0\"`) field".to_string()));
             }
-            Err(unknown(origin, "", "not an API description: expected an OpenAPI document (`openapi`/`swagger` field) or a tool list (`functions`, `tools`, `functionDeclarations`, or a bare array of tools)".to_string()))
+            Err(unknown(origin, "", "not an API description: expected an OpenAPI document (`openapi`/`swagger` field), a tool list (`functions`, `tools`, `functionDeclarations`, or a bare array of tools), a Postman collection (`info.schema` and `item`) or a HAR file (`log.entries`)".to_string()))
         }
         Value::Array(items) => classify_list(items, "", origin),
         _ => Err(unknown(
@@ -73,6 +76,53 @@ pub(crate) fn detect(value: &Value, origin: &str) -> Result<Detected> {
             "not an API description: the document is neither an object nor an array".to_string(),
         )),
     }
+}
+
+/// A Postman collection (v2.0, v2.1: `info.schema` names Postman's collection schema, or
+/// `info._postman_id` beside `item`) or a HAR file (`log` with `entries`). v1 collections and
+/// HAR files without entries are refused, naming the place.
+fn detect_recording(obj: &serde_json::Map<String, Value>, origin: &str) -> Result<Option<Detected>> {
+    let found = |dialect| Some(Detected { dialect, list_pointer: String::new(), warnings: Vec::new() });
+    if let Some(log) = obj.get("log").filter(|l| l.is_object()) {
+        return match log.get("entries") {
+            Some(Value::Array(entries)) if !entries.is_empty() => Ok(found(Dialect::Har)),
+            _ => Err(unknown(
+                origin,
+                "/log/entries",
+                "a HAR file with no entries: record some requests to the API, then export again".to_string(),
+            )),
+        };
+    }
+    let info = obj.get("info");
+    let schema = info.and_then(|i| i.get("schema")).and_then(Value::as_str).unwrap_or("");
+    let postman =
+        schema.contains("getpostman.com/json/collection") || info.and_then(|i| i.get("_postman_id")).is_some();
+    if !postman {
+        if obj.contains_key("requests") && obj.contains_key("order") {
+            return Err(unknown(
+                origin,
+                "",
+                "a Postman collection v1: mcpgen reads v2.0 and v2.1 (Postman exports v2.1: Export, Collection v2.1)"
+                    .to_string(),
+            ));
+        }
+        return Ok(None);
+    }
+    if let Some(version) = ["v1.", "v3.", "v4."].iter().find(|v| schema.contains(&format!("/collection/{v}"))) {
+        return Err(unknown(
+            origin,
+            "/info/schema",
+            format!("a Postman collection {}x: mcpgen reads v2.0 and v2.1", version.trim_end_matches('.')),
+        ));
+    }
+    if !matches!(obj.get("item"), Some(Value::Array(_))) {
+        return Err(unknown(
+            origin,
+            "/item",
+            "a Postman collection needs an `item` list of requests and folders".to_string(),
+        ));
+    }
+    Ok(found(Dialect::Postman))
 }
 
 fn detect_openapi(v: &Value, origin: &str) -> Result<Detected> {
@@ -161,6 +211,18 @@ mod tests {
         assert_eq!(d(json!([{"name": "f", "input_schema": {}}])), Dialect::AnthropicTools);
         assert_eq!(d(json!({"tools": [{"name": "f", "inputSchema": {}}]})), Dialect::McpTools);
         assert_eq!(d(json!({"functionDeclarations": [{"name": "f"}]})), Dialect::GeminiFunctions);
+        let schema = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json";
+        assert_eq!(d(json!({"info": {"name": "c", "schema": schema}, "item": []})), Dialect::Postman);
+        assert_eq!(d(json!({"log": {"version": "1.2", "entries": [{}]}})), Dialect::Har);
+    }
+
+    #[test]
+    fn recordings_refused_name_the_place() {
+        let e = detect(&json!({"log": {"version": "1.2", "entries": []}}), "t.har").unwrap_err().to_string();
+        assert!(e.contains("t.har at #/log/entries") && e.contains("no entries"), "{e}");
+        let schema = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json";
+        let e = detect(&json!({"info": {"schema": schema}}), "c.json").unwrap_err().to_string();
+        assert!(e.contains("#/item"), "{e}");
     }
 
     #[test]

@@ -3,7 +3,10 @@
 
 mod config;
 mod dialect;
+mod har;
 mod parse;
+mod postman;
+mod recorded;
 mod refs;
 
 pub(crate) use refs::is_name_map;
@@ -35,6 +38,9 @@ pub struct LoadOptions {
     /// Follow `$ref`s to http(s) URLs (refused by default: a document should not make mcpgen
     /// fetch from arbitrary hosts).
     pub allow_remote_refs: bool,
+    /// For a HAR file: the hosts whose requests are kept (`--host`); empty: the one most
+    /// requests went to.
+    pub hosts: Vec<String>,
 }
 
 /// A loaded input: the root document, its dialect, and all documents it references.
@@ -280,20 +286,34 @@ fn followed_origin(origin: &str, base: Option<&Url>, target: &str) -> Result<Str
 
 /// An API description's dialect and the documents it refers to.
 fn finish(spec: &str, root_id: String, root_url: Option<Url>, value: Value, opts: &LoadOptions) -> Result<Document> {
-    let detected = detect(&value, spec)?;
+    let mut detected = detect(&value, spec)?;
+    let value = converted(value, &mut detected, spec, opts)?;
     let mut docs = DocumentSet { root: root_id.clone(), root_url, ..Default::default() };
     docs.names.insert(root_id.clone(), spec.to_string());
     docs.docs.insert(root_id, value);
-    if detected.dialect.is_openapi() {
+    if detected.dialect.is_openapi() && !detected.dialect.is_recorded() {
         refs::load_referenced(&mut docs, opts)?;
     }
     Ok(Document { dialect: detected.dialect, list_pointer: detected.list_pointer, docs, warnings: detected.warnings })
 }
 
+/// A recording (a Postman collection, a HAR file) as the OpenAPI 3.1 document inferred from it,
+/// its warnings added to the detected ones; any other document as it is.
+fn converted(value: Value, detected: &mut dialect::Detected, spec: &str, opts: &LoadOptions) -> Result<Value> {
+    let (doc, warnings) = match detected.dialect {
+        Dialect::Postman => postman::convert(&value, spec)?,
+        Dialect::Har => har::convert(&value, spec, &opts.hosts)?,
+        _ => return Ok(value),
+    };
+    detected.warnings.extend(warnings);
+    Ok(doc)
+}
+
 /// Parses an in-memory document as if it were loaded from `origin` (tests and stdin-like uses).
 pub(crate) fn load_str(text: &str, origin: &str) -> Result<Document> {
     let value = parse_document(text.as_bytes(), origin)?;
-    let detected = detect(&value, origin)?;
+    let mut detected = detect(&value, origin)?;
+    let value = converted(value, &mut detected, origin, &LoadOptions::default())?;
     Ok(Document {
         dialect: detected.dialect,
         list_pointer: detected.list_pointer,

@@ -96,6 +96,7 @@ fn bound(
         open_world: f.mcp.open_world,
         scopes: f.mcp.scopes.clone(),
         max_result_chars: f.mcp.max_result_chars,
+        inferred: None,
     };
     let response = Response {
         status: "200".into(),

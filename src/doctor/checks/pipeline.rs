@@ -10,6 +10,7 @@
 //! | a schema cut short | `schema-truncated` |
 //! | operationIds shared | `duplicate-operation-id` |
 //! | the specification broken, read leniently | `spec-violation` |
+//! | an operation inferred from recorded calls (`x-mcp.inferred`) | `inferred-schema` |
 //!
 //! A diagnostic inside a tool's operation (its pointer, or below) concerns that tool; an
 //! operation skipped concerns itself (it counts among the API's operations for the score);
@@ -18,13 +19,41 @@
 use std::collections::HashSet;
 
 use crate::diag::DiagKind;
+use crate::doctor::checks::plural;
 use crate::doctor::rules::{
-    DUPLICATE_OPERATION_ID, OPERATION_SKIPPED, Rule, SCHEMA_TRUNCATED, SPEC_VIOLATION, UNRESOLVED_SCHEMA_REF,
-    UNSUPPORTED_CONSTRUCT,
+    DUPLICATE_OPERATION_ID, INFERRED_SCHEMA, OPERATION_SKIPPED, Rule, SCHEMA_TRUNCATED, SPEC_VIOLATION,
+    UNRESOLVED_SCHEMA_REF, UNSUPPORTED_CONSTRUCT,
 };
-use crate::doctor::{Context, Finding};
+use crate::doctor::{Context, Finding, Origin};
 
 pub(crate) fn check(ctx: &Context<'_>) -> Vec<Finding> {
+    let mut findings = inferred(ctx);
+    findings.extend(diagnostics(ctx));
+    findings
+}
+
+/// Operations inferred from recorded calls (`x-mcp.inferred`): one finding each, with the count.
+fn inferred(ctx: &Context<'_>) -> Vec<Finding> {
+    ctx.subjects
+        .iter()
+        .filter_map(|s| {
+            let Origin::Operation(op) = s.origin else { return None };
+            let inferred = op.mcp.inferred.as_ref()?;
+            let message = format!(
+                "`{}` was inferred from {} ({}): its types, `required` and enums say what the calls showed",
+                s.tool.name,
+                plural(inferred.examples, "example"),
+                inferred.from
+            );
+            let fix = "review the schemas (`mcpgen convert --to openapi` writes them), then remove `x-mcp.inferred`";
+            Some(
+                Finding::new(&INFERRED_SCHEMA, format!("{}/x-mcp/inferred", s.pointer), message, fix).about(&s.pointer),
+            )
+        })
+        .collect()
+}
+
+fn diagnostics(ctx: &Context<'_>) -> Vec<Finding> {
     let tools: HashSet<&str> = ctx.subjects.iter().map(|s| s.pointer.as_str()).collect();
     ctx.diagnostics
         .iter()

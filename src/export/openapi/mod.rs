@@ -214,6 +214,11 @@ fn parameter(p: &Parameter, used: &mut BTreeSet<String>) -> Value {
             out.insert("schema".into(), s);
         }
     }
+    // The first example the parameter declared, so that the document keeps what the tools'
+    // examples come from.
+    if let Some(example) = p.examples.first() {
+        out.insert("example".into(), example.clone());
+    }
     Value::Object(out)
 }
 
@@ -256,7 +261,7 @@ fn content(media: &[MediaType], used: &mut BTreeSet<String>) -> Value {
             let encoding = m.encoding.iter().map(|(prop, ct)| (prop.clone(), json!({ "contentType": ct })));
             entry.insert("encoding".into(), Value::Object(encoding.collect()));
         }
-        if let Some(example) = &m.example {
+        if let Some(example) = m.example.as_ref().or(m.examples.first()) {
             entry.insert("example".into(), example.clone());
         }
         out.insert(m.media_type.clone(), Value::Object(entry));
