@@ -33,7 +33,7 @@ pub const TYPED_ALL_UP_TO: usize = 200;
 /// Which tools get typed arguments (`generate --typed-args`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum TypedArgs {
-    /// Every tool of an API of up to 200 tools ([`TYPED_ALL_UP_TO`]), else the named ones.
+    /// Every tool of an API of up to 200 tools, else the named ones.
     #[default]
     Auto,
     /// Every tool.
