@@ -497,6 +497,23 @@ fn text_of(result: &CallToolResult) -> String {
 }
 
 impl Engine {
+    /// The origins the engine's requests go to (every API's base URL, and tools' own), whose
+    /// URLs a lean rendering drops from what code returns; none when results are rendered in
+    /// full.
+    pub(crate) fn lean_origins(&self) -> Vec<String> {
+        if self.rendering.detail == crate::config::ResponseDetail::Full {
+            return Vec::new();
+        }
+        let apis = std::iter::once(&self.default_target).chain(&self.apis).filter_map(|t| t.base_url.as_deref());
+        let tools = self.tools.iter().filter_map(|t| t.http.as_ref()?.base_url.as_deref());
+        let origins: std::collections::BTreeSet<String> = apis
+            .chain(tools)
+            .filter_map(|u| reqwest::Url::parse(u).ok())
+            .map(|u| crate::response::lean::origin_of(&u))
+            .collect();
+        origins.into_iter().collect()
+    }
+
     /// The tools' names in scripts (made on first use).
     pub fn script_names(&self) -> &ScriptNames {
         self.code.names.get_or_init(|| ScriptNames::new(self.tools.iter().map(|t| &*t.mcp.name)))
