@@ -54,6 +54,7 @@ pairs! {
     annotations_read_only_to_destructive => "annotations/old.yaml", "annotations/new.yaml";
     auth_credentials_and_scopes => "auth/old.yaml", "auth/new.yaml";
     response_shape => "responses/old.yaml", "responses/new.yaml";
+    alternatives_paired_by_content => "alternatives/old.yaml", "alternatives/new.yaml";
     function_lists => "functions/old.json", "functions/new.json";
     runtime_configs => "config/old.mcp.json", "config/new.mcp.json";
     runtime_config_to_api_description => "config/old.mcp.json", "config/new.yaml";
