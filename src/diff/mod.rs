@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use mcpgen_config::{RuntimeConfig, Tool};
-pub(crate) use render::{json, markdown};
+pub(crate) use render::{COMMENT_LIMIT, json, markdown, markdown_within};
 use schema::Direction;
 
 /// What kind of change: its name in `--json`, and in words ([`Kind::words`]).
