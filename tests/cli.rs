@@ -167,6 +167,50 @@ fn inspect_of_a_runtime_config_estimates_no_response() {
     assert!(tools.iter().all(|t| t["response"].is_null()), "{tools:?}");
 }
 
+/// `mcpgen inspect` with `COLUMNS` set: the table between its header and the next blank line.
+fn inspect_table(spec: &str, columns: Option<&str>) -> (String, Vec<String>) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpgen"));
+    cmd.args(["inspect", spec]).env_remove("COLUMNS");
+    if let Some(c) = columns {
+        cmd.env("COLUMNS", c);
+    }
+    let out = cmd.output().expect("run mcpgen");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let table = text.lines().skip_while(|l| !l.starts_with("TOOL ")).take_while(|l| !l.is_empty()).map(String::from);
+    let table: Vec<String> = table.collect();
+    (text, table)
+}
+
+/// The summary comes first, then the table, which fits `COLUMNS` (100 when it is unset and stdout
+/// is no terminal): long paths, then long names, shortened in the middle.
+#[test]
+fn inspect_fits_its_table_to_the_width_after_the_summary() {
+    let (text, table) = inspect_table("samples/petstore-oas30.json", Some("80"));
+    assert!(text.find("20 operations -> 20 tools") < text.find("TOOL "), "{text}");
+    assert_eq!(table.len(), 21, "{text}");
+    assert!(table.iter().all(|l| l.chars().count() <= 80), "{text}");
+    assert!(table.iter().any(|l| l.contains('…')), "paths shortened: {text}");
+    let (_, wide) = inspect_table("samples/petstore-oas30.json", Some("200"));
+    assert!(wide.iter().all(|l| !l.contains('…')), "nothing shortened when it fits");
+    let (_, default) = inspect_table("samples/petstore-oas30.json", None);
+    assert!(default.iter().all(|l| l.chars().count() <= 100));
+}
+
+/// GitHub's 1,223 tools: rows within 100 characters (243 before), and the renames summed up by
+/// why, the 25 shortened names first.
+#[test]
+fn inspect_of_github_fits_and_sums_up_its_renames() {
+    let Some(path) = common::corpus_file(common::GITHUB) else { return };
+    let (text, table) = inspect_table(&path.display().to_string(), None);
+    assert_eq!(table.len(), 1224);
+    assert!(table.iter().all(|l| l.chars().count() <= 100), "{:?}", table.iter().map(|l| l.chars().count()).max());
+    let shortened =
+        text.find("  25 names were longer than --max-name-len and lost whole words; --verbose lists them all:");
+    let characters = text.find("  1,198 operationIds had characters tool names do not take");
+    assert!(shortened.is_some() && shortened < characters, "{text}");
+}
+
 #[test]
 fn reads_stdin_and_yaml() {
     use std::io::Write;

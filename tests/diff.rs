@@ -54,6 +54,7 @@ pairs! {
     annotations_read_only_to_destructive => "annotations/old.yaml", "annotations/new.yaml";
     auth_credentials_and_scopes => "auth/old.yaml", "auth/new.yaml";
     response_shape => "responses/old.yaml", "responses/new.yaml";
+    alternatives_paired_by_content => "alternatives/old.yaml", "alternatives/new.yaml";
     function_lists => "functions/old.json", "functions/new.json";
     runtime_configs => "config/old.mcp.json", "config/new.mcp.json";
     runtime_config_to_api_description => "config/old.mcp.json", "config/new.yaml";
@@ -164,4 +165,69 @@ fn github_enterprise_3_0_to_3_1() {
         !changes.iter().any(|c| c["tool"] == "repos_get-branch" && c["kind"] == "response_property_removed"),
         "repos_get-branch's team parent is cut short in 3.1"
     );
+}
+
+/// Two versions of an API of `tools` operations: in the new one, each operation's `state` takes
+/// one value less, its `sort` is gone and it has a new optional `page`.
+fn many_changed_tools(tools: usize) -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let version = |new: bool| {
+        let mut paths = serde_json::Map::new();
+        for i in 0..tools {
+            let state =
+                if new { serde_json::json!(["open", "closed"]) } else { serde_json::json!(["open", "closed", "all"]) };
+            let mut params =
+                vec![serde_json::json!({"name": "state", "in": "query", "schema": {"type": "string", "enum": state}})];
+            params.push(if new {
+                serde_json::json!({"name": "page", "in": "query", "schema": {"type": "integer"}})
+            } else {
+                serde_json::json!({"name": "sort", "in": "query", "schema": {"type": "string"}})
+            });
+            let op = serde_json::json!({"get": {"operationId": format!("listThingsOfKind{i:04}"), "parameters": params,
+                "responses": {"200": {"description": "ok"}}}});
+            paths.insert(format!("/kinds/kind-{i:04}/things"), op);
+        }
+        serde_json::json!({"openapi": "3.0.3", "info": {"title": "Things", "version": "1"}, "paths": paths})
+    };
+    let write = |name: &str, new: bool| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, version(new).to_string()).expect("write a version");
+        path.display().to_string()
+    };
+    let (old, new) = (write("old.json", false), write("new.json", true));
+    (dir, old, new)
+}
+
+#[test]
+fn a_report_too_big_for_a_pull_request_comment_is_shortened_and_full_prints_it_all() {
+    let (_dir, old, new) = many_changed_tools(400);
+    let full = mcpgen(&["diff", &old, &new, "--full"]);
+    assert_eq!(full.status.code(), Some(0), "{}", stderr(&full));
+    let full = stdout(&full);
+    assert!(full.chars().count() > 65_536, "the whole report is bigger than a comment: {}", full.len());
+    for i in [0, 399] {
+        let tool = format!("#### `listThingsOfKind{i:04}`");
+        assert!(full.contains(&tool), "--full has every tool: {tool}");
+    }
+    assert_eq!(full.matches("- enum narrowed at").count(), 400, "and every change");
+
+    let short = mcpgen(&["diff", &old, &new]);
+    assert_eq!(short.status.code(), Some(0), "{}", stderr(&short));
+    let short = stdout(&short);
+    assert!(short.chars().count() <= 65_536, "{} characters", short.chars().count());
+    assert!(short.contains("Run the same command with `--full` for all 1200 changes"), "{short}");
+    assert!(short.contains("\n- `listThingsOfKind0399`: 1 argument removed, 1 enum narrowed; and 1 other change\n"));
+    assert!(short.contains("\n### Breaking changes in detail\n"), "{short}");
+
+    // `-o` writes the report to a file; --json is unchanged, whole.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("diff.md");
+    let written = mcpgen(&["diff", &old, &new, "--full", "-o", &file.display().to_string()]);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    assert!(written.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&file).expect("the report"), full);
+    let json = mcpgen(&["diff", &old, &new, "--json"]);
+    let doc: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(doc["changes"].as_array().map(Vec::len), Some(1200));
+    assert_eq!(mcpgen(&["diff", &old, &new, "--json", "--full"]).status.code(), Some(2), "--full is for Markdown");
 }

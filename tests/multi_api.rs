@@ -318,7 +318,7 @@ async fn a_name_clash_after_prefixing_is_resolved() {
     assert_eq!(names, ["notes_listNotes", "notes_createNote", "notes_listNotes_2"]);
 }
 
-/// Prefixed names stay within `--max-name-len`, shortened word by word as any long name is.
+/// Prefixed names stay within `--max-name-len`, shortened by whole words as any long name is.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prefixed_names_stay_within_the_limit() {
     let two = Two::start().await;
@@ -335,7 +335,7 @@ async fn prefixed_names_stay_within_the_limit() {
     let config: Value = serde_json::from_slice(&out.stdout).unwrap();
     let name = config["tools"][0]["name"].as_str().unwrap();
     assert!(name.starts_with("long_") && name.len() <= 64, "{name}");
-    assert_eq!(name, "long_lis_Eve_Ver_Lon_Res_Nam_Of_The_Acc_Wit_Its_His_And_Rel");
+    assert_eq!(name, "long_listEveryVeryLongResourceNameOfAccountItsHistoryRelations");
 }
 
 /// `inspect`, `search`, `export` and `generate` take a multi-API file as `serve` does: every API's

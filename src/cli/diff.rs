@@ -8,6 +8,7 @@
 //! was written with them, else the response shapes it keeps). A multi-API file goes through
 //! `merge::open` itself.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -25,14 +26,17 @@ use mcpgen_config::RuntimeConfig;
 pub(super) const EXAMPLES: &str = "\
 Examples:
   mcpgen diff old.yaml new.yaml                      the changes, as Markdown for a pull request
+                                                     (shortened to fit a comment when needed)
+  mcpgen diff old.yaml new.yaml --full -o diff.md    every change, written to diff.md
   mcpgen diff v1.json v2.json --fail-on-breaking     exit 1 when an agent made for v1 may break (CI)
   mcpgen diff api.mcp.json openapi.yaml --json       a config against its API description, as JSON
   git show main:openapi.yaml | mcpgen diff - openapi.yaml   against the committed version
 
 Breaking: a tool removed or renamed; a required argument added, an argument removed or made
-required; a type, enum, bound or pattern that accepts less; an annotation less safe than before
-(readOnlyHint true -> false, destructiveHint false -> true, ...); new credentials or scopes; a
-response member removed or holding a type it did not.
+required; a type, enum, bound or pattern that accepts less; an anyOf/oneOf alternative removed
+(alternatives are paired by content: a tag, a title, their structure); an annotation less safe
+than before (readOnlyHint true -> false, destructiveHint false -> true, ...); new credentials or
+scopes; a response member removed or holding a type it did not.
 
 Exit codes:
   0  compared (whether or not a change is breaking, without --fail-on-breaking)
@@ -53,6 +57,16 @@ pub(crate) struct DiffArgs {
     /// Print a JSON document (`{"breaking": N, "other": M, ..., "changes": [...]}`) instead of Markdown.
     #[arg(long)]
     pub json: bool,
+
+    /// Print every change in the Markdown report. Without it, a report over 65,536 characters (what a
+    /// pull-request comment holds) is shortened: one line per tool, the breaking changes in detail
+    /// as far as they fit, and how to get the rest.
+    #[arg(long, conflicts_with = "json")]
+    pub full: bool,
+
+    /// Write the report to this file instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 
     /// Exit 1 when a change is breaking.
     #[arg(long)]
@@ -115,10 +129,12 @@ fn run(args: &DiffArgs) -> Result<usize> {
     let diff = crate::diff::diff(old.side(), new.side());
     let text = if args.json {
         crate::diff::json(&diff, &args.old, &args.new).map_err(|e| Error::internal("printing the diff as JSON", e))?
-    } else {
+    } else if args.full {
         crate::diff::markdown(&diff, &args.old, &args.new)
+    } else {
+        crate::diff::markdown_within(&diff, &args.old, &args.new, crate::diff::COMMENT_LIMIT)
     };
-    super::output::write(None, &text)?;
+    super::output::write(args.output.as_deref(), &text)?;
     Ok(diff.breaking())
 }
 

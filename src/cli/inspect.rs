@@ -2,6 +2,9 @@
 
 use std::fmt::Write as _;
 
+mod notes;
+mod table;
+
 use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
@@ -67,7 +70,7 @@ pub(super) fn run(args: &InspectArgs) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
     } else {
-        print!("{}", report.render_with(args.verbose));
+        print!("{}", report.render_within(args.verbose, table::terminal_width()));
     }
     Ok(())
 }
@@ -344,13 +347,20 @@ impl Report {
         [CONFIG_DIALECT, MERGED_DIALECT].contains(&self.api.dialect)
     }
 
-    /// The table, totals, credentials, warnings and notes (renames summed up).
+    /// The totals (tools, what listing them costs), the table, credentials, warnings and notes
+    /// (renames summed up), within [`table::DEFAULT_WIDTH`] columns.
     pub fn render(&self) -> String {
         self.render_with(false)
     }
 
     /// Like [`Report::render`]; `verbose` lists every rename.
     pub fn render_with(&self, verbose: bool) -> String {
+        self.render_within(verbose, table::DEFAULT_WIDTH)
+    }
+
+    /// Like [`Report::render_with`], the table fitted to `width` columns as far as it can be (its
+    /// paths, then its tool names, shortened in the middle).
+    pub fn render_within(&self, verbose: bool, width: usize) -> String {
         let mut out = String::new();
         let a = &self.api;
         let _ = writeln!(out, "{} {} ({}, {})", a.title, a.version, a.dialect, a.source);
@@ -367,9 +377,9 @@ impl Report {
             let url = api.base_url.as_deref().unwrap_or("no base URL: `serve` needs --base-url");
             let _ = writeln!(out, "  {}{version} (tools {}*): {url}", api.title, api.prefix);
         }
-        out.push('\n');
-        self.render_table(&mut out);
         self.render_totals(&mut out);
+        out.push('\n');
+        self.render_table(&mut out, width);
         self.render_over_budget(&mut out, verbose);
         if !self.credentials.is_empty() {
             let _ = writeln!(out, "\nCredentials (environment variables):");
@@ -385,12 +395,12 @@ impl Report {
                 let _ = writeln!(out, "  {d}");
             }
         }
-        render_notes(&mut out, notes, verbose);
+        notes::render(&mut out, notes, verbose);
         out
     }
 
     /// The tools as a table: name, method, path, parameters, schema size, tokens, annotations.
-    fn render_table(&self, out: &mut String) {
+    fn render_table(&self, out: &mut String, width: usize) {
         let headers = ["TOOL", "METHOD", "PATH", "PARAMS", "SCHEMA", "TOKENS", "ANNOTATIONS"];
         let rows: Vec<[String; 7]> = self
             .tools
@@ -407,29 +417,7 @@ impl Report {
                 ]
             })
             .collect();
-        let mut widths = headers.map(str::len);
-        for r in &rows {
-            for (w, cell) in widths.iter_mut().zip(r) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-        let line = |cells: [&str; 7]| {
-            let mut l = String::new();
-            for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
-                if i == 6 {
-                    l.push_str(c);
-                } else if (3..=5).contains(&i) {
-                    let _ = write!(l, "{c:>w$}  ");
-                } else {
-                    let _ = write!(l, "{c:<w$}  ");
-                }
-            }
-            l.trim_end().to_string()
-        };
-        let _ = writeln!(out, "{}", line(headers));
-        for r in &rows {
-            let _ = writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[6]]));
-        }
+        out.push_str(&table::render(headers, &rows, &[3, 4, 5], width));
     }
 
     /// Operations and tools, the cost of `tools/list` in each mode, the mode `serve` would use,
@@ -522,32 +510,6 @@ fn response_estimate(e: Estimate, tool: &Tool, context: &mcpgen_config::Context)
         over_budget: budget > 0 && rendered > budget,
         rendered,
         budget,
-    }
-}
-
-/// Notes, with renames summed up (three examples) unless `verbose`.
-fn render_notes(out: &mut String, notes: Vec<&Diagnostic>, verbose: bool) {
-    if notes.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "\nNotes ({}):", notes.len());
-    let (renames, others): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
-        notes.into_iter().partition(|d| d.kind == crate::diag::DiagKind::ToolRenamed);
-    for d in others {
-        let _ = writeln!(out, "  {d}");
-    }
-    if verbose || renames.len() <= 3 {
-        for d in renames {
-            let _ = writeln!(out, "  {d}");
-        }
-    } else {
-        let examples: Vec<&str> = renames.iter().take(3).map(|d| d.message.as_str()).collect();
-        let _ = writeln!(
-            out,
-            "  {} tools are named apart from their operationId (tool names take letters, digits, `_` and `-`), e.g. {}; --verbose lists them all",
-            group_digits(renames.len()),
-            examples.join(", ")
-        );
     }
 }
 

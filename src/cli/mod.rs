@@ -139,7 +139,7 @@ pub(crate) struct InputArgs {
     #[arg(long, value_name = "METHOD", value_delimiter = ',', value_parser = parse_method, help_heading = "Filters")]
     pub method: Vec<Method>,
 
-    /// Longest tool name; longer ones are abbreviated (then hashed) readably.
+    /// Longest tool name; longer ones lose whole words (repeated, small, then common ones first).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u16).range(8..=128), help_heading = "Tools")]
     pub max_name_len: u16,
 

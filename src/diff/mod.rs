@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use mcpgen_config::{RuntimeConfig, Tool};
-pub(crate) use render::{json, markdown};
+pub(crate) use render::{COMMENT_LIMIT, json, markdown, markdown_within};
 use schema::Direction;
 
 /// What kind of change: its name in `--json`, and in words ([`Kind::words`]).
@@ -46,6 +46,8 @@ pub(crate) enum Kind {
     ConstraintWidened,
     ConstraintChanged,
     AlternativesChanged,
+    AlternativeAdded,
+    AlternativeRemoved,
     ResponsePropertyRemoved,
     ResponsePropertyAdded,
     ResponseTypeChanged,
@@ -78,6 +80,8 @@ impl Kind {
             Kind::ConstraintWidened => "constraint widened",
             Kind::ConstraintChanged => "constraint changed",
             Kind::AlternativesChanged => "alternatives changed",
+            Kind::AlternativeAdded => "alternative added",
+            Kind::AlternativeRemoved => "alternative removed",
             Kind::ResponsePropertyRemoved => "response property removed",
             Kind::ResponsePropertyAdded => "response property added",
             Kind::ResponseTypeChanged => "response type changed",

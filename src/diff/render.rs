@@ -1,5 +1,8 @@
-//! A [`Diff`] for people (Markdown, to paste into a pull request) and for programs (JSON, a
-//! stable document: `{"breaking": N, "other": M, "old", "new", "tools", "changes": [...]}`).
+//! A [`Diff`] for people (Markdown, to paste into a pull request: whole, or shortened by [`brief`]
+//! to fit a comment) and for programs (JSON, a stable document: `{"breaking": N, "other": M,
+//! "old", "new", "tools", "changes": [...]}`).
+
+mod brief;
 
 use std::fmt::Write as _;
 
@@ -66,12 +69,15 @@ fn code(text: &str) -> String {
     if text.contains('`') { format!("`` {text} ``") } else { format!("`{text}`") }
 }
 
-/// The diff as Markdown: a summary line, then the breaking changes and the others, by tool.
-pub(crate) fn markdown(diff: &Diff, old: &str, new: &str) -> String {
+/// What a pull-request comment holds, in characters (GitHub's limit).
+pub(crate) const COMMENT_LIMIT: usize = 65_536;
+
+/// The summary line: the inputs, the changes counted, the tools.
+fn header(diff: &Diff, old: &str, new: &str) -> String {
     let breaking = diff.breaking();
     let other = diff.changes.len() - breaking;
     let n = counts(diff);
-    let mut out = format!(
+    format!(
         "**mcpgen diff** {} -> {}: {}, {} (tools: {} -> {}; {} added, {} removed, {} renamed)\n",
         code(old),
         code(new),
@@ -82,7 +88,20 @@ pub(crate) fn markdown(diff: &Diff, old: &str, new: &str) -> String {
         n.added,
         n.removed,
         n.renamed,
-    );
+    )
+}
+
+/// The diff as Markdown within `limit` characters: whole when it fits, else shortened
+/// ([`brief`]: a line per tool, the breaking changes in detail as far as they fit, and how to get
+/// the rest).
+pub(crate) fn markdown_within(diff: &Diff, old: &str, new: &str, limit: usize) -> String {
+    let whole = markdown(diff, old, new);
+    if whole.chars().count() <= limit { whole } else { brief::markdown(diff, old, new, limit) }
+}
+
+/// The diff as Markdown: a summary line, then the breaking changes and the others, by tool.
+pub(crate) fn markdown(diff: &Diff, old: &str, new: &str) -> String {
+    let mut out = header(diff, old, new);
     if diff.changes.is_empty() {
         out.push_str("\nNo change to the tools an agent sees.\n");
         return out;

@@ -5,10 +5,10 @@
 //!
 //! Local `$ref`s are followed on each side (a position reached through one is written as if
 //! inlined), and `anyOf: [S, {type: null}]`, how OpenAPI 3.0's `nullable` reads in 2020-12, is
-//! `S` that also takes `null`. Alternatives (`anyOf`, `oneOf`, `allOf`) are compared by position
-//! when both sides have as many; otherwise their count is what is reported. A schema cut short
-//! when its tool was made (too deep or too large) shows only its type: what it held is not
-//! compared.
+//! `S` that also takes `null`. Alternatives (`anyOf`, `oneOf`, `allOf`) are paired by content
+//! ([`alternatives`]: a tag, equality, a title, a definition, else their likeness), so that one
+//! dropped or added moves no other. A schema cut short when its tool was made (too deep or too
+//! large) shows only its type: what it held is not compared.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -19,6 +19,8 @@ use super::{Kind, Sink};
 use crate::tools::inline::CUT_SHORT;
 use mcpgen_config::keywords;
 use mcpgen_config::refs::resolve_pointer;
+
+mod alternatives;
 
 /// Which way values flow through the schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -443,33 +445,6 @@ impl<'a> Walk<'a, '_, '_> {
             Direction::Output => (Kind::ResponsePropertyAdded, false, format!("the response now has `{name}`")),
         };
         self.sink.add(kind, at, breaking, why).values(None, brief(schema).as_ref());
-    }
-
-    /// `anyOf`, `oneOf`, `allOf`: by position when both have as many, else their count.
-    fn alternatives(&mut self, old: &'a Map<String, Value>, new: &'a Map<String, Value>, at: &str, depth: usize) {
-        let list = |o: &'a Map<String, Value>, key: &str| -> &'a [Value] {
-            o.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
-        };
-        for key in ["anyOf", "oneOf", "allOf"] {
-            let (a, b) = (list(old, key), list(new, key));
-            if a.len() == b.len() {
-                for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                    self.schema(x, y, &format!("{at}/{key}/{i}"), depth + 1);
-                }
-                continue;
-            }
-            let (na, nb) = (a.len(), b.len());
-            let (breaking, why) = if na == 0 || nb == 0 {
-                // A schema that gained or lost its alternatives: what it takes is for a person to say.
-                (true, format!("{key} had {na} alternatives, now {nb}: compare them by hand"))
-            } else {
-                // Whether the new schema takes fewer forms of value than the old one.
-                let fewer = if key == "allOf" { nb > na } else { nb < na };
-                let breaking = (self.direction == Direction::Input) == fewer;
-                (breaking, format!("{key} had {na} alternatives, now {nb}"))
-            };
-            self.sink.add(Kind::AlternativesChanged, format!("{at}/{key}"), breaking, why);
-        }
     }
 }
 

@@ -319,9 +319,12 @@ fn adjust(mut config: RuntimeConfig, w: &Wanted, prefix: &str) -> Result<Runtime
     }
     if !prefix.is_empty() {
         let room = opts.max_name_len.clamp(8, 128).saturating_sub(prefix.len()).max(8);
-        let mut names = crate::tools::naming::NameAllocator::new(room);
-        for t in &mut config.tools {
-            t.name = format!("{prefix}{}", names.allocate(&t.name));
+        use crate::tools::naming::{NameAllocator, Wanted};
+        let wanted: Vec<Wanted> =
+            config.tools.iter().map(|t| Wanted::new(t.name.as_str(), t.tags.first().map(String::as_str))).collect();
+        let names = NameAllocator::new(room).allocate_all(&wanted);
+        for (t, name) in config.tools.iter_mut().zip(names) {
+            t.name = format!("{prefix}{name}");
         }
     }
     Ok(config)

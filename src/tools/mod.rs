@@ -27,7 +27,6 @@ use crate::ir::{ApiIr, Function, Method, Operation};
 use mcpgen_config::{
     Annotations, BodyBinding, CONFIG_FORMAT_VERSION, HttpBinding, Limits, RuntimeConfig, ServerInfo, Tool, Upstream,
 };
-use naming::NameAllocator;
 
 /// Whether tools declare an `outputSchema`. Declaring one obliges every success to conform,
 /// and real APIs often break their own schemas, so it is opt-in.
@@ -45,8 +44,8 @@ pub enum OutputSchemaPolicy {
 pub struct ToolOptions {
     /// Which operations become tools. Names are allocated before it applies, so it renames nothing.
     pub filter: Filter,
-    /// Longest tool name (8 to 128; default 64): longer ones are abbreviated word by word, then cut
-    /// with a stable hash.
+    /// Longest tool name (8 to 128; default 64): longer ones lose whole words (`naming::shorten`),
+    /// told apart by a word that differs; a stable hash only when no whole word can go.
     pub max_name_len: usize,
     /// Longest tool description and server instructions, in characters (default 1024); longer ones
     /// are cut, ending in `…`.
@@ -151,14 +150,15 @@ fn kept_tools(
 ) -> Result<(Vec<Tool>, BTreeMap<String, ToolSource>)> {
     // The prefix takes its room from the names' length, so prefixed names stay within the limit.
     let room = opts.max_name_len.clamp(8, 128).saturating_sub(opts.name_prefix.len()).max(8);
-    let mut names = NameAllocator::new(room);
+    let mut names = naming::tool_names(ir, room).into_iter();
     let mut tools = Vec::new();
     let mut sources = BTreeMap::new();
     for op in &ir.operations {
-        let name = match &op.function {
-            Some(f) => function_name(f, &mut names, diagnostics),
-            None => operation_name(op, &mut names, diagnostics),
-        };
+        let name = names.next().unwrap_or_default();
+        match &op.function {
+            Some(f) => function_renamed(f, &name, diagnostics),
+            None => operation_renamed(op, &name, diagnostics),
+        }
         if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
             continue;
         }
@@ -174,7 +174,8 @@ fn kept_tools(
         tools.push(tool);
     }
     for f in &ir.functions {
-        let name = function_name(f, &mut names, diagnostics);
+        let name = names.next().unwrap_or_default();
+        function_renamed(f, &name, diagnostics);
         if f.mcp.hidden || !opts.filter.keeps(&name, None) {
             continue;
         }
@@ -258,24 +259,20 @@ fn about_the_api(ir: &ApiIr, tools: &[Tool], max_description_len: usize) -> (Opt
     (instructions.filter(|i| !i.is_empty()), tags)
 }
 
-/// The tool name of an operation: `x-mcp.name`, the operationId, or from the method and path.
-fn operation_name(op: &Operation, names: &mut NameAllocator, diagnostics: &mut Vec<Diagnostic>) -> String {
-    let desired = naming::sanitize(&naming::desired_name(op));
-    let name = names.allocate(&desired);
+/// A note when an operation's tool is not named as its `x-mcp.name` or operationId says.
+fn operation_renamed(op: &Operation, name: &str, diagnostics: &mut Vec<Diagnostic>) {
     let original = op.mcp.name.as_deref().or(op.operation_id.as_deref());
-    if original.is_some_and(|o| o != name) {
+    if let Some(original) = original.filter(|o| *o != name) {
         diagnostics.push(Diagnostic::new(
             DiagKind::ToolRenamed,
             &op.pointer,
-            format!("`{}` is the tool `{name}`", original.unwrap_or("")),
+            format!("`{original}` is the tool `{name}`"),
         ));
     }
-    name
 }
 
-/// The tool name of a function, bound or not: its own, sanitised.
-fn function_name(f: &Function, names: &mut NameAllocator, diagnostics: &mut Vec<Diagnostic>) -> String {
-    let name = names.allocate(&naming::sanitize(f.mcp.name.as_deref().unwrap_or(&f.name)));
+/// A note when a function's tool is not named as the function.
+fn function_renamed(f: &Function, name: &str, diagnostics: &mut Vec<Diagnostic>) {
     if name != f.name {
         diagnostics.push(Diagnostic::new(
             DiagKind::ToolRenamed,
@@ -283,7 +280,6 @@ fn function_name(f: &Function, names: &mut NameAllocator, diagnostics: &mut Vec<
             format!("`{}` is the tool `{name}`", f.name),
         ));
     }
-    name
 }
 
 /// How a bound function's operation is sent: its parameters and body as the binding placed the

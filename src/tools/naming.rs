@@ -3,9 +3,11 @@
 //! Clients are stricter than the MCP spec (OpenAI and Claude Desktop: `^[a-zA-Z0-9_-]{1,64}$`,
 //! Gemini: a leading letter or `_`), so names are sanitised to `^[a-zA-Z_][a-zA-Z0-9_-]{0,N-1}$`.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap};
 
-use crate::ir::Operation;
+use shorten::{Context, Frequency};
+
+use crate::ir::{ApiIr, Function, Operation};
 use crate::names::{name_parts, snake_case};
 
 /// The name an operation asks for, before sanitising: `x-mcp.name`, the operationId, or else
@@ -18,6 +20,26 @@ pub(crate) fn desired_name(op: &Operation) -> String {
         }
     }
     path_name(op.method.key(), &op.path)
+}
+
+/// The tool names of `ir`'s operations, then of its functions (unbound), each at most `max`
+/// characters: every operation and function is named, hidden or not, so that neither hiding nor
+/// filtering renames a tool.
+pub(crate) fn tool_names(ir: &ApiIr, max: usize) -> Vec<String> {
+    NameAllocator::new(max).allocate_all(&wanted_names(ir))
+}
+
+/// The names `ir`'s operations and functions ask for, sanitised, in [`tool_names`]' order.
+fn wanted_names(ir: &ApiIr) -> Vec<Wanted> {
+    let function = |f: &Function| Wanted::new(sanitize(f.mcp.name.as_deref().unwrap_or(&f.name)), None);
+    ir.operations
+        .iter()
+        .map(|op| match &op.function {
+            Some(f) => function(f),
+            None => Wanted::operation(op),
+        })
+        .chain(ir.functions.iter().map(function))
+        .collect()
 }
 
 /// A readable snake_case name from the method and the path: path parameters become `by_<name>`
@@ -67,22 +89,39 @@ pub(crate) fn sanitize(raw: &str) -> String {
     name
 }
 
-/// Shortens a sanitised name to at most `max` characters: first by abbreviating each word,
-/// then by cutting and appending a short stable hash of the full name.
+/// Shortens a sanitised name to at most `max` characters by dropping whole words
+/// ([`shorten::drop_words`], without the API's other names to weigh its words by), or, when no
+/// whole-word dropping reaches `max`, [`with_hash`].
 pub(crate) fn shorten(name: &str, max: usize) -> String {
-    if name.len() <= max {
-        return name.to_string();
-    }
-    let words = name_parts(name);
-    for width in (3..=12).rev().filter(|_| words.len() > 1) {
-        let candidate: String = words.iter().map(|w| &w[..w.len().min(width)]).collect::<Vec<_>>().join("_");
-        if candidate.len() <= max {
-            return candidate;
+    let shorter = shorten::drop_words(name, max, &Context::default(), &BTreeSet::new());
+    if shorter.len() <= max { shorter } else { with_hash(&shorter, name, max) }
+}
+
+/// The last resort, for a name that dropping whole words cannot bring within `max` (a single
+/// word too long, or words that must all stay to tell it from another): its first whole words
+/// that fit, then `_` and a stable 8-digit hash of the name it was wanted as (`wanted`).
+fn with_hash(shorter: &str, wanted: &str, max: usize) -> String {
+    // Eight digits, fewer when the limit leaves no room for a letter before them.
+    let mut hash = format!("{:08x}", fnv1a(wanted.as_bytes()));
+    hash.truncate(max.saturating_sub(2).clamp(1, 8));
+    let room = max.saturating_sub(hash.len() + 1).max(1);
+    let mut end = 0;
+    for (i, c) in shorter.char_indices() {
+        if i > room {
+            break;
+        }
+        let boundary = matches!(c, '_' | '-')
+            || (c.is_ascii_uppercase() && shorter[..i].ends_with(|p: char| p.is_ascii_lowercase()));
+        if boundary && i > 0 {
+            end = i;
         }
     }
-    let hash = format!("{:08x}", fnv1a(name.as_bytes()));
-    let keep = max.saturating_sub(hash.len() + 1).max(1);
-    let head = name[..keep].trim_end_matches(['_', '-']);
+    if end == 0 {
+        // One word longer than the room: cut inside it.
+        end = shorter.char_indices().map(|(i, _)| i).take_while(|&i| i <= room).last().unwrap_or(0).max(1);
+        end = end.min(shorter.len());
+    }
+    let head = shorter[..end].trim_end_matches(['_', '-']);
     format!("{head}_{hash}")
 }
 
@@ -96,33 +135,151 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u32 {
     h
 }
 
-/// Hands out unique names in call order: a taken name gets `_2`, `_3`, ... (still within `max`).
+/// What a tool's name is made from: the name it asks for (sanitised) and its operation's first
+/// tag, which a group word of the name may be.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Wanted {
+    pub name: String,
+    pub tag: Option<String>,
+    /// Words its operation has beyond its name (its fixed query, `view_ymp`), which tell it from
+    /// an operation that asks for the same name when both must be shortened.
+    pub also: Option<String>,
+}
+
+impl Wanted {
+    pub(crate) fn new(name: impl Into<String>, tag: Option<&str>) -> Self {
+        Wanted { name: name.into(), tag: tag.map(str::to_string), also: None }
+    }
+
+    /// The name of an operation: with its fixed query's words, if it has one.
+    fn operation(op: &Operation) -> Self {
+        let query: Vec<String> = op.fixed_query.iter().flat_map(|(k, v)| [k.clone(), v.clone()]).collect();
+        let also = Some(sanitize(&query.join("_"))).filter(|_| !query.is_empty());
+        Wanted { also, ..Wanted::new(sanitize(&desired_name(op)), op.tags.first().map(String::as_str)) }
+    }
+}
+
+/// Hands out unique names within `max` characters. Names that fit are handed out as they always
+/// were, in order, a name taken getting `_2`, `_3`, ...; then longer names are shortened by
+/// dropping whole words, and one that shortens to a name taken keeps the words that tell it from
+/// that name's (`…-definitions` and `…-definition` stay apart by their last word, never by a
+/// number).
 #[derive(Debug, Default)]
 pub(crate) struct NameAllocator {
-    used: HashSet<String>,
+    /// Each name handed out, with the name it was wanted as.
+    used: HashMap<String, String>,
     max: usize,
 }
 
+/// Tries at keeping more words before a name is told apart by a hash.
+const RETRIES: usize = 16;
+
 impl NameAllocator {
     pub(crate) fn new(max: usize) -> Self {
-        NameAllocator { used: HashSet::new(), max }
+        NameAllocator { used: HashMap::new(), max }
     }
 
-    pub(crate) fn allocate(&mut self, desired: &str) -> String {
-        let base = shorten(desired, self.max);
-        if self.used.insert(base.clone()) {
-            return base;
+    /// Names for `wanted`, in its order (see [`NameAllocator`]).
+    pub(crate) fn allocate_all(&mut self, wanted: &[Wanted]) -> Vec<String> {
+        let max = self.max;
+        let mut out = vec![String::new(); wanted.len()];
+        for (i, w) in wanted.iter().enumerate().filter(|(_, w)| w.name.len() <= max) {
+            out[i] = self.numbered(&w.name, &w.name);
         }
-        for n in 2.. {
+        let frequency = Frequency::of(wanted.iter().map(|w| w.name.as_str()));
+        // The names that need least shortening first: a longer one, with more words to drop,
+        // has more ways to differ.
+        let mut long: Vec<usize> = (0..wanted.len()).filter(|&i| wanted[i].name.len() > max).collect();
+        long.sort_by_key(|&i| (wanted[i].name.len(), i));
+        for i in long {
+            out[i] = self.shortened(&wanted[i], &frequency);
+        }
+        out
+    }
+
+    /// `name` (a name that fits, or one shortened already) if it is free, else `name_2`, `name_3`,
+    /// ... (shortened to leave the number room).
+    fn numbered(&mut self, name: &str, wanted: &str) -> String {
+        let mut candidate = name.to_string();
+        let mut n = 1;
+        while self.used.contains_key(&candidate) {
+            n += 1;
             let suffix = format!("_{n}");
-            let head = shorten(&base, self.max - suffix.len());
-            let candidate = format!("{head}{suffix}");
-            if self.used.insert(candidate.clone()) {
+            candidate = format!("{}{suffix}", shorten(name, self.max.saturating_sub(suffix.len())));
+        }
+        self.used.insert(candidate.clone(), wanted.to_string());
+        candidate
+    }
+
+    /// A name too long, shortened (see [`NameAllocator`]). When it shortens to a name taken, it
+    /// keeps one more of the words it dropped, one that the other name lacks if it can (the
+    /// rarest in the API first, so that it says most), and tries again.
+    fn shortened(&mut self, w: &Wanted, frequency: &Frequency) -> String {
+        let ctx = Context { tag: w.tag.as_deref(), frequency: Some(frequency) };
+        let words = name_parts(&w.name);
+        let mut keep: BTreeSet<usize> = BTreeSet::new();
+        let (mut candidate, mut dropped) = shorten::dropping(&w.name, self.max, &ctx, &keep);
+        for _ in 0..RETRIES {
+            if candidate.len() > self.max {
+                break;
+            }
+            let Some(owner) = self.used.get(&candidate) else {
+                self.used.insert(candidate.clone(), w.name.clone());
                 return candidate;
+            };
+            if *owner == w.name {
+                // The same name wanted twice: the words of its operation beyond its name tell it
+                // apart; without any, a number does, as for names that fit.
+                return match &w.also {
+                    Some(also) => {
+                        let more = Wanted { name: format!("{}_{also}", w.name), tag: w.tag.clone(), also: None };
+                        self.shortened(&more, frequency)
+                    }
+                    None => self.numbered(&candidate, &w.name),
+                };
+            }
+            // Keep one of the words dropped: one the other name lacks if it can, the rarest first.
+            let lacked = beyond(&words, owner);
+            let mut options: Vec<usize> = dropped.iter().copied().filter(|i| !keep.contains(i)).collect();
+            options.sort_by_key(|i| (!lacked.contains(i), frequency.word(words[*i]), *i));
+            let tries: Vec<(BTreeSet<usize>, String, BTreeSet<usize>)> = options
+                .into_iter()
+                .map(|i| {
+                    let mut more = keep.clone();
+                    more.insert(i);
+                    let (c, d) = shorten::dropping(&w.name, self.max, &ctx, &more);
+                    (more, c, d)
+                })
+                .filter(|(_, c, _)| c.len() <= self.max && *c != candidate)
+                .collect();
+            // A free name if keeping one word gives one, else the first that differs, to go on from.
+            let free = tries.iter().position(|(_, c, _)| !self.used.contains_key(c));
+            let Some(next) = free.or((!tries.is_empty()).then_some(0)) else { break };
+            (keep, candidate, dropped) = tries[next].clone();
+        }
+        // The last resort: no whole-word dropping fits, or tells this name apart.
+        let hashed = with_hash(&candidate, &w.name, self.max);
+        self.numbered(&hashed, &w.name)
+    }
+}
+
+/// The positions of `words` that `other` does not show: a word's n-th time, when `other` has it
+/// fewer than n times.
+fn beyond(words: &[&str], other: &str) -> BTreeSet<usize> {
+    let mut left: HashMap<String, usize> = HashMap::new();
+    for p in name_parts(other) {
+        *left.entry(p.to_ascii_lowercase()).or_default() += 1;
+    }
+    let mut out = BTreeSet::new();
+    for (i, w) in words.iter().enumerate() {
+        match left.get_mut(&w.to_ascii_lowercase()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => {
+                out.insert(i);
             }
         }
-        unreachable!("an unbounded counter always finds a free name")
     }
+    out
 }
 
 /// An input property name for a wire name (parameter or body field): `[A-Za-z0-9_.-]`, at most
@@ -140,6 +297,11 @@ pub(crate) fn arg_name(wire: &str) -> String {
     let name = if trimmed.is_empty() { "param".to_string() } else { trimmed.to_string() };
     shorten(&name, 64)
 }
+
+mod shorten;
+
+#[cfg(test)]
+mod sweep;
 
 #[cfg(test)]
 mod tests {
@@ -210,30 +372,43 @@ mod tests {
     }
 
     #[test]
-    fn shortening_is_readable_then_hashed() {
+    fn shortening_drops_whole_words_then_hashes() {
         let long = "microsoft_graph_user_get_mail_folders_child_folders_messages_attachments_by_id";
         let s = shorten(long, 64);
-        assert!(s.len() <= 64, "{s}");
-        assert_eq!(s, "micro_graph_user_get_mail_folde_child_folde_messa_attac_by_id");
+        assert_eq!(s, "microsoft_graph_user_mail_folders_child_messages_attachments_id");
         let very = "x".repeat(200);
         let s = shorten(&very, 64);
         assert_eq!(s.len(), 64);
         assert_eq!(s, shorten(&very, 64), "stable");
-        assert!(s.ends_with(&format!("{:08x}", fnv1a(very.as_bytes()))));
+        assert!(s.ends_with(&format!("_{:08x}", fnv1a(very.as_bytes()))));
+        // Whole words before the hash, when a word must be cut.
+        let s = shorten(&format!("first_{}_last", "y".repeat(80)), 40);
+        assert!(s.starts_with("first_") && s.len() <= 40, "{s}");
+    }
+
+    fn allocate(names: &mut NameAllocator, wanted: &[&str]) -> Vec<String> {
+        names.allocate_all(&wanted.iter().map(|w| Wanted::new(*w, None)).collect::<Vec<_>>())
     }
 
     #[test]
-    fn allocator_dedupes() {
+    fn allocator_numbers_names_that_fit_as_it_always_did() {
         let mut a = NameAllocator::new(10);
-        assert_eq!(a.allocate("get_user"), "get_user");
-        assert_eq!(a.allocate("get_user"), "get_user_2");
-        assert_eq!(a.allocate("get_user"), "get_user_3");
-        assert_eq!(
-            a.allocate("abcdefghijk"),
-            "abcdefghijk".chars().take(0).collect::<String>() + &shorten("abcdefghijk", 10)
-        );
-        let n = a.allocate("abcdefghijk");
-        assert!(n.len() <= 10 && n.ends_with("_2"), "{n}");
+        assert_eq!(allocate(&mut a, &["get_user", "get_user", "get_user"]), ["get_user", "get_user_2", "get_user_3"]);
+        let n = allocate(&mut a, &["abcdefghij", "abcdefghij"]);
+        assert_eq!(n[0], "abcdefghij");
+        assert!(n[1].len() <= 10 && n[1].ends_with("_2"), "{n:?}");
+    }
+
+    #[test]
+    fn allocator_tells_long_names_apart_by_a_word_never_a_number() {
+        // Each would be `things_list-all-owner-name` without its small word: the second keeps it.
+        let mut a = NameAllocator::new(26);
+        let names = allocate(&mut a, &["things_list-all-by-owner-name", "things_list-all-for-owner-name"]);
+        assert_eq!(names, ["things_list-all-owner-name", "things_list-for-owner-name"]);
+        // A name that fits keeps it, even when a long one listed before it would shorten to it.
+        let mut a = NameAllocator::new(22);
+        let names = allocate(&mut a, &["alpha_beta_of_gamma_delta", "alpha_beta_gamma_delta"]);
+        assert_eq!(names, ["alpha_of_gamma_delta", "alpha_beta_gamma_delta"]);
     }
 
     #[test]

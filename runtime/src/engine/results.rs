@@ -55,7 +55,7 @@ impl ToolResults {
     /// a list (an array, or a tool that pages), where a `_jq` filter pays; `describe_tools` shows
     /// every shape.
     pub fn listed_description(&self, description: &str) -> Option<String> {
-        let pages = self.pager.as_ref().is_some_and(|p| p.style.is_some());
+        let pages = self.pager.as_ref().is_some_and(Pager::pages);
         let listed = |s: &&str| s.chars().count() <= LISTED_SHAPE_CHARS && (s.starts_with('[') || pages);
         let shape = self.shape.as_deref().filter(listed)?;
         Some(if description.is_empty() {

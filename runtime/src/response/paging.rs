@@ -41,16 +41,26 @@ pub struct Pager {
     pub style: Option<Paging>,
     /// Query parameters: (name on the wire, argument, the argument's schema type).
     query: Vec<(String, String, Option<String>)>,
+    /// An argument that pages backwards (`before`, `ending_before`): the tool pages, though the
+    /// engine fetches no next page with it.
+    backward: Option<String>,
 }
 
 /// Wire names, normalised (lower case; `_`, `-`, `$`, `[`, `]` dropped), of each style.
 const PAGE: &[&str] = &["page", "pagenumber", "pageno", "pagenum", "pageindex"];
 const OFFSET: &[&str] = &["offset", "skip", "start", "startindex", "pageoffset"];
 const STARTING_AFTER: &[&str] = &["startingafter", "afterid", "sinceid"];
+/// `since` is the id of the last item seen when it is an integer (GitHub's `GET /repositories`);
+/// a date otherwise, which filters rather than pages.
+const SINCE: &str = "since";
 const CURSOR: &[&str] = &[
     "cursor",
     "pagetoken",
     "nexttoken",
+    "nextpagetoken",
+    "nextcursor",
+    "next",
+    "pagingtoken",
     "continuation",
     "continuationtoken",
     "after",
@@ -60,6 +70,10 @@ const CURSOR: &[&str] = &[
     "paginationtoken",
     "pageafter",
 ];
+
+/// Arguments that page backwards, from the item before which the page ends.
+const BACKWARD: &[&str] =
+    &["before", "endingbefore", "beforeid", "beforecursor", "prev", "previous", "prevcursor", "previouscursor"];
 
 fn normalised(name: &str) -> String {
     name.chars().filter(|c| !matches!(c, '_' | '-' | '$' | '[' | ']')).flat_map(char::to_lowercase).collect()
@@ -82,7 +96,11 @@ impl Pager {
         let find = |names: &[&str]| {
             query.iter().find(|(wire, _, _)| names.contains(&normalised(wire).as_str())).map(|(_, arg, _)| arg.clone())
         };
-        let style = if let Some(arg) = find(STARTING_AFTER) {
+        let since = query
+            .iter()
+            .find(|(wire, _, ty)| normalised(wire) == SINCE && ty.as_deref() == Some("integer"))
+            .map(|(_, arg, _)| arg.clone());
+        let style = if let Some(arg) = find(STARTING_AFTER).or(since) {
             Some(Paging::StartingAfter { arg })
         } else if let Some(arg) = find(CURSOR) {
             Some(Paging::Cursor { arg })
@@ -94,7 +112,14 @@ impl Pager {
         } else {
             None
         };
-        Pager { style, query }
+        let backward = find(BACKWARD);
+        Pager { style, query, backward }
+    }
+
+    /// Whether the tool pages through its list: forwards (its [`style`](Self::style)) or
+    /// backwards.
+    pub fn pages(&self) -> bool {
+        self.style.is_some() || self.backward.is_some()
     }
 
     /// The arguments that fetch the next page: from a `Link` header's `rel="next"`, a next-page
@@ -279,6 +304,24 @@ mod tests {
         );
         assert_eq!(pager(&[("page_token", "string")]).style, Some(Paging::Cursor { arg: "page_token".into() }));
         assert_eq!(pager(&[("q", "string")]).style, None);
+    }
+
+    #[test]
+    fn an_integer_since_is_the_last_id_seen_and_a_date_since_pages_nothing() {
+        let github = pager(&[("since", "integer")]);
+        assert_eq!(github.style, Some(Paging::StartingAfter { arg: "since".into() }));
+        assert_eq!(github.rest(&Map::new(), &[body(r#"{"id": 7}"#)]), Some(args(json!({"since": 7}))));
+        assert!(!pager(&[("since", "string")]).pages(), "a date filters the list");
+    }
+
+    #[test]
+    fn cursors_forwards_and_backwards_page() {
+        assert_eq!(pager(&[("next", "string")]).style, Some(Paging::Cursor { arg: "next".into() }));
+        let back = pager(&[("before", "string")]);
+        assert_eq!(back.style, None, "no next page to fetch with it");
+        assert!(back.pages());
+        let both = pager(&[("ending_before", "string"), ("starting_after", "string")]);
+        assert_eq!(both.style, Some(Paging::StartingAfter { arg: "starting_after".into() }));
     }
 
     #[test]

@@ -3,7 +3,7 @@ use serde_json::{Value, json};
 use super::{Direction, compare};
 use crate::diff::{Change, Kind, Sink};
 
-fn changes(old: Value, new: Value, direction: Direction) -> Vec<Change> {
+pub(super) fn changes(old: Value, new: Value, direction: Direction) -> Vec<Change> {
     let mut out = Vec::new();
     let mut sink = Sink { tool: "t", old_tool: None, changes: &mut out };
     let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else { panic!("schemas are objects") };
@@ -13,15 +13,15 @@ fn changes(old: Value, new: Value, direction: Direction) -> Vec<Change> {
 }
 
 /// Each change as (kind, pointer, breaking).
-fn seen(changes: &[Change]) -> Vec<(Kind, &str, bool)> {
+pub(super) fn seen(changes: &[Change]) -> Vec<(Kind, &str, bool)> {
     changes.iter().map(|c| (c.kind, c.pointer.as_str(), c.breaking)).collect()
 }
 
-fn input(old: Value, new: Value) -> Vec<Change> {
+pub(super) fn input(old: Value, new: Value) -> Vec<Change> {
     changes(old, new, Direction::Input)
 }
 
-fn output(old: Value, new: Value) -> Vec<Change> {
+pub(super) fn output(old: Value, new: Value) -> Vec<Change> {
     changes(old, new, Direction::Output)
 }
 
@@ -238,7 +238,7 @@ fn closing_an_object_is_narrowed() {
 }
 
 #[test]
-fn alternatives_compare_by_position_or_by_count() {
+fn alternatives_pair_by_content_and_the_others_come_and_go() {
     let two = |t: &str| arg(json!({"anyOf": [{"type": "string"}, {"type": t}]}));
     assert_eq!(
         seen(&input(two("number"), two("integer"))),
@@ -247,11 +247,16 @@ fn alternatives_compare_by_position_or_by_count() {
     let three = arg(json!({"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}));
     assert_eq!(
         seen(&input(three.clone(), two("number"))),
-        [(Kind::AlternativesChanged, "/inputSchema/properties/a/anyOf", true)]
+        [(Kind::AlternativeRemoved, "/inputSchema/properties/a/anyOf/2", true)]
     );
     assert_eq!(
         seen(&input(two("number"), three)),
-        [(Kind::AlternativesChanged, "/inputSchema/properties/a/anyOf", false)]
+        [(Kind::AlternativeAdded, "/inputSchema/properties/a/anyOf/2", false)]
+    );
+    let none = arg(json!({"type": "string"}));
+    assert_eq!(
+        seen(&input(two("number"), none))[1..],
+        [(Kind::AlternativesChanged, "/inputSchema/properties/a/anyOf", true)]
     );
 }
 

@@ -5,7 +5,9 @@
 //! kept), a function's properties, a config tool's input schema's properties.
 //!
 //! - `undocumented-required-parameter`, `undocumented-optional-parameter`: no description (on
-//!   the parameter or its schema).
+//!   the parameter or its schema). The fix asks where the agent gets a value only for a value
+//!   that refers to something ([`fix`]): not for a flag, one of listed values, a count or a date,
+//!   which the agent chooses.
 //! - `undocumented-well-known-parameter` (whether required or not): no description, but a name
 //!   that says most of it ([`WELL_KNOWN`], or a path parameter named after a resource of the
 //!   path, with `id` or without: `petId` in `/pets/{petId}`, `charge` in `/charges/{charge}`).
@@ -115,10 +117,45 @@ fn undocumented(s: &Subject<'_>, arg: &Argument<'_>, path: &str) -> Option<Findi
             rule,
             &arg.pointer,
             format!("{kind} `{}` of {} has no description", arg.name, s.label()),
-            "describe what it holds, its format, and where the agent gets a value (which tool returns it)",
+            fix(arg),
         )
         .about(&s.pointer),
     )
+}
+
+/// What to describe of an undocumented argument, by what its value is: where the agent gets a
+/// value only for a reference to something (a path parameter, an id, a key, a plain string of an
+/// unknown kind), never for what the agent simply chooses (a flag, one of listed values, a
+/// number, a date).
+fn fix(arg: &Argument<'_>) -> &'static str {
+    let schema = arg.schema;
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect(),
+        _ => Vec::new(),
+    };
+    let is = |t: &str| types == [t];
+    let format = schema.get("format").and_then(Value::as_str).unwrap_or_default();
+    if is("boolean") {
+        "describe what it turns on, and what leaving it out means"
+    } else if enum_values(schema).is_some() || schema.get("const").is_some() {
+        "describe what it selects, and what each value means"
+    } else if (is("integer") || is("number")) && !arg.in_path && !names_a_thing(arg.name) {
+        "describe what it counts or measures: its unit, its range and its default"
+    } else if matches!(format, "date" | "date-time" | "time" | "duration") {
+        "describe which date or time it is, and its format"
+    } else {
+        "describe what it holds, its format, and where the agent gets a value (which tool returns it)"
+    }
+}
+
+/// Whether a name says it refers to a thing (`id`, `userId`, `issue_number`, `api_key`, `slug`):
+/// a value the agent gets from elsewhere.
+fn names_a_thing(name: &str) -> bool {
+    let words = super::words(name);
+    words
+        .last()
+        .is_some_and(|w| matches!(w.as_str(), "id" | "ids" | "number" | "key" | "slug" | "uuid" | "gid" | "sha"))
 }
 
 /// Whether the argument's name says what it holds (see the module's doc).

@@ -7,7 +7,9 @@
 //! collection ([`says_collection`]: a plural, or `list`, `search`, ...; a single thing's object,
 //! such as `/oauth.token`'s, may hold arrays of its own). It has no paging when it has no
 //! page-size parameter (`limit`, `per_page`, ... as `responses::sample` finds them) and no page,
-//! offset or cursor parameter (as the engine's pager finds them). Its size is estimated at
+//! offset or cursor parameter, forwards or backwards (`page`, `offset`, `cursor`, `after`,
+//! `before`, `page_token`, `next`, `starting_after`, an integer `since`: as the engine's pager
+//! finds them). Its size is estimated at
 //! [`DEFAULT_PAGE_SIZE`] items (or the items of its declared example, when more), lean or full
 //! as the engine writes results (`crate::responses::estimate`).
 //!
@@ -77,10 +79,11 @@ fn is_list_route(op: &Operation) -> bool {
         && op.path.trim_end_matches('/').rsplit('/').next().is_some_and(|seg| !seg.starts_with('{'))
 }
 
-/// Whether the operation has a page-size, page, offset or cursor parameter.
+/// Whether the operation has a page-size, page, offset or cursor parameter (forwards or
+/// backwards), or an id to start after (`starting_after`, GitHub's integer `since`).
 fn pages(s: &Subject<'_>, op: &Operation, ir: &ApiIr) -> bool {
     let pager = s.tool.http.as_ref().map(|h| Pager::detect(h, &s.tool.input_schema));
-    sample::page_size_parameter(op, &ir.schemas).is_some() || pager.is_some_and(|p| p.style.is_some())
+    sample::page_size_parameter(op, &ir.schemas).is_some() || pager.is_some_and(|p| p.pages())
 }
 
 /// The estimated characters of the operation's response filled to the default page size and

@@ -13,6 +13,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+mod suggest;
+
 use super::{some_of, words};
 use crate::doctor::rules::{DUPLICATE_SUMMARY, GENERIC_SUMMARY, MISSING_SUMMARY, UNDESCRIBED_OPERATION};
 use crate::doctor::{Context, Finding, Origin, Subject};
@@ -113,12 +115,13 @@ fn described(s: &Subject<'_>) -> Option<Finding> {
             None => {
                 let no_description = blank(op.description.as_ref()) && blank(op.mcp.description.as_ref());
                 if summary(s).is_none() && !no_description {
+                    let example = suggest::summary(s.tool).map(|e| format!(" (\"{e}\")")).unwrap_or_default();
                     return Some(
                         Finding::new(
                             &MISSING_SUMMARY,
                             &s.pointer,
                             format!("{} has a description but no summary: its tool has no title", s.label()),
-                            "add a `summary` of a few words that says what it does (\"List the pets for adoption\")",
+                            format!("add a `summary` of a few words that says what it does{example}"),
                         )
                         .about(&s.pointer),
                     );
@@ -156,14 +159,15 @@ fn generic(s: &Subject<'_>, summary: &str) -> Option<Finding> {
     } else {
         return None;
     };
+    let fix = match suggest::summary(s.tool) {
+        Some(example) => {
+            format!("say what it does to what, and what sets it apart (which ones, for whom): \"{example}\"")
+        }
+        None => "say what it does to what, and what sets it apart from the other tools".to_string(),
+    };
     Some(
-        Finding::new(
-            &GENERIC_SUMMARY,
-            &s.pointer,
-            format!("the summary \"{summary}\" of {} {why}", s.label()),
-            "say what it does to what, and what sets it apart: \"List the pets available for adoption\"",
-        )
-        .about(&s.pointer),
+        Finding::new(&GENERIC_SUMMARY, &s.pointer, format!("the summary \"{summary}\" of {} {why}", s.label()), fix)
+            .about(&s.pointer),
     )
 }
 

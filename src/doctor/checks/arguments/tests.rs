@@ -209,3 +209,33 @@ fn a_parameter_of_a_path_item_is_one_finding_for_its_operations() {
     assert_eq!(f[0].operations, 2);
     assert!(f[0].message.ends_with("(declared once for 2 operations)"), "{}", f[0].message);
 }
+
+#[test]
+fn the_fix_asks_where_a_value_comes_from_only_for_references() {
+    let found = findings_of(&with_params(
+        "/repos/{owner}/issues",
+        &[
+            "{name: owner, in: path, required: true, schema: {type: string}}",
+            "{name: archived, in: query, schema: {type: boolean}}",
+            "{name: state, in: query, schema: {type: string, enum: [open, closed]}}",
+            "{name: count, in: query, schema: {type: integer}}",
+            "{name: milestone_number, in: query, schema: {type: integer}}",
+            "{name: changed, in: query, schema: {type: string, format: date-time}}",
+            "{name: assignee, in: query, schema: {type: string}}",
+        ],
+    ));
+    let fix = |name: &str| {
+        let f = found
+            .iter()
+            .find(|f| f.message.contains(&format!("`{name}`")))
+            .unwrap_or_else(|| panic!("{name}: {found:#?}"));
+        f.fix.clone()
+    };
+    let asks = |name: &str| fix(name).contains("which tool returns it");
+    assert!(asks("owner") && asks("milestone_number") && asks("assignee"));
+    for chosen in ["archived", "state", "count", "changed"] {
+        assert!(!asks(chosen), "{chosen}: {}", fix(chosen));
+    }
+    assert_eq!(fix("archived"), "describe what it turns on, and what leaving it out means");
+    assert_eq!(fix("state"), "describe what it selects, and what each value means");
+}

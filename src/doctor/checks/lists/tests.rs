@@ -80,3 +80,24 @@ fn an_object_of_a_single_thing_is_no_list() {
     let found = findings_of(&list("/usergroups.list", &[], &schema));
     assert_eq!(of_rule(&found, "unpaginated-list").len(), 1, "{found:#?}");
 }
+
+#[test]
+fn a_list_that_pages_by_since_or_a_cursor_either_way_pages() {
+    let schema = format!("{{type: array, items: {PET}}}");
+    for param in [
+        // GitHub's `GET /repositories`: the id of the last repository seen.
+        "{name: since, in: query, description: A repository ID., schema: {type: integer}}",
+        "{name: after, in: query, description: Where to go on., schema: {type: string}}",
+        "{name: before, in: query, description: Where to go back., schema: {type: string}}",
+        "{name: page_token, in: query, description: The page., schema: {type: string}}",
+        "{name: starting_after, in: query, description: The last id., schema: {type: string}}",
+        "{name: next, in: query, description: The next page., schema: {type: string}}",
+    ] {
+        let found = findings_of(&list("/repositories", &[param], &schema));
+        assert!(!found.iter().any(|f| f.rule.starts_with("unpaginated")), "{param}: {found:#?}");
+    }
+    // A date `since` only filters: the list is still unpaginated.
+    let date = "{name: since, in: query, description: Changed since., schema: {type: string, format: date-time}}";
+    let found = findings_of(&list("/repositories", &[date], &schema));
+    assert_eq!(of_rule(&found, "unpaginated-list").len(), 1, "{found:#?}");
+}

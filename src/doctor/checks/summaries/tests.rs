@@ -103,3 +103,16 @@ fn a_summary_that_says_more_than_the_route_is_fine() {
         assert!(of_rule(&found, "generic-summary").is_empty(), "{summary}: {found:#?}");
     }
 }
+
+#[test]
+fn the_fix_suggests_a_summary_made_from_the_operation() {
+    let found = findings_of(&api(&op("get", "/tasks/{task_gid}/stories", "      summary: List\n"), ""));
+    let f = of_rule(&found, "generic-summary");
+    assert_eq!(f.len(), 1, "{found:#?}");
+    assert!(f[0].fix.ends_with("\"List the stories of a task\""), "{}", f[0].fix);
+    assert!(!f[0].fix.contains("pets"), "{}", f[0].fix);
+    let found = findings_of(&api(&op("delete", "/repos/{owner}/{repo}", "      description: Deletes it.\n"), ""));
+    let f = of_rule(&found, "missing-summary");
+    assert_eq!(f.len(), 1, "{found:#?}");
+    assert!(f[0].fix.ends_with("(\"Delete a repo\")"), "{}", f[0].fix);
+}
