@@ -212,11 +212,13 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     }
     if c.runtime == RuntimeSource::Vendored {
         let header = rust::header(version);
+        // Only what the crate's features compile: no tests, no file nor dependency of another feature.
+        let features: Vec<&str> = c.features.iter().map(|f| f.name()).collect();
         let copies = [(VENDORED_RUNTIME, runtime_crate::SOURCES), (VENDORED_CONFIG, runtime_crate::CONFIG_SOURCES)];
         for (dir, sources) in copies {
-            for (name, source) in sources {
-                let contents = match *name {
-                    "Cargo.toml" => runtime_crate::vendored_manifest(&header, source),
+            for (name, source) in runtime_crate::vendored(sources, &features) {
+                let contents = match name {
+                    "Cargo.toml" => runtime_crate::vendored_manifest(&header, source, &features),
                     _ => format!("// {header}\n{}", without_tests(source)),
                 };
                 files.push(file(&format!("{dir}/{name}"), contents));
