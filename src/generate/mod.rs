@@ -12,6 +12,7 @@ mod write;
 use serde::Serialize;
 
 pub use handlers::missing_in as missing_handlers;
+pub use lockfile::lock_template;
 pub use runtime_crate::{Feature, RuntimeSource, features_for};
 pub use write::{WriteReport, write_crate};
 
@@ -191,7 +192,7 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     catalogue.push('\n');
     let mut files = vec![
         file("Cargo.toml", t.render(templates::CARGO_TOML, &ctx)?),
-        file("Cargo.lock", lockfile::render(&c.package)?),
+        file("Cargo.lock", lockfile::render(&c.package, &c.features)?),
         file("README.md", t.render(templates::README, &ctx)?),
         file(".env.example", t.render(templates::ENV_EXAMPLE, &ctx)?),
         file("Dockerfile", t.render(templates::DOCKERFILE, &ctx)?),
