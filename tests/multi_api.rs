@@ -387,10 +387,8 @@ async fn every_command_reads_a_multi_api_file() {
     assert_eq!(read("apis-mcp/src/catalogue.json"), config);
     let readme = std::fs::read_to_string(two.path("apis-mcp/README.md")).unwrap();
     assert!(readme.contains(&format!("Petstore API (`shop_*`) at `{}/api`", two.pets.url())), "{readme}");
-    assert!(
-        readme.contains("Regenerate with: `mcpgen generate ../apis.yaml -o . --name apis-mcp --force`"),
-        "{readme}"
-    );
+    let recipe = std::fs::read_to_string(two.path("apis-mcp/mcpgen.toml")).unwrap();
+    assert!(recipe.contains("inputs = [\"../apis.yaml\"]"), "the recipe names the multi-API file: {recipe}");
 }
 
 /// An entry of a multi-API file that is a runtime config cannot take what a config cannot: the

@@ -19,6 +19,7 @@ mod write;
 use serde::Serialize;
 
 pub use handlers::missing_in as missing_handlers;
+pub use lockfile::lock_template;
 pub use runtime_crate::{Feature, RuntimeSource, features_for};
 pub use typed::TypedSpec;
 pub use write::{WriteReport, write_crate};
@@ -217,7 +218,7 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     let mut files = vec![
         file(manifest::FILE, c.manifest.clone()),
         file("Cargo.toml", t.render(templates::CARGO_TOML, &ctx)?),
-        file("Cargo.lock", lockfile::render(&c.package)?),
+        file("Cargo.lock", lockfile::render(&c.package, &c.features)?),
         file("README.md", t.render(templates::README, &ctx)?),
         file(".env.example", t.render(templates::ENV_EXAMPLE, &ctx)?),
         file("Dockerfile", t.render(templates::DOCKERFILE, &ctx)?),
@@ -232,11 +233,13 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     files.extend(typed::files(version, &typed)?);
     if c.runtime == RuntimeSource::Vendored {
         let header = rust::header(version);
+        // Only what the crate's features compile: no tests, no file nor dependency of another feature.
+        let features: Vec<&str> = c.features.iter().map(|f| f.name()).collect();
         let copies = [(VENDORED_RUNTIME, runtime_crate::SOURCES), (VENDORED_CONFIG, runtime_crate::CONFIG_SOURCES)];
         for (dir, sources) in copies {
-            for (name, source) in sources {
-                let contents = match *name {
-                    "Cargo.toml" => runtime_crate::vendored_manifest(&header, source),
+            for (name, source) in runtime_crate::vendored(sources, &features) {
+                let contents = match name {
+                    "Cargo.toml" => runtime_crate::vendored_manifest(&header, source, &features),
                     _ => format!("// {header}\n{}", without_tests(source)),
                 };
                 files.push(file(&format!("{dir}/{name}"), contents));

@@ -4,6 +4,8 @@
 //! crates.io alone), or the published version (`--runtime registry`); and the features of it that
 //! the crate's config needs.
 
+mod modules;
+
 /// The contract crate's files (mcpgen-config, `config/`), relative to its root: copied into
 /// `mcpgen-config/`, beside the runtime's copy that depends on it.
 pub(super) const CONFIG_SOURCES: &[(&str, &str)] = &[
@@ -206,23 +208,105 @@ pub(super) fn dependency(source: RuntimeSource, features: &[Feature]) -> String 
 /// and as the generated crate lays the copies out.
 const CONFIG_PATH: (&str, &str) = ("path = \"../config\"", "path = \"../mcpgen-config\"");
 
-/// A vendored crate's manifest as the copy ships it: without its dev-dependencies (mcpgen's tests
-/// of the runtime do not ship), and with the runtime's path to the contract's copy.
-pub(super) fn vendored_manifest(header: &str, manifest: &str) -> String {
-    let mut out = format!("# {header}\n");
-    let mut skipping = false;
+/// The files of a crate's copy of `sources` (the runtime's or the contract's) for a crate with
+/// `features`: its manifest and the sources that build compiles ([`modules::compiled`]): no test
+/// modules, nothing only a feature it lacks compiles.
+pub(super) fn vendored(
+    sources: &[(&'static str, &'static str)],
+    features: &[&str],
+) -> Vec<(&'static str, &'static str)> {
+    let compiled = modules::compiled(sources, features);
+    sources.iter().filter(|(name, _)| *name == "Cargo.toml" || compiled.contains(name)).copied().collect()
+}
+
+/// A vendored crate's manifest as the copy ships it for a crate with `features`: without its
+/// dev-dependencies (mcpgen's tests of the runtime do not ship), without the features the crate
+/// lacks and the optional dependencies only they name (the copy's lockfile then lists only what it
+/// compiles), those features' names declared to the compiler (the sources' `cfg(feature = ..)`s of
+/// them stay), and with the runtime's path to the contract's copy.
+pub(super) fn vendored_manifest(header: &str, manifest: &str, features: &[&str]) -> String {
     let manifest = manifest.replace(CONFIG_PATH.0, CONFIG_PATH.1);
+    let declared = cargo_features(&manifest);
+    let left_out: Vec<&str> =
+        declared.iter().map(|(n, _)| n.as_str()).filter(|n| *n != "default" && !features.contains(n)).collect();
+    let dropped_deps = dropped_dependencies(&manifest, features);
+    let mut out: Vec<&str> = Vec::new();
+    let mut section = "";
     for line in manifest.lines() {
         if line.starts_with('[') {
-            skipping = line == "[dev-dependencies]";
+            section = line;
         }
-        if !skipping {
-            out.push_str(line);
-            out.push('\n');
+        let key = line.split_once(" = ").map(|(k, _)| k.trim());
+        let dropped = match section {
+            "[dev-dependencies]" => true,
+            "[features]" => key.is_some_and(|k| left_out.contains(&k)),
+            s if s.ends_with("dependencies]") => key.is_some_and(|k| dropped_deps.iter().any(|d| d == k)),
+            _ => false,
+        };
+        if dropped {
+            // With the comment that says what it is.
+            while out.last().is_some_and(|l| l.starts_with('#')) {
+                out.pop();
+            }
+            continue;
+        }
+        out.push(line);
+    }
+    while out.last().is_some_and(|l| l.trim().is_empty()) {
+        out.pop();
+    }
+    let mut text = format!("# {header}\n{}\n", out.join("\n"));
+    if !left_out.is_empty() {
+        let values = left_out.iter().map(|f| format!("\"{f}\"")).collect::<Vec<_>>().join(", ");
+        text.push_str(&format!(
+            "\n# The features this copy leaves out, named in its sources' `cfg`s.\n[lints.rust]\n\
+             unexpected_cfgs = {{ level = \"warn\", check-cfg = ['cfg(feature, values({values}))'] }}\n"
+        ));
+    }
+    text
+}
+
+/// The optional dependencies of `manifest` that no feature of `features` turns on (`dep:name`,
+/// `name`, or `name/feature` in its list): those a crate with `features` leaves out.
+fn dropped_dependencies(manifest: &str, features: &[&str]) -> Vec<String> {
+    let declared = cargo_features(manifest);
+    let turned_on = |dep: &str| {
+        declared.iter().filter(|(n, _)| features.contains(&n.as_str())).flat_map(|(_, list)| list).any(|item| {
+            item.strip_prefix("dep:").unwrap_or(item).split('/').next() == Some(dep) && !item.contains("?/")
+        })
+    };
+    let mut out = Vec::new();
+    let mut in_dependencies = false;
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            in_dependencies = line.ends_with("dependencies]") && line != "[dev-dependencies]";
+            continue;
+        }
+        let Some((name, spec)) = line.split_once(" = ") else { continue };
+        if in_dependencies && spec.contains("optional = true") && !turned_on(name.trim()) {
+            out.push(name.trim().to_string());
         }
     }
-    while out.ends_with("\n\n") {
-        out.pop();
+    out
+}
+
+/// The `[features]` table of a manifest: each feature with its list, read from the TOML text
+/// (one `name = [..]` a line, comments skipped: the runtime's manifest is written so).
+fn cargo_features(manifest: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') && !line.contains('=') {
+            inside = line == "[features]";
+            continue;
+        }
+        if !inside || line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((name, list)) = line.split_once('=') else { continue };
+        let list = list.trim().trim_start_matches('[').trim_end_matches(']');
+        let items = list.split(',').map(|s| s.trim().trim_matches('"').to_string()).filter(|s| !s.is_empty());
+        out.push((name.trim().to_string(), items.collect()));
     }
     out
 }
@@ -231,6 +315,9 @@ pub(super) fn vendored_manifest(header: &str, manifest: &str) -> String {
 mod tests {
     use super::*;
     use mcpgen_config::features::FEATURES;
+
+    /// mcpgen-runtime's manifest.
+    const RUNTIME_MANIFEST: &str = include_str!("../../runtime/Cargo.toml");
 
     /// Every file of the runtime crate and of the contract crate is copied.
     #[test]
@@ -242,9 +329,9 @@ mod tests {
     /// The runtime's manifest names the contract where the copies put it.
     #[test]
     fn the_runtime_copy_finds_the_contract_copy() {
-        let runtime = SOURCES.iter().find(|(n, _)| *n == "Cargo.toml").unwrap().1;
-        assert!(runtime.contains(CONFIG_PATH.0), "runtime/Cargo.toml depends on ../config");
-        assert!(vendored_manifest("h", runtime).contains(CONFIG_PATH.1));
+        assert_eq!(SOURCES[0].0, "Cargo.toml");
+        assert!(RUNTIME_MANIFEST.contains(CONFIG_PATH.0), "runtime/Cargo.toml depends on ../config");
+        assert!(vendored_manifest("h", RUNTIME_MANIFEST, &["http"]).contains(CONFIG_PATH.1));
     }
 
     fn check_sources(dir: &str, sources: &[(&str, &str)]) {
@@ -272,32 +359,49 @@ mod tests {
         let m = vendored_manifest(
             "@generated",
             "[package]\nname = \"x\"\n\n[dev-dependencies]\na = \"1\"\n\n[features]\nf = []\n",
+            &["f"],
         );
         assert_eq!(m, "# @generated\n[package]\nname = \"x\"\n\n[features]\nf = []\n");
     }
 
-    /// mcpgen-runtime's manifest, as the copies carry it.
-    const RUNTIME_MANIFEST: &str = include_str!("../../runtime/Cargo.toml");
+    /// A copy's manifest has the features of its crate, the dependencies they and the core need,
+    /// and declares the names of the others, which its sources name in `cfg`s.
+    #[test]
+    fn the_copy_has_only_its_features() {
+        let m = "[dependencies]\nbase = \"1\"\n# The A library.\na = { version = \"1\", optional = true }\n\
+                 b = { version = \"1\", optional = true }\n\n[features]\ndefault = []\n# Feature a.\nfa = [\"dep:a\"]\n\
+                 fb = [\"dep:b\", \"base/x\"]\nall = [\"fa\", \"fb\"]\n";
+        assert_eq!(dropped_dependencies(m, &["fb"]), ["a"]);
+        assert_eq!(
+            vendored_manifest("h", m, &["fb"]),
+            "# h\n[dependencies]\nbase = \"1\"\nb = { version = \"1\", optional = true }\n\n[features]\n\
+             default = []\nfb = [\"dep:b\", \"base/x\"]\n\n\
+             # The features this copy leaves out, named in its sources' `cfg`s.\n[lints.rust]\n\
+             unexpected_cfgs = { level = \"warn\", check-cfg = ['cfg(feature, values(\"fa\", \"all\"))'] }\n"
+        );
+        assert_eq!(dropped_dependencies(m, &["fa", "fb", "all"]), Vec::<String>::new());
+        assert!(!vendored_manifest("h", m, &["fa", "fb", "all"]).contains("[lints"));
+    }
 
-    /// The `[features]` table of a manifest: each feature with its list, read from the TOML text
-    /// (one `name = [..]` a line, comments skipped: the runtime's manifest is written so).
-    fn cargo_features(manifest: &str) -> Vec<(String, Vec<String>)> {
-        let mut out = Vec::new();
-        let mut inside = false;
-        for line in manifest.lines().map(str::trim) {
-            if line.starts_with('[') && !line.contains('=') {
-                inside = line == "[features]";
-                continue;
-            }
-            if !inside || line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (name, list) = line.split_once('=').expect("a feature is `name = [..]`");
-            let list = list.trim().trim_start_matches('[').trim_end_matches(']');
-            let items = list.split(',').map(|s| s.trim().trim_matches('"').to_string()).filter(|s| !s.is_empty());
-            out.push((name.trim().to_string(), items.collect()));
+    /// The petstore crate's copy (HTTP only) declares none of the other features' dependencies,
+    /// and every feature's copy declares all it uses.
+    #[test]
+    fn the_runtime_copy_of_a_crate() {
+        let http = vendored_manifest("h", RUNTIME_MANIFEST, &["http"]);
+        for gone in
+            ["candle-core", "tokenizers", "redis", "rquickjs", "jsonwebtoken", "prometheus-client", "rust-stemmers"]
+        {
+            assert!(!http.contains(&format!("\n{gone} = ")) && !http.contains(&format!("dep:{gone}")), "{gone}");
         }
-        out
+        assert!(http.contains("\nhttp = [") && !http.contains("\nfull = [") && !http.contains("\n# Everything but"));
+        assert!(!RUNTIME_MANIFEST.contains("[lints"), "the copy adds its own [lints.rust]");
+        assert_eq!(dropped_dependencies(RUNTIME_MANIFEST, &["http"]).len(), 10);
+        let every: Vec<&str> = FEATURES.iter().map(|f| f.name).collect();
+        assert!(dropped_dependencies(RUNTIME_MANIFEST, &every).is_empty());
+        assert!(
+            vendored_manifest("h", RUNTIME_MANIFEST, &every)
+                .contains(r#"check-cfg = ['cfg(feature, values("full"))']"#)
+        );
     }
 
     /// The table is the runtime's `[features]`: the same features, each implying the same ones;
@@ -325,6 +429,27 @@ mod tests {
                     let implies: Vec<&str> = info.implies.iter().map(|f| f.name()).collect();
                     assert_eq!(sorted(features), sorted(implies), "what {name} implies");
                 }
+            }
+        }
+    }
+
+    /// A copy's manifest names no file the copies lack, whatever the features (its comments name
+    /// sources: `see response/jq.rs`).
+    #[test]
+    fn the_copy_names_only_files_it_has() {
+        let mut sets: Vec<Vec<&str>> = vec![Vec::new(), FEATURES.iter().map(|f| f.name).collect()];
+        sets.extend(FEATURES.iter().map(|f| vec![f.name]));
+        for features in sets {
+            let files: Vec<&str> = vendored(SOURCES, &features)
+                .into_iter()
+                .chain(vendored(CONFIG_SOURCES, &features))
+                .map(|(n, _)| n)
+                .collect();
+            let manifest = vendored_manifest("h", RUNTIME_MANIFEST, &features);
+            let names = manifest.split(|c: char| c.is_whitespace() || "()`'\",;:".contains(c));
+            for name in names.filter(|w| w.ends_with(".rs") || w.ends_with(".md") || w.ends_with(".toml")) {
+                let there = files.iter().any(|f| *f == name || f.ends_with(&format!("/{name}")));
+                assert!(there, "the copy's manifest with {features:?} names {name}, which it lacks");
             }
         }
     }

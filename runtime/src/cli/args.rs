@@ -1,4 +1,8 @@
-//! The server's flags, which `mcpgen serve` and generated crates share.
+//! The server's flags, which `mcpgen serve` and generated crates share. A flag only a feature
+//! honours is hidden from `--help` without it (`hide = !cfg!(..)`): a crate's help lists what it
+//! can do. It is still read: one that asks for what the build lacks (`--oauth-issuer`,
+//! `--metrics-bind`...) is refused at start naming the feature to add (`Error::MissingFeature`),
+//! the others (a script's limits without code mode) have nothing to act on.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -40,9 +44,11 @@ pub enum ToolModeArg {
     /// Every tool.
     All,
     /// Three tools: search_tools, describe_tools, call_tool (and pinned tools).
+    #[value(hide = !cfg!(feature = "discovery"))]
     Discovery,
     /// Three tools: search_tools, describe_tools (TypeScript declarations), run_script (a JavaScript
     /// script calling the API, run in a sandbox).
+    #[value(hide = !cfg!(feature = "code"))]
     Code,
 }
 
@@ -133,6 +139,7 @@ pub enum UpstreamAuthArg {
     Exchange,
     /// Each caller's own authorization at the API, through its OAuth2 authorization-code scheme
     /// (needs --oauth-issuer; tokens kept encrypted in --token-store with MCPGEN_TOKEN_STORE_KEY).
+    #[value(hide = !cfg!(feature = "user-auth"))]
     User,
 }
 
@@ -155,35 +162,35 @@ pub struct UpstreamAuthArgs {
     /// OAuth access token (passthrough, for APIs that trust the same authorization server), a
     /// token exchanged for it (exchange), or each caller's own authorization at the API (user)
     /// [default: the config's `upstream.auth`, else server].
-    #[arg(long, value_enum, value_name = "WHOSE", help_heading = "Upstream")]
+    #[arg(long, value_enum, value_name = "WHOSE", help_heading = "Upstream", hide = !cfg!(feature = "oauth"))]
     pub upstream_auth: Option<UpstreamAuthArg>,
 
     /// With --upstream-auth exchange: the authorization server's token endpoint, where each
     /// caller's token is exchanged (RFC 8693); the server's client is MCPGEN_EXCHANGE_CLIENT_ID
     /// and MCPGEN_EXCHANGE_CLIENT_SECRET.
-    #[arg(long, value_name = "URL", help_heading = "Upstream")]
+    #[arg(long, value_name = "URL", help_heading = "Upstream", hide = !cfg!(feature = "oauth"))]
     pub exchange_token_url: Option<String>,
 
     /// With --upstream-auth exchange: the API's resource indicator (RFC 8707) for the exchanged token.
-    #[arg(long, value_name = "URI", help_heading = "Upstream")]
+    #[arg(long, value_name = "URI", help_heading = "Upstream", hide = !cfg!(feature = "oauth"))]
     pub exchange_resource: Option<String>,
 
     /// With --upstream-auth exchange: the API's audience for the exchanged token.
-    #[arg(long, value_name = "AUDIENCE", help_heading = "Upstream")]
+    #[arg(long, value_name = "AUDIENCE", help_heading = "Upstream", hide = !cfg!(feature = "oauth"))]
     pub exchange_audience: Option<String>,
 
     /// With --upstream-auth exchange: the scopes asked for (space-separated).
-    #[arg(long, value_name = "SCOPES", help_heading = "Upstream")]
+    #[arg(long, value_name = "SCOPES", help_heading = "Upstream", hide = !cfg!(feature = "oauth"))]
     pub exchange_scope: Option<String>,
 
     /// With --upstream-auth user: the API's resource indicator (RFC 8707), sent to its
     /// authorization server.
-    #[arg(long, value_name = "URI", help_heading = "Upstream")]
+    #[arg(long, value_name = "URI", help_heading = "Upstream", hide = !cfg!(feature = "user-auth"))]
     pub user_auth_resource: Option<String>,
 
     /// With --upstream-auth user: the API's OAuth2 authorization-code scheme to use, when it
     /// declares several.
-    #[arg(long, value_name = "NAME", help_heading = "Upstream")]
+    #[arg(long, value_name = "NAME", help_heading = "Upstream", hide = !cfg!(feature = "user-auth"))]
     pub user_auth_scheme: Option<String>,
 }
 
@@ -230,25 +237,25 @@ impl UpstreamAuthArgs {
 pub struct OAuthArgs {
     /// Require OAuth access tokens (JWTs) from this authorization server on /mcp (HTTP), e.g.
     /// https://auth.example.com; its keys are found through its metadata.
-    #[arg(long, value_name = "URL", env = "MCPGEN_OAUTH_ISSUER", help_heading = "OAuth")]
+    #[arg(long, value_name = "URL", env = "MCPGEN_OAUTH_ISSUER", help_heading = "OAuth", hide = !cfg!(feature = "oauth"))]
     pub oauth_issuer: Option<String>,
 
     /// An `aud` value tokens may carry (repeatable) [default: the resource URL].
-    #[arg(long, value_name = "AUDIENCE", help_heading = "OAuth")]
+    #[arg(long, value_name = "AUDIENCE", help_heading = "OAuth", hide = !cfg!(feature = "oauth"))]
     pub oauth_audience: Vec<String>,
 
     /// This server's URL as clients reach it: the `resource` of its metadata (RFC 9728) [default:
     /// http://ADDR/mcp with the address it listens on].
-    #[arg(long, value_name = "URL", help_heading = "OAuth")]
+    #[arg(long, value_name = "URL", help_heading = "OAuth", hide = !cfg!(feature = "oauth"))]
     pub oauth_resource: Option<String>,
 
     /// The authorization server's JWKS URL, instead of the one its metadata names.
-    #[arg(long, value_name = "URL", help_heading = "OAuth")]
+    #[arg(long, value_name = "URL", help_heading = "OAuth", hide = !cfg!(feature = "oauth"))]
     pub oauth_jwks: Option<String>,
 
     /// Shortest time between two fetches of the JWKS (a token naming an unknown key fetches it
     /// again) [default: 30].
-    #[arg(long, value_name = "SECONDS", help_heading = "OAuth")]
+    #[arg(long, value_name = "SECONDS", help_heading = "OAuth", hide = !cfg!(feature = "oauth"))]
     pub oauth_jwks_min_refresh: Option<u64>,
 }
 
@@ -286,24 +293,24 @@ pub struct ContextArgs {
     pub tool_mode: Option<ToolModeArg>,
 
     /// How much of each tool's schema clients see; calls are always checked against the full one [default: auto].
-    #[arg(long, value_enum, value_name = "DETAIL", help_heading = "Context")]
+    #[arg(long, value_enum, value_name = "DETAIL", help_heading = "Context", hide = !cfg!(feature = "discovery"))]
     pub schema_detail: Option<SchemaDetailArg>,
 
     /// `auto` lists every tool up to this many tools [default: 40].
-    #[arg(long, value_name = "N", help_heading = "Context")]
+    #[arg(long, value_name = "N", help_heading = "Context", hide = !cfg!(feature = "discovery"))]
     pub auto_max_tools: Option<usize>,
 
     /// ... and up to this many tokens for the whole tools/list [default: 20000].
-    #[arg(long, value_name = "TOKENS", help_heading = "Context")]
+    #[arg(long, value_name = "TOKENS", help_heading = "Context", hide = !cfg!(feature = "discovery"))]
     pub auto_max_tokens: Option<usize>,
 
     /// In discovery mode, list the tools matching this glob directly too (repeatable), e.g. 'repos_get*'.
-    #[arg(long, value_name = "GLOB", value_parser = parse_glob, help_heading = "Context")]
+    #[arg(long, value_name = "GLOB", value_parser = parse_glob, help_heading = "Context", hide = !cfg!(feature = "discovery"))]
     pub pin_tool: Vec<String>,
 
     /// A sentence-embedding model directory (config.json, tokenizer.json, model.safetensors), e.g.
     /// all-MiniLM-L6-v2: discovery's search then also goes by what requests mean.
-    #[arg(long, value_name = "DIR", env = "MCPGEN_SEARCH_MODEL", help_heading = "Context")]
+    #[arg(long, value_name = "DIR", env = "MCPGEN_SEARCH_MODEL", help_heading = "Context", hide = !cfg!(feature = "discovery"))]
     pub search_model: Option<std::path::PathBuf>,
 
     /// Characters of a tool result at most; a longer one is reduced to fit, with a note on how to
@@ -320,23 +327,23 @@ pub struct ContextArgs {
     pub response_format: Option<ResponseFormatArg>,
 
     /// In discovery mode, offer run_script too (code mode's sandboxed JavaScript).
-    #[arg(long, help_heading = "Code mode")]
+    #[arg(long, help_heading = "Code mode", hide = !cfg!(feature = "code"))]
     pub run_script: bool,
 
     /// A script's wall time, in seconds [default: 10].
-    #[arg(long, value_name = "SECS", value_parser = parse_positive_secs, help_heading = "Code mode")]
+    #[arg(long, value_name = "SECS", value_parser = parse_positive_secs, help_heading = "Code mode", hide = !cfg!(feature = "code"))]
     pub script_timeout: Option<f64>,
 
     /// A script's memory, in MiB [default: 64].
-    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=4096), help_heading = "Code mode")]
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=4096), help_heading = "Code mode", hide = !cfg!(feature = "code"))]
     pub script_memory: Option<u32>,
 
     /// API calls one script may make [default: 200].
-    #[arg(long, value_name = "N", help_heading = "Code mode")]
+    #[arg(long, value_name = "N", help_heading = "Code mode", hide = !cfg!(feature = "code"))]
     pub script_max_calls: Option<usize>,
 
     /// Characters a script may return and print [default: 1000000].
-    #[arg(long, value_name = "CHARS", help_heading = "Code mode")]
+    #[arg(long, value_name = "CHARS", help_heading = "Code mode", hide = !cfg!(feature = "code"))]
     pub script_max_output: Option<usize>,
 }
 
@@ -396,40 +403,43 @@ impl ContextArgs {
     }
 }
 
+/// A `--pin-tool` glob, checked where discovery, which reads it, is built in.
 fn parse_glob(s: &str) -> Result<String, Error> {
-    glob::Pattern::new(s).map(|_| s.to_string()).map_err(|e| Error::Config(format!("invalid glob {s:?}: {e}")))
+    #[cfg(feature = "discovery")]
+    glob::Pattern::new(s).map_err(|e| Error::Config(format!("invalid glob {s:?}: {e}")))?;
+    Ok(s.to_string())
 }
 
 /// Flags of a running server.
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
     /// stdio (for desktop clients) or Streamable HTTP at /mcp.
-    #[arg(long, value_enum, default_value_t = Transport::Stdio, help_heading = "Server")]
+    #[arg(long, value_enum, default_value_t = Transport::Stdio, help_heading = "Server", hide = !cfg!(feature = "http"))]
     pub transport: Transport,
 
     /// Address to listen on (HTTP). Binds loopback unless told otherwise.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", help_heading = "Server")]
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", help_heading = "Server", hide = !cfg!(feature = "http"))]
     pub bind: SocketAddr,
 
     /// Bearer token clients must send on /mcp (HTTP). Prefer the env var over the flag.
-    #[arg(long, value_name = "TOKEN", env = "MCPGEN_AUTH_TOKEN", hide_env_values = true, help_heading = "Server")]
+    #[arg(long, value_name = "TOKEN", env = "MCPGEN_AUTH_TOKEN", hide_env_values = true, help_heading = "Server", hide = !cfg!(feature = "http"))]
     pub auth_token: Option<String>,
 
     /// Browser Origin allowed besides localhost (repeatable), e.g. https://app.example.com.
-    #[arg(long, value_name = "ORIGIN", help_heading = "Server")]
+    #[arg(long, value_name = "ORIGIN", help_heading = "Server", hide = !cfg!(feature = "http"))]
     pub allow_origin: Vec<String>,
 
     /// Host header value allowed besides localhost and the bind address (repeatable).
-    #[arg(long, value_name = "HOST", help_heading = "Server")]
+    #[arg(long, value_name = "HOST", help_heading = "Server", hide = !cfg!(feature = "http"))]
     pub allow_host: Vec<String>,
 
     /// Also serve the old HTTP+SSE transport (2024-11-05) at /sse and /messages, for clients
     /// that never moved to Streamable HTTP.
-    #[arg(long, help_heading = "Server")]
+    #[arg(long, help_heading = "Server", hide = !cfg!(feature = "legacy-sse"))]
     pub legacy_sse: bool,
 
     /// Threads serving HTTP, each with its own connections [default: one per CPU].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024), help_heading = "Server")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024), help_heading = "Server", hide = !cfg!(feature = "http"))]
     pub workers: Option<u16>,
 
     /// OAuth access tokens on /mcp.
@@ -443,13 +453,13 @@ pub struct ServerArgs {
     /// With --upstream-auth user: where users' tokens are kept, encrypted with
     /// MCPGEN_TOKEN_STORE_KEY: a file (one replica) or redis://HOST:PORT (several; password in
     /// MCPGEN_TOKEN_STORE_PASSWORD) [default: $XDG_STATE_HOME/mcpgen/upstream-tokens.json].
-    #[arg(long, value_name = "PATH|URL", env = "MCPGEN_TOKEN_STORE", help_heading = "Upstream")]
+    #[arg(long, value_name = "PATH|URL", env = "MCPGEN_TOKEN_STORE", help_heading = "Upstream", hide = !cfg!(feature = "user-auth"))]
     pub token_store: Option<String>,
 
     /// Serve /metrics (Prometheus), /health and /ready on this address instead, without the bearer
     /// token (an internal port); with any transport, stdio included. Without it, HTTP serves
     /// /metrics beside /mcp, behind --auth-token when one is set (with --oauth-issuer, only here).
-    #[arg(long, value_name = "ADDR", help_heading = "Server")]
+    #[arg(long, value_name = "ADDR", help_heading = "Server", hide = !cfg!(feature = "metrics"))]
     pub metrics_bind: Option<SocketAddr>,
 
     /// Log lines as text or JSON (one object per line, a request id per tool call).

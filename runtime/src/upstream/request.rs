@@ -35,8 +35,8 @@ pub enum PreparedBody {
         /// The serialised body.
         bytes: Vec<u8>,
     },
-    /// A multipart form, its parts in order (reqwest sends it as `multipart/form-data`, with its
-    /// own boundary).
+    /// A multipart form, its parts in order (sent as `multipart/form-data`, with a boundary of its
+    /// own).
     Multipart(Vec<Part>),
 }
 
@@ -55,27 +55,17 @@ pub struct Part {
 }
 
 impl PreparedBody {
-    /// A body reqwest can send (multipart forms are single-use, so one is built per attempt).
+    /// The body on a request (a multipart one written for each attempt, with a boundary of its own).
     pub fn apply(&self, req: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder> {
         Ok(match self {
             PreparedBody::Bytes { content_type, bytes } => {
                 req.header(reqwest::header::CONTENT_TYPE, content_type.as_str()).body(bytes.clone())
             }
             PreparedBody::Multipart(parts) => {
-                let mut form = reqwest::multipart::Form::new();
-                for p in parts {
-                    let mut part = reqwest::multipart::Part::bytes(p.bytes.clone());
-                    if let Some(ct) = &p.content_type {
-                        part = part
-                            .mime_str(ct)
-                            .map_err(|e| Error::Arguments(format!("content type {ct:?} of `{}`: {e}", p.name)))?;
-                    }
-                    if let Some(f) = &p.file_name {
-                        part = part.file_name(f.clone());
-                    }
-                    form = form.part(p.name.clone(), part);
-                }
-                req.multipart(form)
+                let boundary = boundary();
+                let body = multipart_body(parts, &boundary)?;
+                req.header(reqwest::header::CONTENT_TYPE, format!("multipart/form-data; boundary={boundary}"))
+                    .body(body)
             }
         })
     }
@@ -366,6 +356,64 @@ fn multipart(b: &BodyBinding, value: &Value) -> Result<Vec<Part>> {
     Ok(parts)
 }
 
+/// The characters a part's name is sent with as they are (the URL's path-segment set): with any
+/// other, it is percent-encoded as `name*=utf-8''..`.
+const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'`')
+    .add(b'#')
+    .add(b'?')
+    .add(b'{')
+    .add(b'}')
+    .add(b'/')
+    .add(b'%');
+
+/// A `multipart/form-data` body (RFC 7578) of `parts` between `boundary`s, written as reqwest's
+/// forms write one (a test holds them equal), without its `multipart` feature (2 packages): a name
+/// outside [`PATH_SEGMENT`] percent-encoded, a file name quoted with `\` escapes.
+fn multipart_body(parts: &[Part], boundary: &str) -> Result<Vec<u8>> {
+    let mut body = Vec::new();
+    for p in parts {
+        body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; ").as_bytes());
+        match std::borrow::Cow::from(percent_encoding::utf8_percent_encode(&p.name, PATH_SEGMENT)) {
+            std::borrow::Cow::Borrowed(name) => body.extend_from_slice(format!("name=\"{name}\"").as_bytes()),
+            std::borrow::Cow::Owned(name) => body.extend_from_slice(format!("name*=utf-8''{name}").as_bytes()),
+        }
+        if let Some(file) = &p.file_name {
+            let quoted = file.replace('\\', "\\\\").replace('"', "\\\"").replace('\r', "\\\r").replace('\n', "\\\n");
+            body.extend_from_slice(format!("; filename=\"{quoted}\"").as_bytes());
+        }
+        if let Some(ct) = &p.content_type {
+            let media_type = ct.split(';').next().unwrap_or_default().trim();
+            let valid = media_type.split_once('/').is_some_and(|(t, s)| !t.is_empty() && !s.is_empty());
+            if !valid || HeaderValue::from_str(ct).is_err() {
+                return Err(Error::Arguments(format!("content type {ct:?} of `{}`: not a media type", p.name)));
+            }
+            body.extend_from_slice(format!("\r\nContent-Type: {ct}").as_bytes());
+        }
+        body.extend_from_slice(b"\r\n\r\n");
+        body.extend_from_slice(&p.bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    if !parts.is_empty() {
+        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    }
+    Ok(body)
+}
+
+/// A multipart boundary: 32 random bytes in hex, in four groups (reqwest's shape).
+fn boundary() -> String {
+    let mut bytes = [0u8; 32];
+    // The system's generator does not fail where the server runs; a fixed boundary would still
+    // be a valid one.
+    let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
+    let hex: Vec<String> = bytes.chunks(8).map(|c| c.iter().map(|b| format!("{b:02x}")).collect()).collect();
+    hex.join("-")
+}
+
 /// File content from a tool argument: a `data:` URI, base64, or else the text itself.
 pub fn decode_content(s: &str) -> Vec<u8> {
     let engine = base64::engine::general_purpose::STANDARD;
@@ -583,6 +631,44 @@ mod tests {
             panic!()
         };
         assert_eq!((bytes, content_type.as_str()), (vec![0, 1, 2], "application/octet-stream"));
+    }
+
+    /// The multipart bodies are reqwest's forms, byte for byte.
+    #[tokio::test]
+    async fn multipart_bodies_are_reqwests() {
+        use futures::TryStreamExt as _;
+        let part = |name: &str, bytes: &[u8], content_type: Option<&str>, file_name: Option<&str>| Part {
+            name: name.into(),
+            bytes: bytes.to_vec(),
+            content_type: content_type.map(str::to_string),
+            file_name: file_name.map(str::to_string),
+        };
+        let parts = [
+            part("note", b"hi", None, None),
+            part("file", &[0, 1, 2], Some("application/octet-stream"), Some("file")),
+            part("données été", b"{}", Some("application/json"), None),
+            part("a\"b/c", b"x", Some("text/plain; charset=utf-8"), Some("a\"b\\c\r\nd")),
+        ];
+        let mut form = reqwest::multipart::Form::new();
+        for p in &parts {
+            let mut part = reqwest::multipart::Part::bytes(p.bytes.clone());
+            if let Some(ct) = &p.content_type {
+                part = part.mime_str(ct).unwrap();
+            }
+            if let Some(f) = &p.file_name {
+                part = part.file_name(f.clone());
+            }
+            form = form.part(p.name.clone(), part);
+        }
+        let sep = form.boundary().to_string();
+        let theirs: Vec<u8> = form.into_stream().map_ok(|b| b.to_vec()).try_concat().await.unwrap();
+        assert_eq!(String::from_utf8_lossy(&multipart_body(&parts, &sep).unwrap()), String::from_utf8_lossy(&theirs));
+        assert_eq!(multipart_body(&[], &sep).unwrap(), b"");
+        let bad = part("f", b"", Some("not a type"), None);
+        assert!(multipart_body(&[bad], &sep).unwrap_err().to_string().contains("not a media type"));
+        let b = boundary();
+        assert_eq!((b.len(), b.matches('-').count()), (67, 3));
+        assert_ne!(b, boundary());
     }
 
     #[test]
