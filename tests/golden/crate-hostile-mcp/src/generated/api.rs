@@ -58,13 +58,13 @@ impl Api {
         };
         async move { self.cx.call(tool.name(), args?).await }
     }
-    /// `listEveryArchivedInvoiceLineItemForEveryCustomerInEvery_671bd93c`: Path parameter named '..' and a 200-character operationId
-    pub async fn list_every_archived_invoice_line_item_for_every_customer_in_every_671bd93c(
+    /// `listInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain`: Path parameter named '..' and a 200-character operationId
+    pub async fn list_invoice_line_item_customer_region_soft_deleted_records_then_do_it_again(
         &self,
-        args: args::ListEveryArchivedInvoiceLineItemForEveryCustomerInEvery671bd93cArgs,
+        args: args::ListInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgainArgs,
     ) -> Result<Value, Error> {
         self.call(
-                Tool::ListEveryArchivedInvoiceLineItemForEveryCustomerInEvery671bd93c,
+                Tool::ListInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain,
                 args,
             )
             .await

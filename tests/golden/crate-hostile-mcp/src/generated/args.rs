@@ -3,9 +3,9 @@
 //! The tools' arguments, typed (serde): what `Api`'s methods take and `RustTools`' methods are
 //! given. An optional argument is an `Option`.
 
-/// The arguments of `listEveryArchivedInvoiceLineItemForEveryCustomerInEvery_671bd93c`.
+/// The arguments of `listInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain`.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
-pub struct ListEveryArchivedInvoiceLineItemForEveryCustomerInEvery671bd93cArgs {
+pub struct ListInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgainArgs {
     /// Yes, the parameter is called `..`
     #[serde(rename = "..")]
     pub field: String,

@@ -4,8 +4,8 @@
 /// [`Tool::from_name`] give its MCP name both ways.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Tool {
-    /// `listEveryArchivedInvoiceLineItemForEveryCustomerInEvery_671bd93c`: Path parameter named '..' and a 200-character operationId
-    ListEveryArchivedInvoiceLineItemForEveryCustomerInEvery671bd93c,
+    /// `listInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain`: Path parameter named '..' and a 200-character operationId
+    ListInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain,
     /// `get_i18n_by`: مرحبا بالعالم — שלום עולם — RTL override — Z͓͑͒a͔͕l͖g͗o — 👩👩👧👦
     GetI18nBy,
     /// `render_template`: Body full of keyword-named properties and nasty enums / defaults
@@ -19,7 +19,7 @@ pub enum Tool {
 impl Tool {
     /// Every tool, in the catalogue's order.
     pub const ALL: [Tool; 5] = [
-        Tool::ListEveryArchivedInvoiceLineItemForEveryCustomerInEvery671bd93c,
+        Tool::ListInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain,
         Tool::GetI18nBy,
         Tool::RenderTemplate,
         Tool::GetUser,
@@ -28,8 +28,8 @@ impl Tool {
     /// The name clients call the tool by.
     pub const fn name(self) -> &'static str {
         match self {
-            Tool::ListEveryArchivedInvoiceLineItemForEveryCustomerInEvery671bd93c => {
-                "listEveryArchivedInvoiceLineItemForEveryCustomerInEvery_671bd93c"
+            Tool::ListInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain => {
+                "listInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain"
             }
             Tool::GetI18nBy => "get_i18n_by",
             Tool::RenderTemplate => "render_template",
@@ -41,8 +41,8 @@ impl Tool {
     pub fn from_name(name: &str) -> Option<Tool> {
         Some(
             match name {
-                "listEveryArchivedInvoiceLineItemForEveryCustomerInEvery_671bd93c" => {
-                    Tool::ListEveryArchivedInvoiceLineItemForEveryCustomerInEvery671bd93c
+                "listInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain" => {
+                    Tool::ListInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain
                 }
                 "get_i18n_by" => Tool::GetI18nBy,
                 "render_template" => Tool::RenderTemplate,
