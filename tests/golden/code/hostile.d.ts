@@ -1,7 +1,7 @@
 type Self = { "1st": string; fn: string /* default "*\/ fn main() { std::process::exit(1) }…" */; type: "\"" | "\"#" | "r#\"" | "*/" | "/*" | "}" | "{{" | "}}" | "\\u{0}" | "line1\nline2" | "\u003c/script\u003e" | "`" | "$(rm -rf /)" | "" | " " | "no" | "null" | "1st" | "🦀" /* default "\"#" */; $ref?: string; Self?: boolean; async?: 1 | 2.5 | -0.0; children?: Self[]; crate?: string; "emoji_🦀"?: string; self?: number /* default 0 */; "with space"?: string; "with-dash"?: string; with_dash?: string };
 declare const api: {
   /** Path parameter named.. */
-  listEveryArchivedInvoiceLineItemForEveryCustomerInEvery_671bd93c(args: { "..": string }): Promise<unknown>;
+  listInvoiceLineItemCustomerRegionSoftDeletedRecordsThenDoItAgain(args: { "..": string }): Promise<unknown>;
   /** مرحبا بالعالم — שלום עולם — RTL override — Z͓͑͒a͔͕l͖g͗o — 👩‍👩‍👧‍👦 */
   get_i18n_by(args: { param: string; ca_fe?: string; header?: string /* default "crab 🦀" */ }): Promise<unknown>;
   /** Body full of keyword-named properties and nasty enums / defaults */
