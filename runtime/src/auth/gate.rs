@@ -105,7 +105,7 @@ fn outside_scopes(
 pub async fn metadata(State(gate): State<Arc<Gate>>) -> Response {
     (
         [(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"), (header::CACHE_CONTROL, "max-age=3600")],
-        axum::Json(gate.server.metadata(gate.engine.load().scopes())),
+        crate::transport::http::Json(gate.server.metadata(gate.engine.load().scopes())),
     )
         .into_response()
 }

@@ -93,7 +93,7 @@ pub async fn message(State(legacy): State<Arc<LegacySse>>, uri: axum::http::Uri,
         Err(e) => {
             let error = serde_json::json!({"jsonrpc": "2.0", "id": null,
                 "error": {"code": -32700, "message": format!("Parse error: {e}")}});
-            return (StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
+            return (StatusCode::BAD_REQUEST, super::Json(error)).into_response();
         }
     };
     let sender = legacy.sessions().get(&session).cloned();

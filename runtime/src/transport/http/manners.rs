@@ -115,7 +115,7 @@ pub(crate) fn unreadable_body() -> Response {
 
 fn parse_error(message: &str) -> Response {
     let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("Parse error: {message}")}});
-    (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+    (StatusCode::BAD_REQUEST, super::Json(body)).into_response()
 }
 
 fn page(about: &About, request: &Request) -> impl IntoResponse {

@@ -33,6 +33,19 @@ use crate::metrics::{Metrics, Readiness};
 use crate::transport::server::McpServer;
 use crate::transport::shutdown_signal;
 
+/// A JSON answer, as `axum::Json` writes one (compact, `Content-Type: application/json`; a 500 if
+/// the value cannot be written), without axum's `json` feature and the package it brings.
+pub(crate) struct Json<T>(pub(crate) T);
+
+impl<T: serde::Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response {
+        match serde_json::to_vec(&self.0) {
+            Ok(body) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+            Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+        }
+    }
+}
+
 /// How the Streamable HTTP endpoint listens and whom it lets in.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -106,8 +119,7 @@ pub async fn serve_http(server: McpServer, opts: HttpOptions, on_ready: impl FnO
     let sse = sse_routes(legacy, token);
     let scrape = scrape_routes(opts.metrics, oauth.is_some(), token_for_metrics);
     // The tool count of the engine served now (a reload may change it).
-    let health =
-        move || async move { axum::Json(serde_json::json!({"status": "ok", "tools": live.load().tool_count()})) };
+    let health = move || async move { Json(serde_json::json!({"status": "ok", "tools": live.load().tool_count()})) };
     let router = axum::Router::new()
         .route("/health", get(health))
         .route("/ready", get(ready).with_state(opts.readiness))
@@ -337,7 +349,7 @@ async fn listen(bind: SocketAddr, flag: &str) -> Result<tokio::net::TcpListener>
 pub async fn serve_metrics(bind: SocketAddr, metrics: Arc<Metrics>, readiness: Readiness) -> Result<SocketAddr> {
     let router = axum::Router::new()
         .route("/metrics", get(scrape).with_state(metrics))
-        .route("/health", get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }))
+        .route("/health", get(|| async { Json(serde_json::json!({"status": "ok"})) }))
         .route("/ready", get(ready).with_state(readiness));
     let listener = listen(bind, "--metrics-bind").await?;
     let addr = listener.local_addr().map_err(|e| Error::Transport(e.to_string()))?;
@@ -394,9 +406,9 @@ async fn scrape(State(metrics): State<Arc<Metrics>>) -> Response {
 /// old engine serves until the new one replaces it.
 async fn ready(State(readiness): State<Readiness>) -> Response {
     if readiness.is_ready() {
-        axum::Json(serde_json::json!({"status": "ready"})).into_response()
+        Json(serde_json::json!({"status": "ready"})).into_response()
     } else {
-        (StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({"status": "starting"}))).into_response()
+        (StatusCode::SERVICE_UNAVAILABLE, Json(serde_json::json!({"status": "starting"}))).into_response()
     }
 }
 

@@ -105,7 +105,7 @@ pub async fn revoke(
     match users.store().delete_prefix(&prefix).await {
         Ok(n) => {
             tracing::info!("a user revoked their {n} stored upstream tokens");
-            axum::Json(serde_json::json!({"revoked": n})).into_response()
+            super::Json(serde_json::json!({"revoked": n})).into_response()
         }
         Err(e) => (StatusCode::SERVICE_UNAVAILABLE, format!("{e}\n")).into_response(),
     }
