@@ -270,7 +270,11 @@ def pool_of(name, schema, example, doc, rng):
     if isinstance(t, list):
         t = next((x for x in t if x != "null"), "string")
     if schema.get("enum"):
-        return [str(v) for v in schema["enum"][:3]]
+        values = [wire(v) for v in schema["enum"][:3]]
+        return (values * 3)[:3]
+    if t == "array":
+        return pool_of(name, schema.get("items"), example[0] if isinstance(example, list) and example else None,
+                       doc, rng)
     if t in ("integer", "number"):
         lo = schema.get("minimum", 1)
         hi = schema.get("maximum", lo + 100000)
@@ -403,7 +407,7 @@ def record_har(doc, base, rng):
                     url = url.replace("{" + name + "}", urllib.parse.quote(v, safe="-_.~"))
                 elif where == "query" and (p.get("required") or rng.random() < 0.5):
                     v = example if example is not None else sample(schema, doc)
-                    query.append((name, wire(v)))
+                    query += [(name, wire(x)) for x in (v if isinstance(v, list) else [v])]
                 elif where == "header" and p.get("required"):
                     v = example if example is not None else sample(schema, doc)
                     headers.append((name, wire(v)))
@@ -416,14 +420,15 @@ def record_har(doc, base, rng):
                     body = json.dumps(media["example"] if "example" in media else sample(media.get("schema"), doc))
                     mime = "application/json"
                     break
-                if mt == "application/x-www-form-urlencoded":
+                if mt in ("application/x-www-form-urlencoded", "multipart/form-data"):
+                    # Both sent as a URL-encoded form: the mock reads either.
                     v = sample(media.get("schema"), doc)
                     body = urllib.parse.urlencode({k: wire(x) for k, x in (v or {}).items()})
-                    mime = mt
+                    mime = "application/x-www-form-urlencoded"
                     break
             if mime:
                 headers.append(("Content-Type", mime))
-            headers.append(("Accept", "application/json"))
+            headers.append(("Accept", "*/*"))
             status, reason, rh, text, bad = send(base, m.upper(), target, headers, body)
             sent += 1
             refused += bad
