@@ -87,7 +87,8 @@ pub(crate) fn convert(root: &Value, origin: &str, hosts: &[String]) -> Result<(V
     let mut origins: Vec<(String, usize)> = Vec::new();
     for members in by_host.values() {
         let paths: Vec<Vec<String>> = members.iter().map(|i| kept[*i].segments.clone()).collect();
-        let vars = template::variable_positions(&paths);
+        let shapes: Vec<template::Shape> = members.iter().map(|i| shape_of(&kept[*i])).collect();
+        let vars = template::variable_positions(&paths, &shapes);
         for (m, i) in members.iter().enumerate() {
             let k = &kept[*i];
             let (path, names) = template::template(&k.segments, &vars[m]);
@@ -287,6 +288,46 @@ fn call_of(
     call.body = body_of(request.get("postData"));
     call.replies.extend(reply_of(k.entry.get("response")));
     (call, credentials)
+}
+
+/// What a request carried besides its path, to tell two calls of one operation from calls of
+/// two (`template`, rule 4): its method, query parameter names, body keys, and the response's
+/// status and shape.
+fn shape_of(k: &Kept<'_>) -> template::Shape {
+    let body = body_of(k.entry.pointer("/request/postData"));
+    let body_keys: Vec<&str> = match body.as_ref().and_then(|b| b.value.as_ref()) {
+        Some(Value::Object(map)) => map.keys().map(String::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let reply = reply_of(k.entry.get("response"));
+    let status = reply.as_ref().map_or(0, |r| r.status);
+    let response = reply.as_ref().and_then(|r| r.value.as_ref()).map_or_else(String::new, |v| json_shape(v, 0));
+    let mut body_keys = body_keys;
+    body_keys.sort_unstable();
+    template::Shape {
+        signature: format!("{} {} {status} {response}", k.method.as_upper(), body_keys.join(",")),
+        query: k.url.query_pairs().map(|(name, _)| name.into_owned()).collect(),
+        success: (200..300).contains(&status),
+        telling: !body_keys.is_empty() || response.contains(':'),
+    }
+}
+
+/// A JSON value's shape: an object's keys and their values' shapes down to `depth` 1 (an array
+/// by its first item's), types below.
+fn json_shape(value: &Value, depth: usize) -> String {
+    match value {
+        Value::Object(map) if depth <= 1 => {
+            let mut keys: Vec<String> = map.iter().map(|(k, v)| format!("{k}:{}", json_shape(v, depth + 1))).collect();
+            keys.sort_unstable();
+            format!("{{{}}}", keys.join(","))
+        }
+        Value::Array(items) => format!("[{}]", items.first().map_or_else(String::new, |v| json_shape(v, depth))),
+        Value::Object(_) => "object".into(),
+        Value::String(_) => "string".into(),
+        Value::Number(_) => "number".into(),
+        Value::Bool(_) => "boolean".into(),
+        Value::Null => "null".into(),
+    }
 }
 
 fn body_of(post: Option<&Value>) -> Option<Body> {

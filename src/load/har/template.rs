@@ -65,10 +65,38 @@ enum Take {
     SlugsAndChangingWords,
 }
 
-/// The distinct paths, and each one's segments with its parameters marked.
+/// What one request carried besides its path (rule 4): compared between sibling paths.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// The method, the request body's keys, the response's status and the response's shape
+    /// (its JSON keys and their types, at the top level and one level down).
+    pub(crate) signature: String,
+    /// The query parameters' names: an optional one may be left out of any call.
+    pub(crate) query: BTreeSet<String>,
+    /// Whether the response succeeded (2xx): a refused request says nothing of the operation.
+    pub(crate) success: bool,
+    /// Whether the body or the response has a key: an empty body or `{}` says nothing.
+    pub(crate) telling: bool,
+}
+
+impl Shape {
+    /// Two requests of one operation: the same signature and query names, or the names of one
+    /// of them among the other's (optional parameters left out).
+    fn matches(&self, other: &Shape) -> bool {
+        self.signature == other.signature && (self.query.is_subset(&other.query) || other.query.is_subset(&self.query))
+    }
+
+    fn method(&self) -> &str {
+        self.signature.split(' ').next().unwrap_or("")
+    }
+}
+
+/// The distinct paths, each one's segments with its parameters marked, and the requests made
+/// to it.
 struct Paths<'a> {
     paths: Vec<&'a [String]>,
     vars: Vec<Vec<bool>>,
+    shapes: Vec<Vec<&'a Shape>>,
 }
 
 impl Paths<'_> {
@@ -88,8 +116,9 @@ impl Paths<'_> {
     }
 }
 
-/// For each path (its segments), which positions are parameters.
-pub(crate) fn variable_positions(paths: &[Vec<String>]) -> Vec<Vec<bool>> {
+/// For each path (its segments), which positions are parameters. `shapes[k]`: what the request
+/// of `paths[k]` carried besides its path (none: nothing known).
+pub(crate) fn variable_positions(paths: &[Vec<String>], shapes: &[Shape]) -> Vec<Vec<bool>> {
     // Work on distinct paths: traffic repeats the same ones.
     let mut index: HashMap<&[String], usize> = HashMap::new();
     let mut distinct: Vec<&[String]> = Vec::new();
@@ -103,7 +132,13 @@ pub(crate) fn variable_positions(paths: &[Vec<String>]) -> Vec<Vec<bool>> {
         })
         .collect();
     let vars = distinct.iter().map(|p| p.iter().map(|s| is_id_like(s)).collect()).collect();
-    let mut state = Paths { paths: distinct, vars };
+    let mut of_distinct: Vec<Vec<&Shape>> = vec![Vec::new(); distinct.len()];
+    for (d, shape) in of_path.iter().zip(shapes) {
+        if shape.success && !of_distinct[*d].contains(&shape) {
+            of_distinct[*d].push(shape);
+        }
+    }
+    let mut state = Paths { paths: distinct, vars, shapes: of_distinct };
     // Each round marks at least one more position, so this bound is never what ends it.
     let rounds = state.paths.iter().map(|p| p.len()).sum::<usize>() + 1;
     for _round in 0..rounds {
@@ -113,6 +148,9 @@ pub(crate) fn variable_positions(paths: &[Vec<String>]) -> Vec<Vec<bool>> {
             if changed {
                 break;
             }
+        }
+        if !changed {
+            changed = by_shape(&mut state);
         }
         changed |= by_same_value(&mut state);
         if !changed {
@@ -221,6 +259,75 @@ fn by_comparison(state: &mut Paths<'_>, differences: usize) -> bool {
     changed
 }
 
+/// Rule 4: sibling paths whose requests and responses have the same shape.
+fn by_shape(state: &mut Paths<'_>) -> bool {
+    let max_len = state.paths.iter().map(|p| p.len()).max().unwrap_or(0);
+    let mut marks: Vec<(usize, usize)> = Vec::new();
+    // The first segment names a resource: values come after one.
+    for i in 1..max_len {
+        // For each template before `i`: for each value at `i`, the rests of the paths after it
+        // and the requests made to each.
+        type Rests<'b> = BTreeMap<Vec<&'b str>, Vec<usize>>;
+        let mut siblings: HashMap<Vec<&str>, BTreeMap<&str, Rests<'_>>> = HashMap::new();
+        for (k, p) in state.paths.iter().enumerate() {
+            if p.len() <= i || state.vars[k][i] {
+                continue;
+            }
+            let prefix = state.prefix(k, i);
+            if !prefix.iter().any(|s| *s != PARAM) {
+                continue;
+            }
+            let rest: Vec<&str> = (i + 1..p.len()).map(|j| state.norm(k, j)).collect();
+            siblings.entry(prefix).or_default().entry(p[i].as_str()).or_default().entry(rest).or_default().push(k);
+        }
+        for values in siblings.values() {
+            let values: Vec<(&&str, &Rests<'_>)> = values.iter().collect();
+            for (a, (_, rests_a)) in values.iter().enumerate() {
+                for (_, rests_b) in &values[a + 1..] {
+                    if same_shape(state, rests_a, rests_b) {
+                        for rests in [rests_a, rests_b] {
+                            marks.extend(rests.values().flatten().map(|&k| (k, i)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut changed = false;
+    for (k, i) in marks {
+        changed |= state.mark(k, i);
+    }
+    changed
+}
+
+/// Whether two values at one position are values of one parameter by what their requests
+/// carried: every rest of the path that follows both, requested with the same method, has
+/// requests of the same shape under both, and at least one of them has a telling shape.
+fn same_shape(state: &Paths<'_>, a: &BTreeMap<Vec<&str>, Vec<usize>>, b: &BTreeMap<Vec<&str>, Vec<usize>>) -> bool {
+    let mut evidence = false;
+    for (rest, paths_a) in a {
+        let Some(paths_b) = b.get(rest) else { continue };
+        let shapes_a: Vec<&Shape> = paths_a.iter().flat_map(|k| state.shapes[*k].iter().copied()).collect();
+        let shapes_b: Vec<&Shape> = paths_b.iter().flat_map(|k| state.shapes[*k].iter().copied()).collect();
+        let methods: BTreeSet<&str> = shapes_a.iter().map(|s| s.method()).collect();
+        for method in methods {
+            fn of<'s>(shapes: &[&'s Shape], method: &str) -> Vec<&'s Shape> {
+                shapes.iter().copied().filter(|s| s.method() == method).collect()
+            }
+            let (ma, mb) = (of(&shapes_a, method), of(&shapes_b, method));
+            if mb.is_empty() {
+                continue;
+            }
+            let matching: Vec<&Shape> = ma.iter().copied().filter(|x| mb.iter().any(|y| x.matches(y))).collect();
+            if matching.is_empty() {
+                return false;
+            }
+            evidence |= matching.iter().any(|s| s.telling);
+        }
+    }
+    evidence
+}
+
 /// Rule 3: a value that is a parameter after a template is one in every path where it follows
 /// that template.
 fn by_same_value(state: &mut Paths<'_>) -> bool {
@@ -294,10 +401,27 @@ mod tests {
     use super::*;
 
     fn templates(paths: &[&str]) -> Vec<String> {
+        let calls: Vec<(&str, Shape)> = paths.iter().map(|p| (*p, Shape::default())).collect();
+        templates_of(&calls)
+    }
+
+    fn templates_of(calls: &[(&str, Shape)]) -> Vec<String> {
         let split: Vec<Vec<String>> =
-            paths.iter().map(|p| p.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect()).collect();
-        let vars = variable_positions(&split);
+            calls.iter().map(|(p, _)| p.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect()).collect();
+        let shapes: Vec<Shape> = calls.iter().map(|(_, s)| s.clone()).collect();
+        let vars = variable_positions(&split, &shapes);
         split.iter().zip(&vars).map(|(p, v)| template(p, v).0).collect()
+    }
+
+    /// A successful request: method and response shape (`signature` after the method), query
+    /// names.
+    fn shape(method: &str, response: &str, query: &[&str]) -> Shape {
+        Shape {
+            signature: format!("{method}  200 {response}"),
+            query: query.iter().map(|q| q.to_string()).collect(),
+            success: true,
+            telling: response.contains(':'),
+        }
     }
 
     #[test]
@@ -431,6 +555,79 @@ mod tests {
         let t = templates(&["/orders/1/items", "/carts/2/items", "/orders/3/notes", "/carts/4/notes"]);
         assert_eq!(t[0], "/orders/{order}/items");
         assert_eq!(t[1], "/carts/{cart}/items");
+    }
+
+    /// Plain words whose requests and responses have the same shape are values of one parameter
+    /// (rule 4): a workspace and a repository named by words.
+    #[test]
+    fn plain_words_with_the_same_shape_are_values() {
+        let issues = || shape("GET", "{values:[{id:number,title:string}]}", &["page"]);
+        let repo = || shape("GET", "{name:string,owner:{id:number}}", &[]);
+        let t = templates_of(&[
+            ("/repositories/acme/webapp/issues", issues()),
+            ("/repositories/globex/webapp/issues", issues()),
+            ("/repositories/acme/backend/issues", shape("GET", "{values:[{id:number,title:string}]}", &[])),
+            ("/repositories/acme/webapp", repo()),
+            ("/repositories/globex/webapp", repo()),
+        ]);
+        assert_eq!(t[0], "/repositories/{repository}/{repository2}/issues");
+        assert_eq!(t[1], "/repositories/{repository}/{repository2}/issues");
+        assert_eq!(t[2], "/repositories/{repository}/{repository2}/issues");
+        assert_eq!(t[3], "/repositories/{repository}/{repository2}");
+    }
+
+    /// Sibling resources whose sub-resources have the same shape stay literal when their own
+    /// listings differ (daniweb's audiences and conversations), or another request differs.
+    #[test]
+    fn sibling_resources_with_shared_shapes_stay_literal() {
+        let filters = || shape("POST", "{data:[{matched_metadata:object}],pagination:{total:number}}", &[]);
+        let t = templates_of(&[
+            ("/api/audiences/1/metadata/filters", filters()),
+            ("/api/conversations/2/metadata/filters", filters()),
+            ("/api/audiences", shape("GET", "{data:[{id:number,name:string}]}", &["limit"])),
+            ("/api/conversations", shape("GET", "{data:[{id:number,messages:number}]}", &["limit"])),
+        ]);
+        assert_eq!(t[0], "/api/audiences/{audience}/metadata/filters");
+        assert_eq!(t[1], "/api/conversations/{conversation}/metadata/filters");
+        let t = templates_of(&[
+            ("/api/audiences/1/metadata/filters", filters()),
+            ("/api/conversations/2/metadata/filters", filters()),
+            ("/api/audiences/1", shape("GET", "{data:{id:number,name:string}}", &[])),
+            ("/api/conversations/2", shape("GET", "{data:{id:number,messages:number}}", &[])),
+        ]);
+        assert_eq!(t[0], "/api/audiences/{audience}/metadata/filters");
+        assert_eq!(t[2], "/api/audiences/{audience}");
+    }
+
+    /// Operations with the same response but other query parameters stay literal.
+    #[test]
+    fn same_response_other_query_stays_literal() {
+        let pets = "[{id:number,name:string}]";
+        let t = templates_of(&[
+            ("/pet/findByStatus", shape("GET", pets, &["status"])),
+            ("/pet/findByTags", shape("GET", pets, &["tags"])),
+        ]);
+        assert_eq!(t, ["/pet/findByStatus", "/pet/findByTags"]);
+    }
+
+    /// An empty body or `{}` says nothing: the words stay literal.
+    #[test]
+    fn empty_shapes_say_nothing() {
+        let t = templates_of(&[
+            ("/api/services/start", shape("POST", "{}", &[])),
+            ("/api/services/stop", shape("POST", "{}", &[])),
+        ]);
+        assert_eq!(t, ["/api/services/start", "/api/services/stop"]);
+    }
+
+    /// A refused request says nothing of the operation's shape.
+    #[test]
+    fn refused_requests_say_nothing() {
+        let mut refused = shape("GET", "{error:string}", &[]);
+        refused.signature = "GET  404 {error:string}".into();
+        refused.success = false;
+        let t = templates_of(&[("/api/teams/acme", refused.clone()), ("/api/teams/globex", refused)]);
+        assert_eq!(t, ["/api/teams/acme", "/api/teams/globex"]);
     }
 
     #[test]
