@@ -11,7 +11,25 @@
 //!    slug with a digit; or, when the paths differ in this segment only, one of them is a
 //!    parameter there already. Parameters side by side change together
 //!    (`/repositories/abc/abc` and `/repositories/abc-1/abc-1`); or
-//! 3. it is a parameter in another path with the same template before it and the same value.
+//! 3. it is a parameter in another path with the same template before it and the same value; or
+//! 4. (when rules 1–3 find nothing more) it is not the path's first segment, and another value
+//!    at this position, after the same template (with a literal segment in it), has requests of
+//!    the same shape: for every rest of the path that follows both values and was requested with
+//!    the same method, a successful request under one has the same body keys, status and
+//!    response shape (JSON keys and their types, at the top level and one level down) as one
+//!    under the other, and query parameter names that are the same or among the other's (an
+//!    optional parameter left out); and at least one such pair is telling (a body or a
+//!    response with a key: an empty body or `{}` says nothing). A single rest that differs
+//!    keeps the values apart: sibling resources with sub-resources of the same shape
+//!    (`/audiences/{id}/metadata/filters`, `/conversations/{id}/metadata/filters`) differ by
+//!    their own listings or items when those were requested. Values are what the path alone
+//!    cannot tell from operations' words (`acme` and `globex` in
+//!    `/repositories/acme/webapp/issues`): a client sends the same requests under each and gets
+//!    the same kind of answer, while two operations take or return other things. Where two
+//!    values at the position (after the same template) differ so, the position holds
+//!    operations' words, and none of its values becomes a parameter by this rule: two
+//!    operations may answer alike (`POST /positions` and `POST /webhooks`, both answering
+//!    `{"data": {"id": 1}, "success": true}`).
 //!
 //! Paths that differ in fewer segments are compared first (rule 2 explains a difference with as
 //! few parameters as it can), and the rules are applied until nothing changes. A plain word (no
@@ -280,16 +298,21 @@ fn by_shape(state: &mut Paths<'_>) -> bool {
             let rest: Vec<&str> = (i + 1..p.len()).map(|j| state.norm(k, j)).collect();
             siblings.entry(prefix).or_default().entry(p[i].as_str()).or_default().entry(rest).or_default().push(k);
         }
-        for values in siblings.values() {
-            let values: Vec<(&&str, &Rests<'_>)> = values.iter().collect();
-            for (a, (_, rests_a)) in values.iter().enumerate() {
-                for (_, rests_b) in &values[a + 1..] {
-                    if same_shape(state, rests_a, rests_b) {
-                        for rests in [rests_a, rests_b] {
-                            marks.extend(rests.values().flatten().map(|&k| (k, i)));
-                        }
+        'siblings: for values in siblings.values() {
+            let values: Vec<&Rests<'_>> = values.values().collect();
+            let mut alike: Vec<usize> = Vec::new();
+            for (a, rests_a) in values.iter().enumerate() {
+                for (b, rests_b) in values.iter().enumerate().skip(a + 1) {
+                    match compare_shapes(state, rests_a, rests_b) {
+                        // Operations' words: two that answer alike are operations still.
+                        Likeness::Different => continue 'siblings,
+                        Likeness::Alike => alike.extend([a, b]),
+                        Likeness::Unknown => {}
                     }
                 }
+            }
+            for v in alike {
+                marks.extend(values[v].values().flatten().map(|&k| (k, i)));
             }
         }
     }
@@ -300,10 +323,25 @@ fn by_shape(state: &mut Paths<'_>) -> bool {
     changed
 }
 
-/// Whether two values at one position are values of one parameter by what their requests
-/// carried: every rest of the path that follows both, requested with the same method, has
-/// requests of the same shape under both, and at least one of them has a telling shape.
-fn same_shape(state: &Paths<'_>, a: &BTreeMap<Vec<&str>, Vec<usize>>, b: &BTreeMap<Vec<&str>, Vec<usize>>) -> bool {
+/// What the requests under two values at one position say of them.
+enum Likeness {
+    /// Every rest of the path that follows both, requested with the same method, has requests
+    /// of the same shape under both, and at least one of them has a telling shape.
+    Alike,
+    /// A rest requested with the same method under both has no request of the same shape.
+    Different,
+    /// Nothing telling to compare.
+    Unknown,
+}
+
+fn compare_shapes(
+    state: &Paths<'_>,
+    a: &BTreeMap<Vec<&str>, Vec<usize>>,
+    b: &BTreeMap<Vec<&str>, Vec<usize>>,
+) -> Likeness {
+    fn of<'s>(shapes: &[&'s Shape], method: &str) -> Vec<&'s Shape> {
+        shapes.iter().copied().filter(|s| s.method() == method).collect()
+    }
     let mut evidence = false;
     for (rest, paths_a) in a {
         let Some(paths_b) = b.get(rest) else { continue };
@@ -311,21 +349,18 @@ fn same_shape(state: &Paths<'_>, a: &BTreeMap<Vec<&str>, Vec<usize>>, b: &BTreeM
         let shapes_b: Vec<&Shape> = paths_b.iter().flat_map(|k| state.shapes[*k].iter().copied()).collect();
         let methods: BTreeSet<&str> = shapes_a.iter().map(|s| s.method()).collect();
         for method in methods {
-            fn of<'s>(shapes: &[&'s Shape], method: &str) -> Vec<&'s Shape> {
-                shapes.iter().copied().filter(|s| s.method() == method).collect()
-            }
             let (ma, mb) = (of(&shapes_a, method), of(&shapes_b, method));
             if mb.is_empty() {
                 continue;
             }
             let matching: Vec<&Shape> = ma.iter().copied().filter(|x| mb.iter().any(|y| x.matches(y))).collect();
             if matching.is_empty() {
-                return false;
+                return Likeness::Different;
             }
             evidence |= matching.iter().any(|s| s.telling);
         }
     }
-    evidence
+    if evidence { Likeness::Alike } else { Likeness::Unknown }
 }
 
 /// Rule 3: a value that is a parameter after a template is one in every path where it follows
@@ -597,6 +632,19 @@ mod tests {
         ]);
         assert_eq!(t[0], "/api/audiences/{audience}/metadata/filters");
         assert_eq!(t[2], "/api/audiences/{audience}");
+    }
+
+    /// Two operations that answer alike stay literal beside a third that answers otherwise: the
+    /// position holds operations' words.
+    #[test]
+    fn operations_answering_alike_beside_others_stay_literal() {
+        let created = || shape("POST", "{data:{id:number},success:boolean}", &[]);
+        let t = templates_of(&[
+            ("/api/positions", created()),
+            ("/api/webhooks", created()),
+            ("/api/users", shape("POST", "{data:[{id:number}],invited:number}", &[])),
+        ]);
+        assert_eq!(t, ["/api/positions", "/api/webhooks", "/api/users"]);
     }
 
     /// Operations with the same response but other query parameters stay literal.
