@@ -308,7 +308,7 @@ fn shape_of(k: &Kept<'_>) -> template::Shape {
         signature: format!("{} {} {status} {response}", k.method.as_upper(), body_keys.join(",")),
         query: k.url.query_pairs().map(|(name, _)| name.into_owned()).collect(),
         success: (200..300).contains(&status),
-        telling: !body_keys.is_empty() || response.contains(':'),
+        telling: response.contains(':'),
     }
 }
 

@@ -18,8 +18,10 @@
 //!    the same method, a successful request under one has the same body keys, status and
 //!    response shape (JSON keys and their types, at the top level and one level down) as one
 //!    under the other, and query parameter names that are the same or among the other's (an
-//!    optional parameter left out); and at least one such pair is telling (a body or a
-//!    response with a key: an empty body or `{}` says nothing). A single rest that differs
+//!    optional parameter left out); and at least one such pair is telling (a response with a
+//!    key: an empty response or `{}` says nothing, and so does a body alone, which is the
+//!    client's: several operations take one model, `AddBooking` and `AddLeave`, or bodies
+//!    that hold a `type` only). A single rest that differs
 //!    keeps the values apart: sibling resources with sub-resources of the same shape
 //!    (`/audiences/{id}/metadata/filters`, `/conversations/{id}/metadata/filters`) differ by
 //!    their own listings or items when those were requested. Values are what the path alone
@@ -93,7 +95,8 @@ pub(crate) struct Shape {
     pub(crate) query: BTreeSet<String>,
     /// Whether the response succeeded (2xx): a refused request says nothing of the operation.
     pub(crate) success: bool,
-    /// Whether the body or the response has a key: an empty body or `{}` says nothing.
+    /// Whether the response has a key: an empty response or `{}` says nothing, and a body
+    /// alone is the client's (several operations take one model).
     pub(crate) telling: bool,
 }
 
@@ -658,7 +661,7 @@ mod tests {
         assert_eq!(t, ["/pet/findByStatus", "/pet/findByTags"]);
     }
 
-    /// An empty body or `{}` says nothing: the words stay literal.
+    /// An empty response or `{}` says nothing: the words stay literal.
     #[test]
     fn empty_shapes_say_nothing() {
         let t = templates_of(&[
@@ -666,6 +669,17 @@ mod tests {
             ("/api/services/stop", shape("POST", "{}", &[])),
         ]);
         assert_eq!(t, ["/api/services/start", "/api/services/stop"]);
+    }
+
+    /// The same body keys with empty responses say nothing: several operations take one model
+    /// (Bitbucket's `pipelines_config/schedules` and `pipelines_config/variables`).
+    #[test]
+    fn same_bodies_alone_say_nothing() {
+        let created =
+            || Shape { signature: "POST type 201 ".into(), query: BTreeSet::new(), success: true, telling: false };
+        let t =
+            templates_of(&[("/r/pipelines_config/schedules", created()), ("/r/pipelines_config/variables", created())]);
+        assert_eq!(t, ["/r/pipelines_config/schedules", "/r/pipelines_config/variables"]);
     }
 
     /// A refused request says nothing of the operation's shape.
