@@ -1,7 +1,9 @@
 //! HAR 1.2 (a browser's, mitmproxy's or Charles's recording) read into the recorded model
 //! (`super::recorded`), which becomes an OpenAPI 3.1 document.
 //!
-//! Requests are grouped into operations by host, method and path template (`template`). Static
+//! Requests are grouped into operations by host, method and path template (`template`: from the
+//! paths, and where they tell nothing more, from the shape of each request and its response,
+//! `shape_of`). Static
 //! assets (scripts, styles, images, fonts, pages) and CORS preflights are left out, and so are
 //! hosts other than the one most requests went to, unless `--host` names them. Recorded
 //! credentials (`Authorization`, API-key headers and query parameters, session cookies) become
