@@ -425,3 +425,54 @@ fn scrub(value: &mut Value, secret_values: &[String]) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A HAR whose entries are (method, path, request body, response body).
+    fn har(entries: &[(&str, &str, Option<&str>, &str)]) -> Value {
+        let entries: Vec<Value> = entries
+            .iter()
+            .map(|(method, path, body, response)| {
+                let mut request =
+                    json!({"method": method, "url": format!("https://api.example.com{path}"), "headers": []});
+                if let Some(body) = body {
+                    request["postData"] = json!({"mimeType": "application/json", "text": body});
+                }
+                json!({
+                    "request": request,
+                    "response": {"status": 200, "content": {"mimeType": "application/json", "text": response}},
+                })
+            })
+            .collect();
+        json!({"log": {"version": "1.2", "entries": entries}})
+    }
+
+    fn paths(root: &Value) -> Vec<String> {
+        let Ok((doc, _)) = convert(root, "test.har", &[]) else { return Vec::new() };
+        doc["paths"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default()
+    }
+
+    /// Plain words answered alike are values of one parameter.
+    #[test]
+    fn words_answered_alike_are_values() {
+        let team = r#"{"name": "x", "members": [{"id": 1}]}"#;
+        let root = har(&[("GET", "/api/teams/acme", None, team), ("GET", "/api/teams/globex", None, team)]);
+        assert_eq!(paths(&root), ["/api/teams/{team}"]);
+    }
+
+    /// The same body keys with empty answers say nothing: the words stay operations.
+    #[test]
+    fn same_bodies_with_empty_answers_stay_operations() {
+        let body = Some(r#"{"type": "x"}"#);
+        let root = har(&[("POST", "/api/config/schedules", body, "{}"), ("POST", "/api/config/variables", body, "{}")]);
+        assert_eq!(paths(&root), ["/api/config/schedules", "/api/config/variables"]);
+    }
+
+    #[test]
+    fn shapes_go_one_level_down() {
+        let v = json!({"data": [{"id": 1, "user": {"name": "x"}}], "total": 1});
+        assert_eq!(json_shape(&v, 0), "{data:[{id:number,user:object}],total:number}");
+    }
+}
