@@ -12,17 +12,16 @@
 //!    parameter there already. Parameters side by side change together
 //!    (`/repositories/abc/abc` and `/repositories/abc-1/abc-1`); or
 //! 3. it is a parameter in another path with the same template before it and the same value; or
-//! 4. (when rules 1–3 find nothing more) it is not the path's first segment, and another value
+//! 4. (when rule 2 finds nothing more) it is not the path's first segment, and another value
 //!    at this position, after the same template (with a literal segment in it), has requests of
 //!    the same shape: for every rest of the path that follows both values and was requested with
 //!    the same method, a successful request under one has the same body keys, status and
 //!    response shape (JSON keys and their types, at the top level and one level down) as one
 //!    under the other, and query parameter names that are the same or among the other's (an
-//!    optional parameter left out); and at least one such pair is telling (a response with a
-//!    key: an empty response or `{}` says nothing, and so does a body alone, which is the
-//!    client's: several operations take one model, `AddBooking` and `AddLeave`, or bodies
-//!    that hold a `type` only). A single rest that differs
-//!    keeps the values apart: sibling resources with sub-resources of the same shape
+//!    optional parameter left out); and at least one such pair is telling: its response has a
+//!    key (an empty response or `{}` says nothing, and neither does a body alone: the body is
+//!    the client's, and several operations take one model). A single rest that differs keeps
+//!    the values apart: sibling resources with sub-resources of the same shape
 //!    (`/audiences/{id}/metadata/filters`, `/conversations/{id}/metadata/filters`) differ by
 //!    their own listings or items when those were requested. Values are what the path alone
 //!    cannot tell from operations' words (`acme` and `globex` in
@@ -31,7 +30,8 @@
 //!    values at the position (after the same template) differ so, the position holds
 //!    operations' words, and none of its values becomes a parameter by this rule: two
 //!    operations may answer alike (`POST /positions` and `POST /webhooks`, both answering
-//!    `{"data": {"id": 1}, "success": true}`).
+//!    `{"data": {"id": 1}, "success": true}`). Operations that answer alike with no sibling
+//!    answering otherwise are still read as values.
 //!
 //! Paths that differ in fewer segments are compared first (rule 2 explains a difference with as
 //! few parameters as it can), and the rules are applied until nothing changes. A plain word (no
