@@ -2,7 +2,9 @@
 """Measures mcpgen's reading of Postman collections and HAR files against the API descriptions
 they were made from (docs/inputs.md, "Measured").
 
-    scripts/recorded_sweep.py MCPGEN OPENAPI2POSTMANV2 SPEC...
+    scripts/recorded_sweep.py --mcpgen MCPGEN [--o2p OPENAPI2POSTMANV2] [--prism PRISM] SPEC...
+
+Without `--o2p`, the Postman columns are left out; without `--prism`, the recorded HAR columns.
 
 For each OpenAPI document SPEC:
 - Postman: the collection `openapi2postmanv2` makes of it (folders by tags, parameters resolved
@@ -15,15 +17,31 @@ For each OpenAPI document SPEC:
 - HAR: a HAR is synthesised from the same calls the original's examples make (path parameters
   filled with two distinct identifier-like values per operation), converted, and each operation's
   template compared with the original's (parameter names aside); the same acceptance is measured.
+- Recorded HAR: traffic is *recorded* against a validating mock of the original (`prism mock`):
+  several calls per operation (CALLS_PER_OPERATION), path parameters drawn from a small pool of
+  values per parameter name shared by every operation and weighted towards the first (the user
+  works in one workspace mostly, another now and then), query parameters and JSON bodies from the
+  examples or the schemas, the credentials the description asks for. Each exchange (the request
+  sent, the mock's response) is written as a HAR 1.2 entry, with the API's own server URL in place
+  of the mock's address (as if recorded against the API), then converted and measured as above.
+  The recorder's own calls the mock refused are counted (`mock refused`).
 """
 
+import argparse
 import copy
 import json
+import os
+import random
 import re
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
-import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import jsonschema
 
@@ -228,68 +246,310 @@ def har_of(doc):
     return {"log": {"version": "1.2", "creator": {"name": "sweep", "version": "1"}, "entries": entries}}
 
 
+CALLS_PER_OPERATION = 3
+
+# Values a user's traffic holds for string path parameters: plain words mostly, a slug now and then.
+WORDS = ["acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne", "tyrell", "cyberdyne",
+         "webapp", "backend", "website", "mobile", "billing", "docs", "platform", "gateway", "frontend"]
+
+
+def server_of(doc):
+    first = (doc.get("servers") or [{}])[0]
+    server = (first.get("url") or "https://api.example.com").rstrip("/")
+    for name, var in (first.get("variables") or {}).items():
+        server = server.replace("{" + name + "}", str(var.get("default", "")))
+    if not server.startswith("http"):
+        server = "https://api.example.com" + server
+    return server
+
+
+def pool_of(name, schema, example, doc, rng):
+    """Three values a user would send for the path parameter `name`, the usual one first."""
+    schema = resolve(doc, schema or {})
+    t = schema.get("type")
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), "string")
+    if schema.get("enum"):
+        values = [wire(v) for v in schema["enum"][:3]]
+        return (values * 3)[:3]
+    if t == "array":
+        return pool_of(name, schema.get("items"), example[0] if isinstance(example, list) and example else None,
+                       doc, rng)
+    if t in ("integer", "number"):
+        lo = schema.get("minimum", 1)
+        hi = schema.get("maximum", lo + 100000)
+        return [str(rng.randint(int(lo), int(hi))) for _ in range(3)]
+    fmt = schema.get("format")
+    if fmt == "uuid":
+        return [str(__import__("uuid").UUID(int=rng.getrandbits(128), version=4)) for _ in range(3)]
+    if fmt in ("date", "date-time"):
+        return [f"2024-0{m}-1{d}" + ("T10:00:00Z" if fmt == "date-time" else "") for m, d in ((5, 1), (6, 2), (7, 3))]
+    if fmt == "email":
+        return ["ada@example.com", "grace@example.com", "alan@example.com"]
+    words = WORDS[:]
+    rng.shuffle(words)
+    first = str(example) if isinstance(example, (str, int)) and re.fullmatch(r"[A-Za-z0-9_.~-]+", str(example)) else words[0]
+    pool = [first, words[1], f"{words[2]}-{words[3]}"]
+    lo, hi = schema.get("minLength", 0), schema.get("maxLength")
+    pattern = schema.get("pattern")
+    out = []
+    for v in pool:
+        if pattern and not re.search(pattern, v):
+            v = str(example) if example is not None else v
+        v = (v + "x" * lo)[:max(lo, len(v))]
+        out.append(v[:hi] if hi else v)
+    return out
+
+
+def security_of(doc, op):
+    """Headers and query parameters carrying the credentials the operation asks for."""
+    headers, query = [], []
+    reqs = op.get("security", doc.get("security")) or []
+    schemes = (doc.get("components") or {}).get("securitySchemes") or {}
+    for req in reqs[:1]:
+        for name in req:
+            sch = resolve(doc, schemes.get(name) or {})
+            kind = sch.get("type")
+            if kind == "apiKey" and sch.get("in") == "header":
+                headers.append((sch.get("name", "X-API-Key"), "rec-key-0001"))
+            elif kind == "apiKey" and sch.get("in") == "query":
+                query.append((sch.get("name", "api_key"), "rec-key-0001"))
+            elif kind == "apiKey" and sch.get("in") == "cookie":
+                headers.append(("Cookie", f"{sch.get('name', 'session')}=rec-cookie-0001"))
+            elif kind == "http" and str(sch.get("scheme", "")).lower() == "basic":
+                headers.append(("Authorization", "Basic cmVjOnJlYw=="))
+            elif kind in ("http", "oauth2", "openIdConnect"):
+                headers.append(("Authorization", "Bearer rec-token-0001"))
+    return headers, query
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Prism:
+    """`prism mock` on the description, on 127.0.0.1, stopped by its process group."""
+
+    def __init__(self, prism, spec, log):
+        self.port = free_port()
+        self.proc = subprocess.Popen([prism, "mock", "-h", "127.0.0.1", "-p", str(self.port), spec],
+                                     stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def ready(self, timeout=180):
+        end = time.time() + timeout
+        while time.time() < end and self.proc.poll() is None:
+            try:
+                urllib.request.urlopen(self.base + "/", timeout=2)
+                return True
+            except urllib.error.HTTPError:
+                return True
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.5)
+        return False
+
+    def stop(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+
+def send(base, method, target, headers, body):
+    """One exchange with the mock: (status, status text, response headers, body text, refused)."""
+    req = urllib.request.Request(base + target, data=body.encode() if body is not None else None,
+                                 method=method, headers=dict(headers))
+    try:
+        r = urllib.request.urlopen(req, timeout=30)
+        status, reason, rh, text = r.status, r.reason, list(r.headers.items()), r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        status, reason, rh, text = e.code, e.reason, list(e.headers.items()), e.read().decode("utf-8", "replace")
+    except (urllib.error.URLError, OSError) as e:
+        return 0, str(e), [], "", True
+    refused = False
+    for k, v in rh:
+        if k.lower() == "sl-violations":
+            try:
+                refused = any(x.get("severity") == "Error" and (x.get("location") or ["request"])[0] == "request"
+                              for x in json.loads(v))
+            except ValueError:
+                pass
+    if "stoplight.io/prism" in text and status >= 400:
+        refused = True
+    return status, reason, rh, text, refused
+
+
+def record_har(doc, base, rng):
+    """Traffic recorded against the mock at `base`, as a HAR 1.2 log; and how many calls it refused."""
+    server = server_of(doc)
+    pools = {}
+    entries, refused, sent = [], 0, 0
+    for path, m, item, op in operations(doc):
+        if m in ("options", "head"):
+            continue
+        params = {}
+        for p in item.get("parameters", []) + op.get("parameters", []):
+            p = resolve(doc, p)
+            params[(p.get("in"), p.get("name"))] = p
+        sec_headers, sec_query = security_of(doc, op)
+        for n in range(CALLS_PER_OPERATION):
+            url, query, headers = path, [], list(sec_headers)
+            for (where, name), p in params.items():
+                schema = p.get("schema") or {}
+                example = p.get("example", resolve(doc, schema).get("example"))
+                if where == "path":
+                    key = (name, json.dumps(resolve(doc, schema), sort_keys=True)[:200])
+                    pool = pools.setdefault(key, pool_of(name, schema, example, doc, rng))
+                    v = pool[0] if n == 0 else rng.choices(pool, weights=(5, 3, 2))[0]
+                    url = url.replace("{" + name + "}", urllib.parse.quote(v, safe="-_.~"))
+                elif where == "query" and (p.get("required") or rng.random() < 0.5):
+                    v = example if example is not None else sample(schema, doc)
+                    query += [(name, wire(x)) for x in (v if isinstance(v, list) else [v])]
+                elif where == "header" and p.get("required"):
+                    v = example if example is not None else sample(schema, doc)
+                    headers.append((name, wire(v)))
+            query += sec_query
+            target = url + ("?" + urllib.parse.urlencode(query) if query else "")
+            body, mime = None, None
+            rb = resolve(doc, op.get("requestBody") or {})
+            for mt, media in (rb.get("content") or {}).items():
+                if "json" in mt:
+                    body = json.dumps(media["example"] if "example" in media else sample(media.get("schema"), doc))
+                    mime = "application/json"
+                    break
+                if mt in ("application/x-www-form-urlencoded", "multipart/form-data"):
+                    # Both sent as a URL-encoded form: the mock reads either.
+                    v = sample(media.get("schema"), doc)
+                    body = urllib.parse.urlencode({k: wire(x) for k, x in (v or {}).items()})
+                    mime = "application/x-www-form-urlencoded"
+                    break
+            if mime:
+                headers.append(("Content-Type", mime))
+            headers.append(("Accept", "*/*"))
+            status, reason, rh, text, bad = send(base, m.upper(), target, headers, body)
+            sent += 1
+            refused += bad
+            if status == 0:
+                continue
+            rtype = next((v for k, v in rh if k.lower() == "content-type"), "")
+            req = {"method": m.upper(), "url": server + target, "httpVersion": "HTTP/1.1",
+                   "headers": [{"name": k, "value": v} for k, v in headers],
+                   "queryString": [{"name": k, "value": v} for k, v in query],
+                   "cookies": [], "headersSize": -1, "bodySize": len(body or "")}
+            if body is not None:
+                req["postData"] = {"mimeType": mime, "text": body}
+            res = {"status": status, "statusText": reason, "httpVersion": "HTTP/1.1",
+                   "headers": [{"name": k, "value": v} for k, v in rh], "cookies": [],
+                   "content": {"size": len(text), "mimeType": rtype, "text": text},
+                   "redirectURL": "", "headersSize": -1, "bodySize": len(text)}
+            entries.append({"startedDateTime": "2024-05-01T10:00:00.000Z", "time": 1, "request": req,
+                            "response": res, "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}})
+    har = {"log": {"version": "1.2", "creator": {"name": "recorded_sweep", "version": "1"}, "entries": entries}}
+    return har, sent, refused
+
+
+def har_figures(mcpgen, har, original, tmp, label):
+    """(templates right, calls accepted, misses) of the HAR `har` read by mcpgen."""
+    path = os.path.join(tmp, f"{label}.har")
+    json.dump(har, open(path, "w"))
+    out = os.path.join(tmp, f"{label}.json")
+    r = run([mcpgen, "convert", path, "--to", "openapi", "-o", out])
+    if r.returncode != 0:
+        return 0, 0, [f"mcpgen failed: {r.stderr.strip()[:200]}"]
+    hdoc = json.load(open(out))
+    prefix = re.sub(r"^https?://[^/]+", "", server_of(original)).rstrip("/")
+    ours = {(norm(p), m) for p, m, _, _ in operations(hdoc)}
+    tpl, misses = 0, []
+    for p, m, _, _ in operations(original):
+        if (norm(prefix + p), m) in ours:
+            tpl += 1
+        else:
+            misses.append(f"{m.upper()} {p}")
+    shifted = copy.deepcopy(original)
+    shifted["paths"] = {prefix + k: v for k, v in original.get("paths", {}).items()}
+    _, ok, _ = measure(mcpgen, hdoc, shifted, label)
+    return tpl, ok, misses
+
+
 def main():
-    mcpgen, o2p, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    totals = {"ops": 0, "tools": 0, "pm_ok": 0, "har_tpl": 0, "har_ok": 0}
-    print("| API | operations | tools | calls accepted (Postman) | templates right (HAR) | calls accepted (HAR) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for spec in specs:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mcpgen", required=True)
+    ap.add_argument("--o2p", help="openapi2postmanv2 (the Postman columns)")
+    ap.add_argument("--prism", help="prism (the recorded HAR columns)")
+    ap.add_argument("--misses", action="store_true", help="list each API's first template misses on stderr")
+    ap.add_argument("specs", nargs="+")
+    a = ap.parse_args()
+    mcpgen = a.mcpgen
+    totals = {k: 0 for k in ("ops", "tools", "pm_ok", "har_tpl", "har_ok", "rec_tpl", "rec_ok", "rec_sent", "rec_refused")}
+    cols = ["API", "operations"]
+    if a.o2p:
+        cols += ["tools", "calls accepted (Postman)"]
+    cols += ["templates right (synthesised HAR)", "calls accepted (synthesised HAR)"]
+    if a.prism:
+        cols += ["calls recorded (mock refused)", "templates right (recorded HAR)", "calls accepted (recorded HAR)"]
+    print("| " + " | ".join(cols) + " |")
+    print("| --- |" + " ---: |" * (len(cols) - 1))
+    pct = lambda x, y: f"{100 * x / y:.1f} %" if y else "-"
+    for spec in a.specs:
+        original = json.load(open(spec))
+        name = os.path.relpath(spec, os.path.dirname(os.path.dirname(spec)) if "/" in spec else ".")
+        n_ops = sum(1 for _ in operations(original))
+        row = [name, str(n_ops)]
+        totals["ops"] += n_ops
         with tempfile.TemporaryDirectory() as tmp:
-            original = json.load(open(spec))
-            coll = os.path.join(tmp, "c.json")
-            cfg = os.path.join(tmp, "o.json")
-            json.dump({"folderStrategy": "Tags", "parametersResolution": "Example"}, open(cfg, "w"))
-            r = run([o2p, "-s", spec, "-o", coll, "-c", cfg])
-            if r.returncode != 0 or not os.path.exists(coll):
-                print(f"| {spec} | conversion to Postman failed | | | | |")
-                continue
-            out = os.path.join(tmp, "api.json")
-            r = run([mcpgen, "convert", coll, "--to", "openapi", "-o", out])
-            if r.returncode != 0:
-                print(f"| {spec} | mcpgen failed: {r.stderr.strip()[:80]} | | | | |")
-                continue
-            inferred = json.load(open(out))
-            n_ops = sum(1 for _ in operations(original))
-            n_tools = sum(1 for _ in operations(inferred))
-            total, ok, fails = measure(mcpgen, inferred, original, "postman")
-            har = os.path.join(tmp, "t.har")
-            json.dump(har_of(original), open(har, "w"))
-            hout = os.path.join(tmp, "har.json")
-            r = run([mcpgen, "convert", har, "--to", "openapi", "-o", hout])
-            htpl = hok = 0
-            hfails = []
-            if r.returncode == 0:
-                hdoc = json.load(open(hout))
-                first = (original.get("servers") or [{}])[0]
-                base = first.get("url", "")
-                for name, var in (first.get("variables") or {}).items():
-                    base = base.replace("{" + name + "}", str(var.get("default", "")))
-                prefix = re.sub(r"^https?://[^/]+", "", base).rstrip("/")
-                ours = {(norm(p), m) for p, m, _, _ in operations(hdoc)}
-                for p, m, _, _ in operations(original):
-                    if (norm(prefix + p), m) in ours:
-                        htpl += 1
-                    else:
-                        hfails.append(f"{m.upper()} {p}")
-                # acceptance: compare with the original under the server's path prefix
-                shifted = copy.deepcopy(original)
-                shifted["paths"] = {prefix + k: v for k, v in original.get("paths", {}).items()}
-                _, hok, _ = measure(mcpgen, hdoc, shifted, "har")
-            name = os.path.relpath(spec, os.path.dirname(os.path.dirname(spec)) if "/" in spec else ".")
-            print(f"| {name} | {n_ops} | {n_tools} | {ok}/{total} | {htpl}/{n_ops} | {hok}/{n_ops} |")
-            for f in fails[:5]:
-                print(f"<!-- postman {name}: {f} -->", file=sys.stderr)
-            for f in hfails[:5]:
-                print(f"<!-- har {name}: {f} -->", file=sys.stderr)
-            totals["ops"] += n_ops
-            totals["tools"] += n_tools
-            totals["pm_ok"] += ok
-            totals["har_tpl"] += htpl
-            totals["har_ok"] += hok
+            if a.o2p:
+                coll = os.path.join(tmp, "c.json")
+                cfg = os.path.join(tmp, "o.json")
+                json.dump({"folderStrategy": "Tags", "parametersResolution": "Example"}, open(cfg, "w"))
+                run([a.o2p, "-s", spec, "-o", coll, "-c", cfg])
+                out = os.path.join(tmp, "api.json")
+                r = run([mcpgen, "convert", coll, "--to", "openapi", "-o", out]) if os.path.exists(coll) else None
+                if r is not None and r.returncode == 0:
+                    inferred = json.load(open(out))
+                    n_tools = sum(1 for _ in operations(inferred))
+                    _, ok, _ = measure(mcpgen, inferred, original, "postman")
+                else:
+                    n_tools = ok = 0
+                row += [str(n_tools), f"{ok}/{n_ops}"]
+                totals["tools"] += n_tools
+                totals["pm_ok"] += ok
+            tpl, ok, misses = har_figures(mcpgen, har_of(original), original, tmp, "synthesised")
+            row += [f"{tpl}/{n_ops}", f"{ok}/{n_ops}"]
+            totals["har_tpl"] += tpl
+            totals["har_ok"] += ok
+            if a.misses:
+                for f in misses[:8]:
+                    print(f"<!-- synthesised {name}: {f} -->", file=sys.stderr)
+            if a.prism:
+                mock = Prism(a.prism, spec, os.path.join(tmp, "prism.log"))
+                try:
+                    if not mock.ready():
+                        row += ["the mock did not start", "", ""]
+                        print("| " + " | ".join(row) + " |", flush=True)
+                        continue
+                    har, sent, refused = record_har(original, mock.base, random.Random(name))
+                finally:
+                    mock.stop()
+                tpl, ok, misses = har_figures(mcpgen, har, original, tmp, "recorded")
+                row += [f"{sent} ({refused})", f"{tpl}/{n_ops}", f"{ok}/{n_ops}"]
+                for k, v in (("rec_tpl", tpl), ("rec_ok", ok), ("rec_sent", sent), ("rec_refused", refused)):
+                    totals[k] += v
+                if a.misses:
+                    for f in misses[:8]:
+                        print(f"<!-- recorded {name}: {f} -->", file=sys.stderr)
+        print("| " + " | ".join(row) + " |", flush=True)
     t = totals
-    pct = lambda a, b: f"{100 * a / b:.1f} %" if b else "-"
-    print(f"| **all** | {t['ops']} | {t['tools']} | {t['pm_ok']}/{t['ops']} ({pct(t['pm_ok'], t['ops'])}) | "
-          f"{t['har_tpl']}/{t['ops']} ({pct(t['har_tpl'], t['ops'])}) | {t['har_ok']}/{t['ops']} ({pct(t['har_ok'], t['ops'])}) |")
+    row = ["**all**", f"**{t['ops']}**"]
+    frac = lambda x: f"**{x}/{t['ops']} ({pct(x, t['ops'])})**"
+    if a.o2p:
+        row += [f"**{t['tools']}**", frac(t["pm_ok"])]
+    row += [frac(t["har_tpl"]), frac(t["har_ok"])]
+    if a.prism:
+        row += [f"**{t['rec_sent']} ({t['rec_refused']})**", frac(t["rec_tpl"]), frac(t["rec_ok"])]
+    print("| " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":

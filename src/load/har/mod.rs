@@ -1,7 +1,9 @@
 //! HAR 1.2 (a browser's, mitmproxy's or Charles's recording) read into the recorded model
 //! (`super::recorded`), which becomes an OpenAPI 3.1 document.
 //!
-//! Requests are grouped into operations by host, method and path template (`template`). Static
+//! Requests are grouped into operations by host, method and path template (`template`: from the
+//! paths, and where they tell nothing more, from the shape of each request and its response,
+//! `shape_of`). Static
 //! assets (scripts, styles, images, fonts, pages) and CORS preflights are left out, and so are
 //! hosts other than the one most requests went to, unless `--host` names them. Recorded
 //! credentials (`Authorization`, API-key headers and query parameters, session cookies) become
@@ -87,7 +89,8 @@ pub(crate) fn convert(root: &Value, origin: &str, hosts: &[String]) -> Result<(V
     let mut origins: Vec<(String, usize)> = Vec::new();
     for members in by_host.values() {
         let paths: Vec<Vec<String>> = members.iter().map(|i| kept[*i].segments.clone()).collect();
-        let vars = template::variable_positions(&paths);
+        let shapes: Vec<template::Shape> = members.iter().map(|i| shape_of(&kept[*i])).collect();
+        let vars = template::variable_positions(&paths, &shapes);
         for (m, i) in members.iter().enumerate() {
             let k = &kept[*i];
             let (path, names) = template::template(&k.segments, &vars[m]);
@@ -289,6 +292,46 @@ fn call_of(
     (call, credentials)
 }
 
+/// What a request carried besides its path, to tell two calls of one operation from calls of
+/// two (`template`, rule 4): its method, query parameter names, body keys, and the response's
+/// status and shape.
+fn shape_of(k: &Kept<'_>) -> template::Shape {
+    let body = body_of(k.entry.pointer("/request/postData"));
+    let body_keys: Vec<&str> = match body.as_ref().and_then(|b| b.value.as_ref()) {
+        Some(Value::Object(map)) => map.keys().map(String::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let reply = reply_of(k.entry.get("response"));
+    let status = reply.as_ref().map_or(0, |r| r.status);
+    let response = reply.as_ref().and_then(|r| r.value.as_ref()).map_or_else(String::new, |v| json_shape(v, 0));
+    let mut body_keys = body_keys;
+    body_keys.sort_unstable();
+    template::Shape {
+        signature: format!("{} {} {status} {response}", k.method.as_upper(), body_keys.join(",")),
+        query: k.url.query_pairs().map(|(name, _)| name.into_owned()).collect(),
+        success: (200..300).contains(&status),
+        telling: response.contains(':'),
+    }
+}
+
+/// A JSON value's shape: an object's keys and their values' shapes down to `depth` 1 (an array
+/// by its first item's), types below.
+fn json_shape(value: &Value, depth: usize) -> String {
+    match value {
+        Value::Object(map) if depth <= 1 => {
+            let mut keys: Vec<String> = map.iter().map(|(k, v)| format!("{k}:{}", json_shape(v, depth + 1))).collect();
+            keys.sort_unstable();
+            format!("{{{}}}", keys.join(","))
+        }
+        Value::Array(items) => format!("[{}]", items.first().map_or_else(String::new, |v| json_shape(v, depth))),
+        Value::Object(_) => "object".into(),
+        Value::String(_) => "string".into(),
+        Value::Number(_) => "number".into(),
+        Value::Bool(_) => "boolean".into(),
+        Value::Null => "null".into(),
+    }
+}
+
 fn body_of(post: Option<&Value>) -> Option<Body> {
     let post = post?;
     let media_type = recorded::bare_media_type(post.get("mimeType").and_then(Value::as_str).unwrap_or(""));
@@ -380,5 +423,56 @@ fn scrub(value: &mut Value, secret_values: &[String]) {
             map.values_mut().for_each(|v| scrub(v, secret_values));
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A HAR whose entries are (method, path, request body, response body).
+    fn har(entries: &[(&str, &str, Option<&str>, &str)]) -> Value {
+        let entries: Vec<Value> = entries
+            .iter()
+            .map(|(method, path, body, response)| {
+                let mut request =
+                    json!({"method": method, "url": format!("https://api.example.com{path}"), "headers": []});
+                if let Some(body) = body {
+                    request["postData"] = json!({"mimeType": "application/json", "text": body});
+                }
+                json!({
+                    "request": request,
+                    "response": {"status": 200, "content": {"mimeType": "application/json", "text": response}},
+                })
+            })
+            .collect();
+        json!({"log": {"version": "1.2", "entries": entries}})
+    }
+
+    fn paths(root: &Value) -> Vec<String> {
+        let Ok((doc, _)) = convert(root, "test.har", &[]) else { return Vec::new() };
+        doc["paths"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default()
+    }
+
+    /// Plain words answered alike are values of one parameter.
+    #[test]
+    fn words_answered_alike_are_values() {
+        let team = r#"{"name": "x", "members": [{"id": 1}]}"#;
+        let root = har(&[("GET", "/api/teams/acme", None, team), ("GET", "/api/teams/globex", None, team)]);
+        assert_eq!(paths(&root), ["/api/teams/{team}"]);
+    }
+
+    /// The same body keys with empty answers say nothing: the words stay operations.
+    #[test]
+    fn same_bodies_with_empty_answers_stay_operations() {
+        let body = Some(r#"{"type": "x"}"#);
+        let root = har(&[("POST", "/api/config/schedules", body, "{}"), ("POST", "/api/config/variables", body, "{}")]);
+        assert_eq!(paths(&root), ["/api/config/schedules", "/api/config/variables"]);
+    }
+
+    #[test]
+    fn shapes_go_one_level_down() {
+        let v = json!({"data": [{"id": 1, "user": {"name": "x"}}], "total": 1});
+        assert_eq!(json_shape(&v, 0), "{data:[{id:number,user:object}],total:number}");
     }
 }
