@@ -7,23 +7,26 @@ use serde_json::Value;
 
 use crate::diag::child;
 use crate::error::{Error, Location, Result};
-use mcpgen_config::{CONFIG_FORMAT_VERSION, RuntimeConfig};
+use mcpgen_config::{CONFIG_FORMAT_VERSION, READ_FORMAT_VERSIONS, RuntimeConfig};
 
 /// A runtime config from its parsed document: every field typed (methods, object schemas, ...),
-/// and the format version one this mcpgen reads.
+/// and the format version one this mcpgen reads. Its tools' schemas come back self-contained
+/// (the definitions a config of format 2 shares put back in each), as the compiler's stages read
+/// them; it is written in the current format again (`RuntimeConfig::into_stored`).
 pub(crate) fn read_config(value: &Value, origin: &str) -> Result<RuntimeConfig> {
     let version = value.get("mcpgen_config");
-    if version.and_then(Value::as_u64) != Some(u64::from(CONFIG_FORMAT_VERSION)) {
+    if !version.and_then(Value::as_u64).is_some_and(|v| READ_FORMAT_VERSIONS.iter().any(|r| u64::from(*r) == v)) {
         let found = version.map_or_else(|| "none".to_string(), Value::to_string);
         return Err(Error::Invalid {
             location: Location::at_pointer(origin, "#/mcpgen_config"),
             message: format!(
-                "config format {found} is not supported by this mcpgen (it reads {CONFIG_FORMAT_VERSION}); \
+                "config format {found} is not supported by this mcpgen (it reads 1 and {CONFIG_FORMAT_VERSION}); \
                  regenerate it with `mcpgen config`"
             ),
         });
     }
-    let config: RuntimeConfig = from_value_at(value, origin, "mcpgen runtime config")?;
+    let mut config: RuntimeConfig = from_value_at(value, origin, "mcpgen runtime config")?;
+    config.inline_definitions();
     check_unique_names(&config, origin)?;
     check_apis(&config, origin)?;
     Ok(config)
