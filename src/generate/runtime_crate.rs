@@ -168,7 +168,7 @@ pub use mcpgen_config::features::Feature;
 pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
     let mut out: Vec<Feature> = asked.to_vec();
     out.push(Feature::Http);
-    let exposure = mcpgen_config::exposure::resolve(&config.context, &config.tools);
+    let exposure = mcpgen_config::exposure::resolve(&config.context, &config.tools, &config.definitions);
     if exposure.discovery || exposure.compact {
         out.push(Feature::Discovery);
     }
