@@ -127,26 +127,28 @@ fn share(schema: &mut JsonObject, definitions: &mut Definitions) -> BTreeSet<Str
     if movable.is_empty() {
         return movable;
     }
-    let mut stored = schema.clone();
-    let Some(Value::Object(kept)) = stored.get_mut(DEFS) else { return BTreeSet::new() };
+    // Taken out in place (no copy of the schema), and put back if the check fails.
+    let Some(Value::Object(kept)) = schema.get_mut(DEFS) else { return BTreeSet::new() };
     let mut moved = Definitions::new();
     for name in &movable {
         if let Some(def) = kept.remove(name) {
             moved.insert(name.clone(), def);
         }
     }
-    if kept.is_empty() {
-        stored.remove(DEFS);
-    }
+    let emptied = kept.is_empty();
+    let own = if emptied { schema.remove(DEFS) } else { None };
     // What assembling would reach: the moved definitions, and the shared ones they lack.
     let lookup = |name: &str| moved.get_key_value(name).or_else(|| definitions.get_key_value(name));
-    if !reached_in(&stored, lookup).into_iter().eq(movable.iter().map(String::as_str)) {
+    if !reached_in(schema, lookup).into_iter().eq(movable.iter().map(String::as_str)) {
+        let own = schema.entry(DEFS).or_insert_with(|| own.unwrap_or_else(|| Value::Object(Map::new())));
+        if let Value::Object(own) = own {
+            own.extend(moved);
+        }
         return BTreeSet::new();
     }
     for (name, def) in moved {
         definitions.entry(name).or_insert(def);
     }
-    *schema = stored;
     movable
 }
 
