@@ -30,17 +30,12 @@ pub struct Definition {
 /// Every tool's definition, by name.
 pub type Definitions = BTreeMap<String, Definition>;
 
-/// The definition clients are shown of `tool`: the full one (full schemas, the listed
-/// description), the form `/mcp/tools` lists with full schemas. Compact schemas and discovery's
-/// descriptions are made from it, so whatever a client may see of a tool changes with it, and a
-/// change of tool mode or schema detail changes no pin.
-#[cfg(test)]
-pub fn definition(tool: &Tool) -> Value {
-    definition_in(tool, &Arc::default())
-}
-
-/// [`definition`] of a tool whose schemas share the config's `shared` definitions.
-fn definition_in(tool: &Tool, shared: &Arc<crate::config::Definitions>) -> Value {
+/// The definition clients are shown of `tool`, whose schemas share the config's `shared`
+/// definitions: the full one (full schemas, the listed description), the form `/mcp/tools` lists
+/// with full schemas. Compact schemas and discovery's descriptions are made from it, so whatever a
+/// client may see of a tool changes with it, and a change of tool mode or schema detail changes
+/// no pin.
+pub(crate) fn definition_in(tool: &Tool, shared: &Arc<crate::config::Definitions>) -> Value {
     let advertised = ToolEntry::in_catalogue(tool.clone(), shared).advertised(false);
     // An rmcp `Tool` is plain data with string keys: it always serialises.
     let mut value = serde_json::to_value(&advertised).unwrap_or(Value::Null);
