@@ -124,7 +124,10 @@ fn matches_goldens(sample: &str) {
     let name = golden_name(sample);
     expectorate::assert_contents(format!("tests/golden/{name}.ir.json"), &pretty(&p.ir));
     // As `mcpgen config` writes it: each definition the tools share kept once (format 2).
-    expectorate::assert_contents(format!("tests/golden/{name}.tools.json"), &pretty(&p.tools.config.clone().into_stored()));
+    expectorate::assert_contents(
+        format!("tests/golden/{name}.tools.json"),
+        &pretty(&p.tools.config.clone().into_stored()),
+    );
     let report = mcpgen::InspectReport::new(&p).expect("report");
     expectorate::assert_contents(format!("tests/golden/{name}.inspect.txt"), &report.render());
 }

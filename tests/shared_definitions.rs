@@ -48,7 +48,8 @@ fn parity(rel: &str, compact_too: bool) {
         assert_eq!(listed.len(), original.tools.len());
         for (tool, before) in listed.iter().zip(&original.tools) {
             let expected = ToolEntry::new(before.clone()).advertised(compact);
-            let (got, want) = (serde_json::to_string(tool).expect("JSON"), serde_json::to_string(&expected).expect("JSON"));
+            let (got, want) =
+                (serde_json::to_string(tool).expect("JSON"), serde_json::to_string(&expected).expect("JSON"));
             assert!(got == want, "{} ({detail:?}) is advertised otherwise", before.name);
         }
     }

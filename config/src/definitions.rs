@@ -59,10 +59,7 @@ fn reached<'d>(schema: &JsonObject, definitions: &'d Definitions) -> BTreeSet<&'
 }
 
 /// [`reached`], with the shared definitions looked up by `lookup`.
-fn reached_in<'d>(
-    schema: &JsonObject,
-    lookup: impl Fn(&str) -> Option<(&'d String, &'d Value)>,
-) -> BTreeSet<&'d str> {
+fn reached_in<'d>(schema: &JsonObject, lookup: impl Fn(&str) -> Option<(&'d String, &'d Value)>) -> BTreeSet<&'d str> {
     let own = schema.get(DEFS).and_then(Value::as_object);
     let mut names = Vec::new();
     refs_in(schema, &mut names);

@@ -46,7 +46,11 @@ pub fn resolve(ctx: &Context, tools: &[Tool], definitions: &Definitions) -> Expo
         Some(t) => (t.full, true),
         None => {
             let cap = limit.saturating_mul(BYTES_PER_TOKEN_ESTIMATE).saturating_add(1);
-            (tools_list_bytes(tools.iter().map(|t| t.mcp_view_in(definitions)), cap).div_ceil(BYTES_PER_TOKEN_ESTIMATE), false)
+            (
+                tools_list_bytes(tools.iter().map(|t| t.mcp_view_in(definitions)), cap)
+                    .div_ceil(BYTES_PER_TOKEN_ESTIMATE),
+                false,
+            )
         }
     };
     let over = tokens > limit;

@@ -40,8 +40,8 @@ use serde_json::{Map, Value};
 pub use crate::binding::{
     BodyBinding, BodyContent, BodyField, HttpBinding, Method, ParamBinding, ParamLocation, ParamStyle,
 };
-pub use crate::definitions::{Definitions, assemble};
 pub use crate::context::{Context, ListTokens, Resources, SchemaDetail, ScriptLimits, ToolMode};
+pub use crate::definitions::{Definitions, assemble};
 pub use crate::response::{ResponseDetail, ResponseFormat, ResponseInfo};
 pub use crate::security::{ApiKeyLocation, SecurityRequirements, SecurityScheme, UpstreamIdentity};
 pub use crate::tool::{Annotations, CredentialArgument, McpToolView, ScopeSets, Tool, scopes_allow, tools_list_bytes};

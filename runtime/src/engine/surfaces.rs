@@ -177,7 +177,8 @@ impl Engine {
     ) -> (Vec<McpTool>, Option<usize>) {
         let shown = self.listing(self.kind(surface));
         // The positions in the listing of the tools the caller may see.
-        let may = |i: &Option<usize>| !caller.is_restricted() || i.is_none_or(|i| caller.may_use(&self.tools[i].scopes));
+        let may =
+            |i: &Option<usize>| !caller.is_restricted() || i.is_none_or(|i| caller.may_use(&self.tools[i].scopes));
         let visible: Vec<usize> =
             self.shown_indexes(shown).enumerate().filter(|(_, i)| may(i)).map(|(at, _)| at).collect();
         let end = start.saturating_add(size).min(visible.len());
