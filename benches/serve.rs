@@ -197,7 +197,7 @@ fn command(args: &[&str]) -> (f64, f64) {
         .unwrap();
     let elapsed = t.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&status.stderr);
-    let peak_kb = text.lines().filter_map(|l| l.trim().parse::<f64>().ok()).last().unwrap_or(0.0);
+    let peak_kb = text.lines().filter_map(|l| l.trim().parse::<f64>().ok()).next_back().unwrap_or(0.0);
     (elapsed, peak_kb / 1024.0)
 }
 
