@@ -188,6 +188,21 @@ mod tests {
     }
 
     #[test]
+    fn formats_1_and_2_load_with_self_contained_schemas() {
+        let node = json!({"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}});
+        let whole = json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/Node"}}, "$defs": {"Node": node}});
+        let mut v1 = config(tool("GET", whole.clone()));
+        v1["mcpgen_config"] = json!(1);
+        let mut v2 = config(tool("GET", json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/Node"}}})));
+        v2["definitions"] = json!({"Node": node});
+        for c in [v1, v2] {
+            let loaded = read_config(&c, "c.json").unwrap();
+            assert!(loaded.definitions.is_empty());
+            assert_eq!(Value::Object(loaded.tools[1].input_schema.clone()), whole);
+        }
+    }
+
+    #[test]
     fn errors_outside_tools_have_a_pointer_and_no_tool() {
         let mut c = config(tool("GET", json!({"type": "object"})));
         c["upstream"]["base_url"] = json!(5);
