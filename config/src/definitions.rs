@@ -47,11 +47,6 @@ pub fn assemble<'a>(schema: &'a JsonObject, definitions: &Definitions) -> Cow<'a
     Cow::Owned(out)
 }
 
-/// Whether [`assemble`] would add anything to `schema`.
-pub fn reaches_shared(schema: &JsonObject, definitions: &Definitions) -> bool {
-    !definitions.is_empty() && !reached(schema, definitions).is_empty()
-}
-
 /// The names of the shared definitions `schema` reaches: those its `$ref`s (and theirs) name that
 /// its own `$defs` lacks.
 fn reached<'d>(schema: &JsonObject, definitions: &'d Definitions) -> BTreeSet<&'d str> {

@@ -12,6 +12,7 @@ pub(super) const CONFIG_SOURCES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("../../config/Cargo.toml")),
     ("src/binding.rs", include_str!("../../config/src/binding.rs")),
     ("src/context.rs", include_str!("../../config/src/context.rs")),
+    ("src/definitions.rs", include_str!("../../config/src/definitions.rs")),
     ("src/exposure.rs", include_str!("../../config/src/exposure.rs")),
     ("src/features.rs", include_str!("../../config/src/features.rs")),
     ("src/keywords.rs", include_str!("../../config/src/keywords.rs")),
