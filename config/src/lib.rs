@@ -19,6 +19,7 @@
 
 pub mod binding;
 mod context;
+pub mod definitions;
 pub mod exposure;
 pub mod features;
 pub mod keywords;
@@ -40,6 +41,7 @@ pub use crate::binding::{
     BodyBinding, BodyContent, BodyField, HttpBinding, Method, ParamBinding, ParamLocation, ParamStyle,
 };
 pub use crate::context::{Context, ListTokens, Resources, SchemaDetail, ScriptLimits, ToolMode};
+pub use crate::definitions::{Definitions, assemble};
 pub use crate::response::{ResponseDetail, ResponseFormat, ResponseInfo};
 pub use crate::security::{ApiKeyLocation, SecurityRequirements, SecurityScheme, UpstreamIdentity};
 pub use crate::tool::{Annotations, CredentialArgument, McpToolView, ScopeSets, Tool, scopes_allow, tools_list_bytes};
@@ -59,14 +61,19 @@ impl std::error::Error for InvalidConfig {}
 /// A JSON object: tool schemas are always one.
 pub type JsonObject = Map<String, Value>;
 
-/// The version of the runtime config format; bumped on incompatible changes.
-pub const CONFIG_FORMAT_VERSION: u32 = 1;
+/// The version of the runtime config format that mcpgen writes; bumped on incompatible changes.
+/// Format 2 keeps the definitions the tools' schemas share once ([`RuntimeConfig::definitions`]).
+pub const CONFIG_FORMAT_VERSION: u32 = 2;
+
+/// The format versions that load: 1 (every tool's schemas self-contained) and 2.
+pub const READ_FORMAT_VERSIONS: [u32; 2] = [1, CONFIG_FORMAT_VERSION];
 
 /// The `$id` of the JSON Schema of this format version ([`schema`]), and the `$schema` that
 /// `mcpgen config` writes first in a config. It names the format version, and sits under the
 /// repository address of the crate's manifest (a placeholder for now: nothing is served there; the
-/// schema is the file `config/schema/mcpgen-config.schema.json` of mcpgen's repository).
-pub const SCHEMA_ID: &str = "https://example.invalid/mcpgen/schema/mcpgen-config-1.schema.json";
+/// schema is the file `config/schema/mcpgen-config.schema.json` of mcpgen's repository). It
+/// describes format 1 too (every version of [`READ_FORMAT_VERSIONS`]).
+pub const SCHEMA_ID: &str = "https://example.invalid/mcpgen/schema/mcpgen-config-2.schema.json";
 
 /// The key of a config that names its JSON Schema (`"$schema": SCHEMA_ID`): read and checked to
 /// be a string, then dropped; never written by [`RuntimeConfig`]'s own `Serialize`.
@@ -140,7 +147,11 @@ fn plain_description(doc: &str) -> String {
 )]
 pub struct RuntimeConfig {
     /// Always [`CONFIG_FORMAT_VERSION`] when written by this version of mcpgen.
-    #[schemars(schema_with = "format_version", description = "The format version: 1 (mcpgen refuses any other).")]
+    #[schemars(
+        schema_with = "format_version",
+        description = "The format version: 2 (definitions shared by the tools' schemas kept once, in \
+                       `definitions`), or 1 (each tool's schemas self-contained); mcpgen refuses any other."
+    )]
     pub mcpgen_config: u32,
     /// What `initialize` reports about the server.
     pub server: ServerInfo,
@@ -172,6 +183,13 @@ pub struct RuntimeConfig {
     pub resources: Resources,
     /// The tools, in the order `tools/list` shows them.
     pub tools: Vec<Tool>,
+    /// Format 2: the schema definitions the tools share, each kept once, by name. A tool's
+    /// `input_schema` and `output_schema` refer to them as `#/$defs/<name>` without holding them;
+    /// their own `$defs` hold only the definitions of a name that differ from these. Clients see
+    /// each schema self-contained: its own `$defs` with every definition of this map its
+    /// references reach, transitively ([`assemble`]). Omitted when empty (and in format 1).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub definitions: Definitions,
 }
 
 impl Serialize for RuntimeConfig {
@@ -252,9 +270,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutSchemaKey<A> {
     }
 }
 
-/// `mcpgen_config` in the schema: the one version this schema describes.
+/// `mcpgen_config` in the schema: the versions this schema describes, the one written last.
 fn format_version(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({"type": "integer", "const": CONFIG_FORMAT_VERSION})
+    json_schema!({"type": "integer", "enum": READ_FORMAT_VERSIONS})
 }
 
 /// `$schema` in the schema: the one key of a config outside [`RuntimeConfig`]'s fields.

@@ -1,23 +1,35 @@
 //! One tool of the config ([`Tool`]): its MCP definition, its HTTP binding, its scopes and what
 //! its response is; and what is measured of a tool list.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{HttpBinding, JsonObject, ResponseInfo, binding, security};
+use crate::{Definitions, HttpBinding, JsonObject, ResponseInfo, assemble, binding, security};
+
+/// No shared definitions: every schema self-contained.
+static SELF_CONTAINED: Definitions = BTreeMap::new();
 
 impl Tool {
-    /// The tool as MCP's `tools/list` shows it, borrowed (serialise it without copying schemas).
+    /// The tool as MCP's `tools/list` shows it, borrowed (serialise it without copying schemas),
+    /// its schemas as they are (self-contained: see [`Tool::mcp_view_in`] for a config's stored
+    /// ones).
     pub fn mcp_view(&self) -> McpToolView<'_> {
+        self.mcp_view_in(&SELF_CONTAINED)
+    }
+
+    /// The tool as MCP's `tools/list` shows it, its schemas assembled with the config's shared
+    /// `definitions` ([`assemble`]; borrowed when they reach none).
+    pub fn mcp_view_in<'a>(&'a self, definitions: &Definitions) -> McpToolView<'a> {
         McpToolView {
             name: &self.name,
             title: self.title.as_deref(),
             description: &self.description,
-            input_schema: &self.input_schema,
-            output_schema: self.output_schema.as_ref(),
+            input_schema: assemble(&self.input_schema, definitions),
+            output_schema: self.output_schema.as_ref().map(|o| assemble(o, definitions)),
             annotations: &self.annotations,
         }
     }
@@ -103,7 +115,7 @@ pub fn tools_list_bytes<'a>(tools: impl IntoIterator<Item = McpToolView<'a>>, li
 }
 
 /// A tool in MCP's wire shape.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpToolView<'a> {
     /// [`Tool::name`].
@@ -114,11 +126,11 @@ pub struct McpToolView<'a> {
     /// [`Tool::description`]; left out when empty.
     #[serde(skip_serializing_if = "str::is_empty")]
     pub description: &'a str,
-    /// [`Tool::input_schema`], as `inputSchema`.
-    pub input_schema: &'a JsonObject,
-    /// [`Tool::output_schema`], as `outputSchema`; left out when `None`.
+    /// [`Tool::input_schema`] (assembled), as `inputSchema`.
+    pub input_schema: Cow<'a, JsonObject>,
+    /// [`Tool::output_schema`] (assembled), as `outputSchema`; left out when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<&'a JsonObject>,
+    pub output_schema: Option<Cow<'a, JsonObject>>,
     /// [`Tool::annotations`].
     pub annotations: &'a Annotations,
 }

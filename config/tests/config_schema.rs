@@ -54,7 +54,8 @@ fn the_schema_names_the_format_version() {
     assert!(SCHEMA_ID.ends_with(&format!("/mcpgen-config-{CONFIG_FORMAT_VERSION}.schema.json")), "{SCHEMA_ID}");
     assert_eq!(schema["title"], format!("mcpgen runtime config, format {CONFIG_FORMAT_VERSION}"));
     assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
-    assert_eq!(schema["properties"]["mcpgen_config"]["const"], CONFIG_FORMAT_VERSION);
+    assert_eq!(schema["properties"]["mcpgen_config"]["enum"], json!(config::READ_FORMAT_VERSIONS));
+    assert_eq!(config::READ_FORMAT_VERSIONS.last(), Some(&CONFIG_FORMAT_VERSION), "the one written is read");
     assert_eq!(schema["properties"][SCHEMA_KEY]["type"], "string");
     assert_eq!(schema["additionalProperties"], false);
 }
@@ -235,12 +236,39 @@ fn the_schema_refuses_keys_loading_ignores() {
 }
 
 /// The format version is checked by the loader (mcpgen's `read_config`), not by the type: the
-/// schema of format 1 takes only 1.
+/// schema takes the versions that load, no other.
 #[test]
-fn the_schema_takes_only_its_format_version() {
+fn the_schema_takes_only_the_format_versions_that_load() {
     let mut value = base();
     value["mcpgen_config"] = json!(CONFIG_FORMAT_VERSION + 1);
     assert!(!validator().is_valid(&value));
+    value["mcpgen_config"] = json!(0);
+    assert!(!validator().is_valid(&value));
+}
+
+/// Format 1 (each tool's schemas self-contained) and format 2 (definitions shared, kept once)
+/// both validate and load, to the same tools once assembled.
+#[test]
+fn format_1_and_format_2_validate_and_load_alike() {
+    let node = json!({"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}});
+    let schema = json!({"type": "object", "properties": {"head": {"$ref": "#/$defs/Node"}}, "$defs": {"Node": node}});
+    let mut v1 = base();
+    v1["mcpgen_config"] = json!(1);
+    v1["tools"][0]["input_schema"] = schema.clone();
+    v1["tools"][0]["output_schema"] = schema.clone();
+    assert_eq!(errors(&validator(), &v1), "");
+    let mut config: RuntimeConfig = serde_json::from_value(v1).expect("format 1 loads");
+    config.share_definitions();
+    config.mcpgen_config = CONFIG_FORMAT_VERSION;
+    let v2 = serde_json::to_value(&config).expect("JSON");
+    assert_eq!(v2["definitions"], json!({"Node": node}));
+    assert!(v2["tools"][0]["input_schema"].get("$defs").is_none(), "{v2}");
+    assert_eq!(errors(&validator(), &v2), "");
+    let loaded: RuntimeConfig = serde_json::from_value(v2).expect("format 2 loads");
+    let tool = &loaded.tools[0];
+    assert_eq!(Value::Object(config::assemble(&tool.input_schema, &loaded.definitions).into_owned()), schema);
+    let output = tool.output_schema.as_ref().expect("an output schema");
+    assert_eq!(Value::Object(config::assemble(output, &loaded.definitions).into_owned()), schema);
 }
 
 /// A `$schema` key is skipped wherever it is in the config, and unknown keys keep failing.

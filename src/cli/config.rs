@@ -77,6 +77,8 @@ pub(super) fn run(args: &ConfigArgs) -> Result<()> {
         config.upstream.auth = Some(identity);
     }
     crate::tokens::measure(&mut config);
+    // Written in the current format: each definition the tools share kept once.
+    let config = config.into_stored();
     let path = args.output.as_deref();
     let text = render(&config, path.is_some_and(output::is_yaml), &args.input.spec)?;
     output::write(path, &text)?;

@@ -310,7 +310,7 @@ impl Report {
         let mut context = config.context.clone();
         let (all_full, all_compact) = tokens::all_tools_costs(&full);
         context.tools_list_tokens = Some(ListTokens { full: all_full.tokens, compact: all_compact.tokens });
-        let exposure = mcpgen_config::exposure::resolve(&context, &config.tools);
+        let exposure = mcpgen_config::exposure::resolve(&context, &config.tools, &config.definitions);
         let discovery = tokens::discovery_cost(&full, &context.pin_tools, exposure.compact)?;
         drop(full);
         let modes = ModeCosts { all_full, all_compact, discovery };

@@ -211,8 +211,9 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     };
     let t = templates::Templates::new()?;
     let file = |path: &str, contents: String| GeneratedFile { path: path.to_string(), contents, user_owned: false };
-    let mut catalogue =
-        serde_json::to_string_pretty(config).map_err(|e| Error::internal("writing src/catalogue.json", e))?;
+    // The catalogue in the current format: each definition the tools share kept once.
+    let mut catalogue = serde_json::to_string_pretty(&config.clone().into_stored())
+        .map_err(|e| Error::internal("writing src/catalogue.json", e))?;
     catalogue.push('\n');
     let typed = TypedSpec { config, rust: &c.rust, named: &c.named, which: c.typed_args };
     let mut files = vec![

@@ -13,7 +13,9 @@ use crate::diff::{Kind, Side, diff};
 /// The crate's catalogue before this regeneration, when there is one that reads.
 pub fn last_state(dir: &Path) -> Option<RuntimeConfig> {
     let text = std::fs::read_to_string(dir.join("src/catalogue.json")).ok()?;
-    RuntimeConfig::from_json(&text).ok()
+    let mut config = RuntimeConfig::from_json(&text).ok()?;
+    config.inline_definitions();
+    Some(config)
 }
 
 /// The tools `new` has under another name than `old` (old name to new), as `mcpgen diff` pairs

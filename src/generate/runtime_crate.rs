@@ -12,6 +12,7 @@ pub(super) const CONFIG_SOURCES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("../../config/Cargo.toml")),
     ("src/binding.rs", include_str!("../../config/src/binding.rs")),
     ("src/context.rs", include_str!("../../config/src/context.rs")),
+    ("src/definitions.rs", include_str!("../../config/src/definitions.rs")),
     ("src/exposure.rs", include_str!("../../config/src/exposure.rs")),
     ("src/features.rs", include_str!("../../config/src/features.rs")),
     ("src/keywords.rs", include_str!("../../config/src/keywords.rs")),
@@ -168,7 +169,7 @@ pub use mcpgen_config::features::Feature;
 pub fn features_for(config: &RuntimeConfig, asked: &[Feature]) -> Vec<Feature> {
     let mut out: Vec<Feature> = asked.to_vec();
     out.push(Feature::Http);
-    let exposure = mcpgen_config::exposure::resolve(&config.context, &config.tools);
+    let exposure = mcpgen_config::exposure::resolve(&config.context, &config.tools, &config.definitions);
     if exposure.discovery || exposure.compact {
         out.push(Feature::Discovery);
     }

@@ -7,23 +7,26 @@ use serde_json::Value;
 
 use crate::diag::child;
 use crate::error::{Error, Location, Result};
-use mcpgen_config::{CONFIG_FORMAT_VERSION, RuntimeConfig};
+use mcpgen_config::{CONFIG_FORMAT_VERSION, READ_FORMAT_VERSIONS, RuntimeConfig};
 
 /// A runtime config from its parsed document: every field typed (methods, object schemas, ...),
-/// and the format version one this mcpgen reads.
+/// and the format version one this mcpgen reads. Its tools' schemas come back self-contained
+/// (the definitions a config of format 2 shares put back in each), as the compiler's stages read
+/// them; it is written in the current format again (`RuntimeConfig::into_stored`).
 pub(crate) fn read_config(value: &Value, origin: &str) -> Result<RuntimeConfig> {
     let version = value.get("mcpgen_config");
-    if version.and_then(Value::as_u64) != Some(u64::from(CONFIG_FORMAT_VERSION)) {
+    if !version.and_then(Value::as_u64).is_some_and(|v| READ_FORMAT_VERSIONS.iter().any(|r| u64::from(*r) == v)) {
         let found = version.map_or_else(|| "none".to_string(), Value::to_string);
         return Err(Error::Invalid {
             location: Location::at_pointer(origin, "#/mcpgen_config"),
             message: format!(
-                "config format {found} is not supported by this mcpgen (it reads {CONFIG_FORMAT_VERSION}); \
+                "config format {found} is not supported by this mcpgen (it reads 1 and {CONFIG_FORMAT_VERSION}); \
                  regenerate it with `mcpgen config`"
             ),
         });
     }
-    let config: RuntimeConfig = from_value_at(value, origin, "mcpgen runtime config")?;
+    let mut config: RuntimeConfig = from_value_at(value, origin, "mcpgen runtime config")?;
+    config.inline_definitions();
     check_unique_names(&config, origin)?;
     check_apis(&config, origin)?;
     Ok(config)
@@ -182,6 +185,21 @@ mod tests {
         c["mcpgen_config"] = json!(99);
         let e = read_config(&c, "c.json").unwrap_err().to_string();
         assert!(e.contains("#/mcpgen_config: config format 99 is not supported"), "{e}");
+    }
+
+    #[test]
+    fn formats_1_and_2_load_with_self_contained_schemas() {
+        let node = json!({"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}});
+        let whole = json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/Node"}}, "$defs": {"Node": node}});
+        let mut v1 = config(tool("GET", whole.clone()));
+        v1["mcpgen_config"] = json!(1);
+        let mut v2 = config(tool("GET", json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/Node"}}})));
+        v2["definitions"] = json!({"Node": node});
+        for c in [v1, v2] {
+            let loaded = read_config(&c, "c.json").unwrap();
+            assert!(loaded.definitions.is_empty());
+            assert_eq!(Value::Object(loaded.tools[1].input_schema.clone()), whole);
+        }
     }
 
     #[test]

@@ -88,6 +88,7 @@ fn empty_config(parts: &[Part], max_description_len: usize) -> RuntimeConfig {
         tools: Vec::new(),
         apis: Vec::new(),
         resources,
+        definitions: Default::default(),
     }
 }
 

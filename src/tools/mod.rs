@@ -215,6 +215,7 @@ fn runtime_config(
         resources: Default::default(),
         tools,
         apis: Vec::new(),
+        definitions: Default::default(),
     }
 }
 

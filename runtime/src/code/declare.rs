@@ -32,6 +32,7 @@
 //! Text from the API description is untrusted: it reaches declarations only through
 //! [`escape`](crate::code::escape).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
@@ -428,7 +429,7 @@ fn references(schema: &Value, out: &mut Vec<String>) {
 
 /// What a declaration reads of a tool: a config's [`Tool`] or the engine's
 /// `ToolEntry` (which converts into one on the engine's side).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Signature<'a> {
     /// The tool's name (its identifier comes from [`ScriptNames`]).
     pub name: &'a str,
@@ -436,10 +437,10 @@ pub struct Signature<'a> {
     pub title: Option<&'a str>,
     /// Its description.
     pub description: &'a str,
-    /// Its input schema, whole.
-    pub input_schema: &'a Map<String, Value>,
-    /// Its output schema, if it has one.
-    pub output_schema: Option<&'a Map<String, Value>>,
+    /// Its input schema, whole (self-contained).
+    pub input_schema: Cow<'a, Map<String, Value>>,
+    /// Its output schema (self-contained), if it has one.
+    pub output_schema: Option<Cow<'a, Map<String, Value>>>,
     /// What its response looks like.
     pub response: Option<&'a ResponseInfo>,
 }
@@ -450,8 +451,8 @@ impl<'a> From<&'a Tool> for Signature<'a> {
             name: &t.name,
             title: t.title.as_deref(),
             description: &t.description,
-            input_schema: &t.input_schema,
-            output_schema: t.output_schema.as_ref(),
+            input_schema: Cow::Borrowed(&t.input_schema),
+            output_schema: t.output_schema.as_ref().map(Cow::Borrowed),
             response: t.response.as_ref(),
         }
     }
@@ -468,7 +469,7 @@ pub fn declare<'a>(
 ) -> String {
     let tool = tool.into();
     let ident = names.ident(tool.name).map_or_else(|| identifier(tool.name), str::to_string);
-    let root = tool.input_schema;
+    let root = &*tool.input_schema;
     let required = root.get("required").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
     let args = Renderer::new(root, types, options).ty_map(root, 0).text;
     let returns = returns(&tool, types, options);
@@ -480,7 +481,7 @@ pub fn declare<'a>(
 
 /// What a call resolves to (see the module's documentation).
 fn returns(tool: &Signature<'_>, types: &mut NamedTypes, options: &Options) -> String {
-    if let Some(output) = tool.output_schema {
+    if let Some(output) = tool.output_schema.as_deref() {
         return Renderer::new(output, types, options).ty_map(output, 0).text;
     }
     let Some(info) = tool.response else { return "unknown".to_string() };

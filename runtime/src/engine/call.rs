@@ -284,10 +284,11 @@ impl Engine {
             }
         };
         // `null` for an optional argument means "left out" (models send it; OpenAI's strict mode must).
-        crate::engine::args::drop_absent_nulls(&tool.input_schema, &mut args);
+        let schema = tool.full_input_schema();
+        crate::engine::args::drop_absent_nulls(schema, &mut args);
         // An argument the request would drop is refused, before anything is sent.
         if !tool.passes_unknown_arguments() {
-            let unknown = crate::engine::args::unknown_arguments(&tool.input_schema, &args);
+            let unknown = crate::engine::args::unknown_arguments(schema, &args);
             if !unknown.is_empty() {
                 obs.outcome = Some(Outcome::InvalidArguments);
                 let text = crate::engine::args::unknown_text(&unknown);
@@ -295,7 +296,7 @@ impl Engine {
             }
         }
         let args_value = Value::Object(args);
-        if let Some(problems) = validate(&tool.input_validator, &tool.input_schema, &args_value) {
+        if let Some(problems) = validate(&tool.input_validator, || Value::Object(schema.clone()), &args_value) {
             obs.outcome = Some(Outcome::InvalidArguments);
             return Ok(tool_error(format!("Invalid arguments for `{name}`: {problems}. Fix them and call again.")));
         }
@@ -355,8 +356,9 @@ impl Engine {
                     other => other.to_string(),
                 };
                 let result = response::json_result(value, text);
+                let schema = || tool.assembled_output_schema().map_or(Value::Null, |s| Value::Object(s.into_owned()));
                 let check = tool.output_schema.as_ref().zip(result.structured_content.as_ref());
-                if let Some((schema, structured)) = check
+                if let Some((_, structured)) = check
                     && let Some(problems) = validate(&tool.output_validator, schema, structured)
                 {
                     return tool_error(format!("`{name}` answered a result that breaks its output schema: {problems}"));
@@ -409,10 +411,10 @@ struct Wanted<'a> {
 /// validator cannot compile (an exotic regex, say) is not enforced: the upstream will judge.
 fn validate(
     cell: &OnceLock<Option<jsonschema::Validator>>,
-    schema: &Map<String, Value>,
+    schema: impl FnOnce() -> Value,
     instance: &Value,
 ) -> Option<String> {
-    let validator = cell.get_or_init(|| match jsonschema::validator_for(&Value::Object(schema.clone())) {
+    let validator = cell.get_or_init(|| match jsonschema::validator_for(&schema()) {
         Ok(v) => Some(v),
         Err(e) => {
             tracing::warn!("schema not enforced (it does not compile: {e})");

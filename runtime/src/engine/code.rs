@@ -133,8 +133,8 @@ impl<'a> From<&'a ToolEntry> for Signature<'a> {
             name: &t.mcp.name,
             title: t.mcp.title.as_deref(),
             description: t.mcp.description.as_deref().unwrap_or(""),
-            input_schema: &t.input_schema,
-            output_schema: t.output_schema.as_deref(),
+            input_schema: t.assembled_input_schema(),
+            output_schema: t.assembled_output_schema(),
             response: t.response.as_ref(),
         }
     }

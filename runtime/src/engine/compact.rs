@@ -18,7 +18,7 @@ use crate::engine::results::ToolResults;
 pub(super) fn advertised(
     mut mcp: McpTool,
     input: &Map<String, Value>,
-    output: Option<&Arc<Map<String, Value>>>,
+    output: Option<&Map<String, Value>>,
     results: &ToolResults,
 ) -> McpTool {
     let description = listed_description(mcp.description.as_deref().unwrap_or(""), mcp.title.as_deref());

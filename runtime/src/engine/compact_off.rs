@@ -8,13 +8,15 @@ use serde_json::{Map, Value};
 
 use crate::engine::results::ToolResults;
 
-/// `mcp` as it is.
+/// `mcp` with its full schemas (`input` with the projection argument).
 pub(super) fn advertised(
-    mcp: McpTool,
-    _input: &Map<String, Value>,
-    _output: Option<&Arc<Map<String, Value>>>,
-    _results: &ToolResults,
+    mut mcp: McpTool,
+    input: &Map<String, Value>,
+    output: Option<&Map<String, Value>>,
+    results: &ToolResults,
 ) -> McpTool {
+    mcp.input_schema = Arc::new(results.with_projection(input.clone()));
+    mcp.output_schema = output.map(|o| Arc::new(o.clone()));
     mcp
 }
 

@@ -460,14 +460,14 @@ mod tests {
 
     #[test]
     fn auto_lists_every_tool_of_a_small_api() {
-        let e = resolve(&Context::default(), &tools(40));
+        let e = resolve(&Context::default(), &tools(40), &Default::default());
         assert!(!e.discovery && !e.compact, "{e:?}");
         assert!(e.reason.contains("40 tools, about"), "{}", e.reason);
     }
 
     #[test]
     fn auto_discovers_past_the_tool_limit() {
-        let e = resolve(&Context::default(), &tools(41));
+        let e = resolve(&Context::default(), &tools(41), &Default::default());
         assert!(e.discovery && !e.compact, "{e:?}");
         assert!(e.reason.contains("41 tools is more than 40"), "{}", e.reason);
     }
@@ -476,20 +476,20 @@ mod tests {
     fn auto_discovers_past_the_token_limit_with_compact_schemas() {
         let ctx =
             Context { tools_list_tokens: Some(ListTokens { full: 20_001, compact: 9_000 }), ..Context::default() };
-        let e = resolve(&ctx, &tools(3));
+        let e = resolve(&ctx, &tools(3), &Default::default());
         assert!(e.discovery && e.compact, "{e:?}");
         assert!(e.reason.contains("20,001 tokens, more than 20,000"), "{}", e.reason);
         let at = Context { tools_list_tokens: Some(ListTokens { full: 20_000, compact: 9_000 }), ..Context::default() };
-        assert!(!resolve(&at, &tools(3)).discovery);
+        assert!(!resolve(&at, &tools(3), &Default::default()).discovery);
     }
 
     #[test]
     fn explicit_modes_win() {
         let all = Context { tool_mode: ToolMode::All, ..Context::default() };
-        assert!(!resolve(&all, &tools(500)).discovery);
+        assert!(!resolve(&all, &tools(500), &Default::default()).discovery);
         let disc =
             Context { tool_mode: ToolMode::Discovery, schema_detail: SchemaDetail::Compact, ..Context::default() };
-        let e = resolve(&disc, &tools(1));
+        let e = resolve(&disc, &tools(1), &Default::default());
         assert!(e.discovery && e.compact);
     }
 }

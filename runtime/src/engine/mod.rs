@@ -145,14 +145,17 @@ impl Engine {
         let rust = rust_tools(&mut config, &ext)?;
         let (default_target, apis, tool_apis) = targets::targets(&config, &opts)?;
         strip_credential_arguments(&mut config);
+        // Each definition the tools' schemas share held once (a config of format 2 has them so).
+        config.share_definitions();
+        let definitions = Arc::new(std::mem::take(&mut config.definitions));
         let credentials = read_credentials(&config, env);
         let upstream = Upstream::new(opts.policy.clone(), opts.metrics.clone())?;
-        let exposure = exposure::resolve(&config.context, &config.tools);
+        let exposure = exposure::resolve(&config.context, &config.tools, &definitions);
         let exposure = search::Search::check(exposure, &config.context)?;
         let exposure = code::Code::check(exposure, &config.context)?;
         let search = search::Search::new(&config.context, &exposure, opts.serves_discovery)?;
         let code = code::Code::new(&config.context);
-        let (mut tools, index) = catalogue(std::mem::take(&mut config.tools), tool_apis);
+        let (mut tools, index) = catalogue(std::mem::take(&mut config.tools), tool_apis, &definitions);
         for name in &rust {
             if let Some(&i) = index.get(name) {
                 tools[i].rust = true;
@@ -304,9 +307,13 @@ fn read_credentials(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<String>
 /// How to give credentials to an API whose description declares none.
 pub(crate) const NO_SCHEME_HINT: &str = "if it needs some, give them with `--auth bearer:ENV_VAR` (or `header:NAME:ENV_VAR`) to mcpgen serve, config or generate";
 
-/// The catalogue as the engine holds it: each tool with its API (by index, from `tool_apis`),
-/// and the index of each by name.
-fn catalogue(tools: Vec<Tool>, tool_apis: Vec<Option<usize>>) -> (Vec<ToolEntry>, HashMap<String, usize>) {
+/// The catalogue as the engine holds it: each tool with its API (by index, from `tool_apis`) and
+/// the `definitions` its schemas share, and the index of each by name.
+fn catalogue(
+    tools: Vec<Tool>,
+    tool_apis: Vec<Option<usize>>,
+    definitions: &Arc<crate::config::Definitions>,
+) -> (Vec<ToolEntry>, HashMap<String, usize>) {
     let mut index = HashMap::with_capacity(tools.len());
     let tools = tools
         .into_iter()
@@ -314,7 +321,7 @@ fn catalogue(tools: Vec<Tool>, tool_apis: Vec<Option<usize>>) -> (Vec<ToolEntry>
         .zip(tool_apis)
         .map(|((i, t), api)| {
             index.insert(t.name.clone(), i);
-            ToolEntry { api, ..ToolEntry::new(t) }
+            ToolEntry { api, ..ToolEntry::in_catalogue(t, definitions) }
         })
         .collect();
     (tools, index)

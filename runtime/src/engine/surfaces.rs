@@ -5,8 +5,6 @@
 //! `/mcp/discovery` discovery's three tools (for those that do not). A child module of
 //! `engine.rs`, so that the engine's fields stay private to the two.
 
-use std::sync::OnceLock;
-
 use rmcp::model::Tool as McpTool;
 
 use super::caller::Caller;
@@ -16,11 +14,12 @@ use super::{Engine, ToolEntry, code, search};
 use crate::error::Result;
 
 /// The engine's views: every tool, discovery's and code mode's (each a part of its feature's).
-/// The configured one is made with the engine; the others when a surface first asks for them
-/// (every tool of a 22,000-tool catalogue is 60 MB that stdio and `/mcp` never need). The
-/// instructions of all are made at once: they are short, and their map is bounded.
+/// Every tool's view is no listing held: each page of it is written from the catalogue when
+/// asked for (the advertised schemas of a 11,000-tool catalogue are hundreds of megabytes, and
+/// their definitions are the catalogue's, shared). Discovery's and code mode's, short, are made
+/// when a surface first asks for them (the configured one with the engine). The instructions of
+/// all are made at once: they are short, and their map is bounded.
 pub(super) struct Views {
-    all: OnceLock<Listing>,
     all_instructions: Option<String>,
     /// Discovery's listing and instructions.
     discovery: search::View,
@@ -49,7 +48,6 @@ impl Views {
         };
         let all_text = crate::engine::overview::all_tools(about.text, tools, about.apis, about.tags);
         let views = Views {
-            all: OnceLock::new(),
             all_instructions: with_results(all_text),
             discovery: search::View::new(&about, tools, code.discovery_note(), &with_results),
             code: code.view(exposure, &about, tools),
@@ -59,9 +57,7 @@ impl Views {
         }
         if exposure.discovery {
             views.discovery.configure(exposure, tools, views.code.run_script_tool())?;
-            return Ok(views);
         }
-        let _ = views.all.set(all_listing(exposure, tools));
         Ok(views)
     }
 
@@ -78,12 +74,12 @@ impl Views {
     }
 }
 
-/// Every tool, as `exposure` advertises them.
-fn all_listing(exposure: &Exposure, tools: &[ToolEntry]) -> Listing {
-    Listing {
-        tools: tools.iter().map(|t| t.advertised(exposure.compact)).collect(),
-        index: (0..tools.len()).map(Some).collect(),
-    }
+/// What a surface lists: a listing held (discovery's, code mode's), or every tool of the
+/// catalogue, advertised when a page is written.
+#[derive(Clone, Copy)]
+enum Shown<'a> {
+    Held(&'a Listing),
+    All,
 }
 
 impl Engine {
@@ -98,15 +94,31 @@ impl Engine {
         }
     }
 
-    fn listing(&self, kind: Kind) -> &Listing {
-        let all = || self.views.all.get_or_init(|| all_listing(&self.exposure, &self.tools));
-        match kind {
-            Kind::All => all(),
+    fn listing(&self, kind: Kind) -> Shown<'_> {
+        let held = match kind {
+            Kind::All => None,
             Kind::Discovery => {
                 let run_script = || self.views.code.run_script_tool();
-                self.views.discovery.listing(&self.exposure, &self.tools, run_script).unwrap_or_else(all)
+                self.views.discovery.listing(&self.exposure, &self.tools, run_script)
             }
-            Kind::Code => self.views.code.configured().map(|(listing, _)| listing).unwrap_or_else(all),
+            Kind::Code => self.views.code.configured().map(|(listing, _)| listing),
+        };
+        held.map_or(Shown::All, Shown::Held)
+    }
+
+    /// The catalogue indexes of what `shown` lists (`None` for the server's own tools).
+    fn shown_indexes<'a>(&'a self, shown: Shown<'a>) -> Box<dyn Iterator<Item = Option<usize>> + 'a> {
+        match shown {
+            Shown::Held(listing) => Box::new(listing.index.iter().copied()),
+            Shown::All => Box::new((0..self.tools.len()).map(Some)),
+        }
+    }
+
+    /// The `i`th tool `shown` lists, as advertised.
+    fn shown_tool(&self, shown: Shown<'_>, i: usize) -> Option<McpTool> {
+        match shown {
+            Shown::Held(listing) => listing.tools.get(i).cloned(),
+            Shown::All => self.tools.get(i).map(|t| t.advertised(self.exposure.compact)),
         }
     }
 
@@ -142,7 +154,11 @@ impl Engine {
     /// Whether `surface`'s `tools/call` takes `name` directly: every name but on the discovery
     /// path, which takes only what it lists (the others go through `call_tool`).
     pub fn calls_directly(&self, surface: Surface, name: &str) -> bool {
-        surface != Surface::Discovery || self.listing(self.kind(surface)).tools.iter().any(|t| t.name == name)
+        surface != Surface::Discovery
+            || match self.listing(self.kind(surface)) {
+                Shown::Held(listing) => listing.tools.iter().any(|t| t.name == name),
+                Shown::All => self.index.contains_key(name),
+            }
     }
 
     /// Up to `size` tools of the configured listing from `start`, and where the next page starts.
@@ -159,30 +175,38 @@ impl Engine {
         start: usize,
         size: usize,
     ) -> (Vec<McpTool>, Option<usize>) {
-        let listing = self.listing(self.kind(surface));
-        let visible: Vec<&McpTool> = if caller.is_restricted() {
-            let may = |i: &Option<usize>| i.is_none_or(|i| caller.may_use(&self.tools[i].scopes));
-            listing.tools.iter().zip(&listing.index).filter(|(_, i)| may(i)).map(|(t, _)| t).collect()
-        } else {
-            listing.tools.iter().collect()
-        };
+        let shown = self.listing(self.kind(surface));
+        // The positions in the listing of the tools the caller may see.
+        let may =
+            |i: &Option<usize>| !caller.is_restricted() || i.is_none_or(|i| caller.may_use(&self.tools[i].scopes));
+        let visible: Vec<usize> =
+            self.shown_indexes(shown).enumerate().filter(|(_, i)| may(i)).map(|(at, _)| at).collect();
         let end = start.saturating_add(size).min(visible.len());
-        let page = visible.get(start..end).unwrap_or_default().iter().map(|t| (*t).clone()).collect();
+        let page =
+            visible.get(start..end).unwrap_or_default().iter().filter_map(|&at| self.shown_tool(shown, at)).collect();
         (page, (end < visible.len()).then_some(end))
     }
 
     /// The tools the configured surface lists.
     pub fn listed_count(&self) -> usize {
-        self.listing(self.kind(Surface::Configured)).tools.len()
+        match self.listing(self.kind(Surface::Configured)) {
+            Shown::Held(listing) => listing.tools.len(),
+            Shown::All => self.tools.len(),
+        }
     }
 
     /// Whether `tools/list` on `surface` shows every caller the same tools on `other` as on this
     /// engine (the tools, and the scopes that decide who sees them): if not, its sessions are told.
     pub fn lists_as(&self, other: &Engine, surface: Surface) -> bool {
-        fn scopes<'a>(e: &'a Engine, l: &'a Listing) -> impl Iterator<Item = Option<&'a Vec<Vec<String>>>> {
-            l.index.iter().map(|i| i.map(|i| &e.tools[i].scopes))
+        fn scopes<'a>(e: &'a Engine, shown: Shown<'a>) -> impl Iterator<Item = Option<&'a Vec<Vec<String>>>> {
+            e.shown_indexes(shown).map(|i| i.map(|i| &e.tools[i].scopes))
         }
         let (mine, theirs) = (self.listing(self.kind(surface)), other.listing(other.kind(surface)));
-        mine.tools == theirs.tools && scopes(self, mine).eq(scopes(other, theirs))
+        let count = |e: &Engine, shown: Shown<'_>| e.shown_indexes(shown).count();
+        let (n, m) = (count(self, mine), count(other, theirs));
+        // One tool at a time: every tool's advertised definition is never held at once.
+        n == m
+            && (0..n).all(|i| self.shown_tool(mine, i) == other.shown_tool(theirs, i))
+            && scopes(self, mine).eq(scopes(other, theirs))
     }
 }

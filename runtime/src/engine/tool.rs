@@ -1,23 +1,30 @@
 //! One tool as the engine holds it ([`ToolEntry`]): its definition, what calls are checked
 //! against, and how it is shown (compact schemas are discovery's, `compact.rs`).
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{Tool as McpTool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use super::compact;
-use crate::config::{HttpBinding, Tool};
+use crate::config::{Definitions, HttpBinding, Tool, assemble};
 use crate::engine::results::ToolResults;
 
 /// One tool as the engine holds it: what clients are shown, and what calls are checked against.
+/// Its schemas are held once, in their stored form: the definitions they share with other tools
+/// are the catalogue's ([`Definitions`], one `Arc` for every tool), put back when a schema is
+/// shown ([`ToolEntry::advertised`]) or first checked against ([`ToolEntry::full_input_schema`]).
 pub struct ToolEntry {
-    /// The full definition (what is listed unless schemas are compact; see [`ToolEntry::advertised`]).
+    /// The name, title, description and annotations; its schemas are the stored ones, without
+    /// the `_jq` argument (what is listed is [`ToolEntry::advertised`]).
     pub mcp: McpTool,
-    /// The full input schema: arguments are validated against it in every mode.
+    /// The stored input schema (see [`ToolEntry::full_input_schema`]).
     pub input_schema: Arc<Map<String, Value>>,
-    /// The tool's output schema, which structured results are validated against; `None`: none.
+    /// The stored output schema; `None`: none.
     pub output_schema: Option<Arc<Map<String, Value>>>,
+    /// The definitions the catalogue's schemas share.
+    pub definitions: Arc<Definitions>,
     /// How a call is sent; `None`: the tool is answered by a handler ([`crate::ext::Extensions`]).
     pub http: Option<HttpBinding>,
     /// The tool's operationId when it differs from its name (search finds the tool by it too).
@@ -37,6 +44,8 @@ pub struct ToolEntry {
     pub(crate) owners: OwnersArguments,
     /// A model's call is answered by Rust code (the crate's `RustTools`), not by `http`.
     pub(crate) rust: bool,
+    /// The full input schema, assembled when the tool is first called.
+    pub(super) full_input: OnceLock<Arc<Map<String, Value>>>,
     pub(super) input_validator: OnceLock<Option<jsonschema::Validator>>,
     pub(super) output_validator: OnceLock<Option<jsonschema::Validator>>,
 }
@@ -81,14 +90,22 @@ impl ToolEntry {
         }
     }
 
-    /// A catalogue tool.
+    /// A catalogue tool of self-contained schemas.
     pub fn new(t: Tool) -> ToolEntry {
+        ToolEntry::in_catalogue(t, &Arc::default())
+    }
+
+    /// A catalogue tool whose schemas share `definitions` (the config's, see
+    /// [`crate::config::RuntimeConfig::definitions`]).
+    pub fn in_catalogue(t: Tool, definitions: &Arc<Definitions>) -> ToolEntry {
         let results = ToolResults::new(&t);
-        let advertised_schema = Arc::new(results.with_projection(t.input_schema.clone()));
         let input_schema = Arc::new(t.input_schema);
         let output_schema = t.output_schema.map(Arc::new);
-        let mut mcp =
-            McpTool::new_with_raw(t.name, (!t.description.is_empty()).then(|| t.description.into()), advertised_schema);
+        let mut mcp = McpTool::new_with_raw(
+            t.name,
+            (!t.description.is_empty()).then(|| t.description.into()),
+            input_schema.clone(),
+        );
         mcp.title = t.title;
         mcp.output_schema = output_schema.clone();
         let a = t.annotations;
@@ -103,6 +120,7 @@ impl ToolEntry {
             mcp,
             input_schema,
             output_schema,
+            definitions: definitions.clone(),
             http: t.http,
             operation_id: t.operation_id,
             tags: t.tags,
@@ -112,25 +130,52 @@ impl ToolEntry {
             response: t.response,
             owners: OwnersArguments { fixed: t.fixed_arguments, defaults: t.default_arguments },
             rust: false,
+            full_input: OnceLock::new(),
             input_validator: OnceLock::new(),
             output_validator: OnceLock::new(),
         }
     }
 
+    /// The input schema as clients see it (self-contained), without the `_jq` argument.
+    pub fn assembled_input_schema(&self) -> Cow<'_, Map<String, Value>> {
+        assemble(&self.input_schema, &self.definitions)
+    }
+
+    /// The output schema as clients see it (self-contained); `None`: none.
+    pub fn assembled_output_schema(&self) -> Option<Cow<'_, Map<String, Value>>> {
+        self.output_schema.as_deref().map(|o| assemble(o, &self.definitions))
+    }
+
+    /// The full input schema, which arguments are checked against in every mode: assembled on
+    /// the tool's first call, and kept (a catalogue's tools are not all called).
+    pub fn full_input_schema(&self) -> &Map<String, Value> {
+        self.full_input.get_or_init(|| match self.assembled_input_schema() {
+            Cow::Borrowed(_) => self.input_schema.clone(),
+            Cow::Owned(full) => Arc::new(full),
+        })
+    }
+
     /// The definition clients are shown: the full one, or with compact schemas and description
-    /// (see `crate::discovery::compact`), computed when asked for so that discovery mode pays only for the
-    /// tools a client describes.
+    /// (see `crate::discovery::compact`), computed when asked for (a page of `tools/list`, a
+    /// `describe_tools` answer) so that no tool's advertised schema is held.
     pub fn advertised(&self, compact: bool) -> McpTool {
         let mut mcp = self.mcp.clone();
         // A list's shape after its description (not in `mcp`: search reads that).
         if !compact && let Some(d) = self.results.listed_description(mcp.description.as_deref().unwrap_or("")) {
             mcp.description = Some(d.into());
         }
+        let input = self.assembled_input_schema();
+        let output = self.assembled_output_schema();
         if compact {
-            compact::advertised(mcp, &self.input_schema, self.output_schema.as_ref(), &self.results)
-        } else {
-            mcp
+            return compact::advertised(mcp, &input, output.as_deref(), &self.results);
         }
+        mcp.input_schema = Arc::new(self.results.with_projection(input.into_owned()));
+        mcp.output_schema = match output {
+            None => None,
+            Some(Cow::Borrowed(_)) => self.output_schema.clone(),
+            Some(Cow::Owned(full)) => Some(Arc::new(full)),
+        };
+        mcp
     }
 
     /// The definition `describe_tools` gives: [`Self::advertised`], with a compact description

@@ -171,8 +171,10 @@ impl Engine {
         let Answer { tool, http, args, wanted, delegated, origin } = answer;
         obs.status = Some(resp.status.as_u16());
         obs.outcome = Some(Outcome::of_status(resp.status.as_u16()));
-        let output_check =
-            |v: &Value| tool.output_schema.as_ref().and_then(|schema| validate(&tool.output_validator, schema, v));
+        let output_check = |v: &Value| {
+            let schema = || tool.assembled_output_schema().map_or(Value::Null, |s| Value::Object(s.into_owned()));
+            tool.output_schema.as_ref().and_then(|_| validate(&tool.output_validator, schema, v))
+        };
         let ctx = CallContext {
             method: http.method,
             path: &http.path,

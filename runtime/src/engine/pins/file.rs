@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -29,12 +30,13 @@ pub struct Definition {
 /// Every tool's definition, by name.
 pub type Definitions = BTreeMap<String, Definition>;
 
-/// The definition clients are shown of `tool`: the full one (full schemas, the listed
-/// description), the form `/mcp/tools` lists with full schemas. Compact schemas and discovery's
-/// descriptions are made from it, so whatever a client may see of a tool changes with it, and a
-/// change of tool mode or schema detail changes no pin.
-pub fn definition(tool: &Tool) -> Value {
-    let advertised = ToolEntry::new(tool.clone()).advertised(false);
+/// The definition clients are shown of `tool`, whose schemas share the config's `shared`
+/// definitions: the full one (full schemas, the listed description), the form `/mcp/tools` lists
+/// with full schemas. Compact schemas and discovery's descriptions are made from it, so whatever a
+/// client may see of a tool changes with it, and a change of tool mode or schema detail changes
+/// no pin.
+pub(crate) fn definition_in(tool: &Tool, shared: &Arc<crate::config::Definitions>) -> Value {
+    let advertised = ToolEntry::in_catalogue(tool.clone(), shared).advertised(false);
     // An rmcp `Tool` is plain data with string keys: it always serialises.
     let mut value = serde_json::to_value(&advertised).unwrap_or(Value::Null);
     if let Value::Object(fields) = &mut value {
@@ -45,10 +47,15 @@ pub fn definition(tool: &Tool) -> Value {
 
 /// The definitions of `tools`, each with its hash.
 pub fn definitions(tools: &[Tool]) -> Definitions {
+    definitions_in(tools, &Arc::default())
+}
+
+/// [`definitions`] of tools whose schemas share the config's `shared` definitions.
+pub(crate) fn definitions_in(tools: &[Tool], shared: &Arc<crate::config::Definitions>) -> Definitions {
     tools
         .iter()
         .map(|t| {
-            let value = definition(t);
+            let value = definition_in(t, shared);
             (t.name.clone(), Definition { sha256: sha256(&value), value })
         })
         .collect()

@@ -117,7 +117,10 @@ impl Pinner {
     /// `--pins-auto-approve` approves are written to it. A pins file that cannot be read is an
     /// error (the server does not start; a reload leaves the previous catalogue serving).
     pub fn apply(&self, config: &mut RuntimeConfig) -> Result<Withheld, PinsFileError> {
-        let current = definitions(&config.tools);
+        // The config's shared definitions, lent to the tools' definitions and given back.
+        let shared = Arc::new(std::mem::take(&mut config.definitions));
+        let current = file::definitions_in(&config.tools, &shared);
+        config.definitions = Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
         let Some(mut pins) = PinFile::read(&self.path)? else {
             PinFile::of(&current).write(&self.path)?;
             tracing::info!(

@@ -3,9 +3,14 @@ use serde_json::{Value, json};
 #[allow(unused_imports)]
 use super::compare::gained_optional_args;
 #[allow(unused_imports)]
-use super::file::{Definition, PINNED_FIELDS, PINS_FORMAT_VERSION, canonical, definition, sha256, what_changed};
+use super::file::{Definition, PINNED_FIELDS, PINS_FORMAT_VERSION, canonical, definition_in, sha256, what_changed};
 use super::*;
 use crate::config::Tool;
+
+/// A tool's definition, its schemas self-contained.
+fn definition(tool: &Tool) -> Value {
+    definition_in(tool, &Arc::default())
+}
 
 /// A tool as a config has it: `extra` over a GET tool with one required `id`.
 fn tool(name: &str, extra: Value) -> Tool {
