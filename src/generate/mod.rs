@@ -236,7 +236,7 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
         let header = rust::header(version);
         // Only what the crate's features compile: no tests, no file nor dependency of another feature.
         let features: Vec<&str> = c.features.iter().map(|f| f.name()).collect();
-        let copies = [(VENDORED_RUNTIME, runtime_crate::SOURCES), (VENDORED_CONFIG, runtime_crate::CONFIG_SOURCES)];
+        let copies = [(VENDORED_RUNTIME, runtime_crate::sources()), (VENDORED_CONFIG, runtime_crate::config_sources())];
         for (dir, sources) in copies {
             for (name, source) in runtime_crate::vendored(sources, &features) {
                 let contents = match name {
@@ -442,7 +442,7 @@ mod tests {
             file.items.iter().filter(|i| !(skip_tests && is_test(i))).map(|i| i.to_token_stream().to_string()).collect()
         };
         let mut removed = 0;
-        let sources = runtime_crate::SOURCES.iter().chain(runtime_crate::CONFIG_SOURCES);
+        let sources = runtime_crate::sources().iter().chain(runtime_crate::config_sources());
         for (name, source) in sources.filter(|(n, _)| n.ends_with(".rs")) {
             let stripped = without_tests(source);
             assert!(!stripped.contains("cfg(test)"), "{name}");

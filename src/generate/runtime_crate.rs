@@ -7,141 +7,45 @@
 mod modules;
 
 /// The contract crate's files (mcpgen-config, `config/`), relative to its root: copied into
-/// `mcpgen-config/`, beside the runtime's copy that depends on it.
-pub(super) const CONFIG_SOURCES: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../../config/Cargo.toml")),
-    ("src/binding.rs", include_str!("../../config/src/binding.rs")),
-    ("src/context.rs", include_str!("../../config/src/context.rs")),
-    ("src/definitions.rs", include_str!("../../config/src/definitions.rs")),
-    ("src/exposure.rs", include_str!("../../config/src/exposure.rs")),
-    ("src/features.rs", include_str!("../../config/src/features.rs")),
-    ("src/keywords.rs", include_str!("../../config/src/keywords.rs")),
-    ("src/lib.rs", include_str!("../../config/src/lib.rs")),
-    ("src/media.rs", include_str!("../../config/src/media.rs")),
-    ("src/refs.rs", include_str!("../../config/src/refs.rs")),
-    ("src/response.rs", include_str!("../../config/src/response.rs")),
-    ("src/security.rs", include_str!("../../config/src/security.rs")),
-    ("src/text.rs", include_str!("../../config/src/text.rs")),
-    ("src/tool.rs", include_str!("../../config/src/tool.rs")),
-];
+/// `mcpgen-config/`, beside the runtime's copy that depends on it. Cargo.toml first, then by path.
+pub(super) fn config_sources() -> &'static [(&'static str, &'static str)] {
+    &vendored_files().1
+}
 
-/// The runtime crate's files, relative to its root: copied into `mcpgen-runtime/`.
-pub(super) const SOURCES: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../../runtime/Cargo.toml")),
-    ("src/auth/gate.rs", include_str!("../../runtime/src/auth/gate.rs")),
-    ("src/auth/jwks.rs", include_str!("../../runtime/src/auth/jwks.rs")),
-    ("src/auth/jwt_ring.rs", include_str!("../../runtime/src/auth/jwt_ring.rs")),
-    ("src/auth/mod.rs", include_str!("../../runtime/src/auth/mod.rs")),
-    ("src/auth/resource.rs", include_str!("../../runtime/src/auth/resource.rs")),
-    ("src/cli/args.rs", include_str!("../../runtime/src/cli/args.rs")),
-    ("src/cli/mod.rs", include_str!("../../runtime/src/cli/mod.rs")),
-    ("src/code/declare.rs", include_str!("../../runtime/src/code/declare.rs")),
-    ("src/code/escape.rs", include_str!("../../runtime/src/code/escape.rs")),
-    ("src/code/mod.rs", include_str!("../../runtime/src/code/mod.rs")),
-    ("src/code/names.rs", include_str!("../../runtime/src/code/names.rs")),
-    ("src/code/sandbox/alloc.rs", include_str!("../../runtime/src/code/sandbox/alloc.rs")),
-    ("src/code/sandbox/mod.rs", include_str!("../../runtime/src/code/sandbox/mod.rs")),
-    ("src/code/sandbox/tests.rs", include_str!("../../runtime/src/code/sandbox/tests.rs")),
-    ("src/code/shape.rs", include_str!("../../runtime/src/code/shape.rs")),
-    ("src/code/tests.rs", include_str!("../../runtime/src/code/tests.rs")),
-    ("src/discovery/analyzer.rs", include_str!("../../runtime/src/discovery/analyzer.rs")),
-    ("src/discovery/compact.rs", include_str!("../../runtime/src/discovery/compact.rs")),
-    ("src/discovery/embed_cache.rs", include_str!("../../runtime/src/discovery/embed_cache.rs")),
-    ("src/discovery/finder.rs", include_str!("../../runtime/src/discovery/finder.rs")),
-    ("src/discovery/fuzzy.rs", include_str!("../../runtime/src/discovery/fuzzy.rs")),
-    ("src/discovery/lexicon.rs", include_str!("../../runtime/src/discovery/lexicon.rs")),
-    ("src/discovery/mod.rs", include_str!("../../runtime/src/discovery/mod.rs")),
-    ("src/discovery/query.rs", include_str!("../../runtime/src/discovery/query.rs")),
-    ("src/discovery/rerank.rs", include_str!("../../runtime/src/discovery/rerank.rs")),
-    ("src/discovery/search/fields.rs", include_str!("../../runtime/src/discovery/search/fields.rs")),
-    ("src/discovery/search/mod.rs", include_str!("../../runtime/src/discovery/search/mod.rs")),
-    ("src/discovery/search/tests.rs", include_str!("../../runtime/src/discovery/search/tests.rs")),
-    ("src/discovery/semantic.rs", include_str!("../../runtime/src/discovery/semantic.rs")),
-    ("src/engine/args.rs", include_str!("../../runtime/src/engine/args.rs")),
-    ("src/engine/caching.rs", include_str!("../../runtime/src/engine/caching.rs")),
-    ("src/engine/call.rs", include_str!("../../runtime/src/engine/call.rs")),
-    ("src/engine/call/http.rs", include_str!("../../runtime/src/engine/call/http.rs")),
-    ("src/engine/caller.rs", include_str!("../../runtime/src/engine/caller.rs")),
-    ("src/engine/code.rs", include_str!("../../runtime/src/engine/code.rs")),
-    ("src/engine/code_off.rs", include_str!("../../runtime/src/engine/code_off.rs")),
-    ("src/engine/compact.rs", include_str!("../../runtime/src/engine/compact.rs")),
-    ("src/engine/compact_off.rs", include_str!("../../runtime/src/engine/compact_off.rs")),
-    ("src/engine/confirm.rs", include_str!("../../runtime/src/engine/confirm.rs")),
-    ("src/engine/delivery.rs", include_str!("../../runtime/src/engine/delivery.rs")),
-    ("src/engine/exposure.rs", include_str!("../../runtime/src/engine/exposure.rs")),
-    ("src/engine/listing.rs", include_str!("../../runtime/src/engine/listing.rs")),
-    ("src/engine/live.rs", include_str!("../../runtime/src/engine/live.rs")),
-    ("src/engine/meta.rs", include_str!("../../runtime/src/engine/meta.rs")),
-    ("src/engine/mod.rs", include_str!("../../runtime/src/engine/mod.rs")),
-    ("src/engine/options.rs", include_str!("../../runtime/src/engine/options.rs")),
-    ("src/engine/overview.rs", include_str!("../../runtime/src/engine/overview.rs")),
-    ("src/engine/pins/compare.rs", include_str!("../../runtime/src/engine/pins/compare.rs")),
-    ("src/engine/pins/file.rs", include_str!("../../runtime/src/engine/pins/file.rs")),
-    ("src/engine/pins/mod.rs", include_str!("../../runtime/src/engine/pins/mod.rs")),
-    ("src/engine/pins/tests.rs", include_str!("../../runtime/src/engine/pins/tests.rs")),
-    ("src/engine/progress.rs", include_str!("../../runtime/src/engine/progress.rs")),
-    ("src/engine/reload.rs", include_str!("../../runtime/src/engine/reload.rs")),
-    ("src/engine/resources.rs", include_str!("../../runtime/src/engine/resources.rs")),
-    ("src/engine/results.rs", include_str!("../../runtime/src/engine/results.rs")),
-    ("src/engine/routes.rs", include_str!("../../runtime/src/engine/routes.rs")),
-    ("src/engine/search/mod.rs", include_str!("../../runtime/src/engine/search/mod.rs")),
-    ("src/engine/search/semantic.rs", include_str!("../../runtime/src/engine/search/semantic.rs")),
-    ("src/engine/search/semantic_off.rs", include_str!("../../runtime/src/engine/search/semantic_off.rs")),
-    ("src/engine/search_off.rs", include_str!("../../runtime/src/engine/search_off.rs")),
-    ("src/engine/surfaces.rs", include_str!("../../runtime/src/engine/surfaces.rs")),
-    ("src/engine/targets.rs", include_str!("../../runtime/src/engine/targets.rs")),
-    ("src/engine/tool.rs", include_str!("../../runtime/src/engine/tool.rs")),
-    ("src/error.rs", include_str!("../../runtime/src/error.rs")),
-    ("src/ext.rs", include_str!("../../runtime/src/ext.rs")),
-    ("src/ext/context.rs", include_str!("../../runtime/src/ext/context.rs")),
-    ("src/ext/hooks.rs", include_str!("../../runtime/src/ext/hooks.rs")),
-    ("src/ext/own.rs", include_str!("../../runtime/src/ext/own.rs")),
-    ("src/ext/tests.rs", include_str!("../../runtime/src/ext/tests.rs")),
-    ("src/lib.rs", include_str!("../../runtime/src/lib.rs")),
-    ("src/metrics/mod.rs", include_str!("../../runtime/src/metrics/mod.rs")),
-    ("src/metrics/off.rs", include_str!("../../runtime/src/metrics/off.rs")),
-    ("src/metrics/registry.rs", include_str!("../../runtime/src/metrics/registry.rs")),
-    ("src/response/budget.rs", include_str!("../../runtime/src/response/budget.rs")),
-    ("src/response/errors.rs", include_str!("../../runtime/src/response/errors.rs")),
-    ("src/response/jq.rs", include_str!("../../runtime/src/response/jq.rs")),
-    ("src/response/json.rs", include_str!("../../runtime/src/response/json.rs")),
-    ("src/response/lean.rs", include_str!("../../runtime/src/response/lean.rs")),
-    ("src/response/mod.rs", include_str!("../../runtime/src/response/mod.rs")),
-    ("src/response/paging.rs", include_str!("../../runtime/src/response/paging.rs")),
-    ("src/response/parts.rs", include_str!("../../runtime/src/response/parts.rs")),
-    ("src/response/script.rs", include_str!("../../runtime/src/response/script.rs")),
-    ("src/response/table.rs", include_str!("../../runtime/src/response/table.rs")),
-    ("src/response/tests.rs", include_str!("../../runtime/src/response/tests.rs")),
-    ("src/tooling.rs", include_str!("../../runtime/src/tooling.rs")),
-    ("src/transport/ask_user.rs", include_str!("../../runtime/src/transport/ask_user.rs")),
-    ("src/transport/http/fast_call.rs", include_str!("../../runtime/src/transport/http/fast_call.rs")),
-    ("src/transport/http/front.rs", include_str!("../../runtime/src/transport/http/front.rs")),
-    ("src/transport/http/legacy_sse.rs", include_str!("../../runtime/src/transport/http/legacy_sse.rs")),
-    ("src/transport/http/manners.rs", include_str!("../../runtime/src/transport/http/manners.rs")),
-    ("src/transport/http/mod.rs", include_str!("../../runtime/src/transport/http/mod.rs")),
-    ("src/transport/http/user_routes.rs", include_str!("../../runtime/src/transport/http/user_routes.rs")),
-    ("src/transport/http/workers.rs", include_str!("../../runtime/src/transport/http/workers.rs")),
-    ("src/transport/log_fields.rs", include_str!("../../runtime/src/transport/log_fields.rs")),
-    ("src/transport/mod.rs", include_str!("../../runtime/src/transport/mod.rs")),
-    ("src/transport/server.rs", include_str!("../../runtime/src/transport/server.rs")),
-    ("src/upstream/conns.rs", include_str!("../../runtime/src/upstream/conns.rs")),
-    ("src/upstream/credentials.rs", include_str!("../../runtime/src/upstream/credentials.rs")),
-    ("src/upstream/direct.rs", include_str!("../../runtime/src/upstream/direct.rs")),
-    ("src/upstream/encode.rs", include_str!("../../runtime/src/upstream/encode.rs")),
-    ("src/upstream/exchange.rs", include_str!("../../runtime/src/upstream/exchange.rs")),
-    ("src/upstream/identity.rs", include_str!("../../runtime/src/upstream/identity.rs")),
-    ("src/upstream/mod.rs", include_str!("../../runtime/src/upstream/mod.rs")),
-    ("src/upstream/progress.rs", include_str!("../../runtime/src/upstream/progress.rs")),
-    ("src/upstream/request.rs", include_str!("../../runtime/src/upstream/request.rs")),
-    ("src/upstream/target.rs", include_str!("../../runtime/src/upstream/target.rs")),
-    ("src/upstream/user/authorizer/mod.rs", include_str!("../../runtime/src/upstream/user/authorizer/mod.rs")),
-    ("src/upstream/user/authorizer/tests.rs", include_str!("../../runtime/src/upstream/user/authorizer/tests.rs")),
-    ("src/upstream/user/mod.rs", include_str!("../../runtime/src/upstream/user/mod.rs")),
-    ("src/upstream/user/store/file.rs", include_str!("../../runtime/src/upstream/user/store/file.rs")),
-    ("src/upstream/user/store/mod.rs", include_str!("../../runtime/src/upstream/user/store/mod.rs")),
-    ("src/upstream/user/store/redis.rs", include_str!("../../runtime/src/upstream/user/store/redis.rs")),
-    ("src/upstream/user/store/sealed.rs", include_str!("../../runtime/src/upstream/user/store/sealed.rs")),
-];
+/// The runtime crate's files, relative to its root: copied into `mcpgen-runtime/`. Cargo.toml
+/// first, then by path.
+pub(super) fn sources() -> &'static [(&'static str, &'static str)] {
+    &vendored_files().0
+}
+
+/// One crate's files: (path relative to its root, contents).
+type Files = Vec<(&'static str, &'static str)>;
+
+/// The two crates' files, unpacked once from the blob `build.rs` makes of `runtime/` and
+/// `config/` (compressed: as text they were a megabyte of the binary).
+fn vendored_files() -> &'static (Files, Files) {
+    static PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/vendored.deflate"));
+    static FILES: std::sync::OnceLock<(Files, Files)> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        // mcpgen's own build output, never input: a failure here is a broken build.
+        let bytes = miniz_oxide::inflate::decompress_to_vec(PACKED).expect("build.rs packs the vendored sources");
+        let text: &'static str = String::from_utf8(bytes).expect("the vendored sources are UTF-8").leak();
+        let (mut runtime, mut config) = (Vec::new(), Vec::new());
+        let mut rest = text;
+        while let Some((name, after)) = rest.split_once('\0') {
+            let (len, after) = after.split_once('\0').expect("build.rs writes a length after each name");
+            let len: usize = len.parse().expect("build.rs writes lengths in decimal");
+            let (contents, after) = after.split_at(len);
+            match name.split_once('/') {
+                Some(("runtime", path)) => runtime.push((path, contents)),
+                Some(("config", path)) => config.push((path, contents)),
+                _ => unreachable!("build.rs packs runtime/ and config/ only, not {name}"),
+            }
+            rest = after;
+        }
+        (runtime, config)
+    })
+}
 
 use mcpgen_config::RuntimeConfig;
 
@@ -323,14 +227,14 @@ mod tests {
     /// Every file of the runtime crate and of the contract crate is copied.
     #[test]
     fn sources_are_complete() {
-        check_sources("runtime", SOURCES);
-        check_sources("config", CONFIG_SOURCES);
+        check_sources("runtime", sources());
+        check_sources("config", config_sources());
     }
 
     /// The runtime's manifest names the contract where the copies put it.
     #[test]
     fn the_runtime_copy_finds_the_contract_copy() {
-        assert_eq!(SOURCES[0].0, "Cargo.toml");
+        assert_eq!(sources()[0].0, "Cargo.toml");
         assert!(RUNTIME_MANIFEST.contains(CONFIG_PATH.0), "runtime/Cargo.toml depends on ../config");
         assert!(vendored_manifest("h", RUNTIME_MANIFEST, &["http"]).contains(CONFIG_PATH.1));
     }
@@ -441,9 +345,9 @@ mod tests {
         let mut sets: Vec<Vec<&str>> = vec![Vec::new(), FEATURES.iter().map(|f| f.name).collect()];
         sets.extend(FEATURES.iter().map(|f| vec![f.name]));
         for features in sets {
-            let files: Vec<&str> = vendored(SOURCES, &features)
+            let files: Vec<&str> = vendored(sources(), &features)
                 .into_iter()
-                .chain(vendored(CONFIG_SOURCES, &features))
+                .chain(vendored(config_sources(), &features))
                 .map(|(n, _)| n)
                 .collect();
             let manifest = vendored_manifest("h", RUNTIME_MANIFEST, &features);

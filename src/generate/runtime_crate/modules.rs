@@ -214,7 +214,7 @@ pub(crate) fn eval(pred: &str, features: &[&str]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::runtime_crate::{CONFIG_SOURCES, SOURCES};
+    use crate::generate::runtime_crate::{config_sources, sources};
     use mcpgen_config::features::FEATURES;
     use quote::ToTokens;
 
@@ -262,7 +262,7 @@ mod tests {
     /// attributes.
     #[test]
     fn declarations_are_those_of_a_parse() {
-        for (name, source) in SOURCES.iter().chain(CONFIG_SOURCES).filter(|(n, _)| n.ends_with(".rs")) {
+        for (name, source) in sources().iter().chain(config_sources()).filter(|(n, _)| n.ends_with(".rs")) {
             let file: syn::File = syn::parse_str(source).unwrap_or_else(|e| panic!("{name}: {e}"));
             let mut parsed = Vec::new();
             let mut stack: Vec<(&[syn::Item], bool)> = vec![(&file.items, true)];
@@ -309,7 +309,7 @@ mod tests {
     }
 
     fn names(features: &[&'static str]) -> Vec<&'static str> {
-        compiled(SOURCES, features)
+        compiled(sources(), features)
     }
 
     /// The feature sets a crate can have one feature of: none, each feature with what it implies,
@@ -329,14 +329,14 @@ mod tests {
         let builds: Vec<Vec<&str>> = feature_sets().iter().map(|s| names(s)).collect();
         let all: Vec<&str> = FEATURES.iter().map(|f| f.name).collect();
         let with_all = names(&all);
-        for (file, _) in SOURCES.iter().filter(|(n, _)| n.ends_with(".rs")) {
+        for (file, _) in sources().iter().filter(|(n, _)| n.ends_with(".rs")) {
             let test = file.ends_with("/tests.rs");
             let stand_in = file.ends_with("_off.rs") || file.ends_with("/off.rs");
             assert_eq!(builds.iter().any(|b| b.contains(file)), !test, "{file} in some build");
             assert_eq!(with_all.contains(file), !test && !stand_in, "{file} with every feature");
         }
-        let contract: Vec<&str> = CONFIG_SOURCES.iter().map(|(n, _)| *n).filter(|n| n.ends_with(".rs")).collect();
-        assert_eq!(compiled(CONFIG_SOURCES, &[]), contract, "the contract: every source");
+        let contract: Vec<&str> = config_sources().iter().map(|(n, _)| *n).filter(|n| n.ends_with(".rs")).collect();
+        assert_eq!(compiled(config_sources(), &[]), contract, "the contract: every source");
     }
 
     /// Each feature's own files, as the runtime declares them.
