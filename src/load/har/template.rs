@@ -280,6 +280,9 @@ fn by_comparison(state: &mut Paths<'_>, differences: usize) -> bool {
     changed
 }
 
+/// For each value at one position: the rests of the paths after it, and the requests made to each.
+type Rests<'b> = BTreeMap<Vec<&'b str>, Vec<usize>>;
+
 /// Rule 4: sibling paths whose requests and responses have the same shape.
 fn by_shape(state: &mut Paths<'_>) -> bool {
     let max_len = state.paths.iter().map(|p| p.len()).max().unwrap_or(0);
@@ -288,7 +291,6 @@ fn by_shape(state: &mut Paths<'_>) -> bool {
     for i in 1..max_len {
         // For each template before `i`: for each value at `i`, the rests of the paths after it
         // and the requests made to each.
-        type Rests<'b> = BTreeMap<Vec<&'b str>, Vec<usize>>;
         let mut siblings: HashMap<Vec<&str>, BTreeMap<&str, Rests<'_>>> = HashMap::new();
         for (k, p) in state.paths.iter().enumerate() {
             if p.len() <= i || state.vars[k][i] {
@@ -302,20 +304,25 @@ fn by_shape(state: &mut Paths<'_>) -> bool {
             siblings.entry(prefix).or_default().entry(p[i].as_str()).or_default().entry(rest).or_default().push(k);
         }
         'siblings: for values in siblings.values() {
-            let values: Vec<&Rests<'_>> = values.values().collect();
-            let mut alike: Vec<usize> = Vec::new();
-            for (a, rests_a) in values.iter().enumerate() {
-                for (b, rests_b) in values.iter().enumerate().skip(a + 1) {
+            // Values whose requests are alike in every way compare alike with any other: compare
+            // one of each kind, so that thousands of users' names cost as many kinds as there are.
+            let kinds = kinds_of(state, values.values());
+            let mut alike = vec![false; kinds.len()];
+            for (a, (rests_a, members_a)) in kinds.iter().enumerate() {
+                if members_a.len() > 1 && matches!(compare_shapes(state, rests_a, rests_a), Likeness::Alike) {
+                    alike[a] = true;
+                }
+                for (b, (rests_b, _)) in kinds.iter().enumerate().skip(a + 1) {
                     match compare_shapes(state, rests_a, rests_b) {
                         // Operations' words: two that answer alike are operations still.
                         Likeness::Different => continue 'siblings,
-                        Likeness::Alike => alike.extend([a, b]),
+                        Likeness::Alike => (alike[a], alike[b]) = (true, true),
                         Likeness::Unknown => {}
                     }
                 }
             }
-            for v in alike {
-                marks.extend(values[v].values().flatten().map(|&k| (k, i)));
+            for ((_, members), _) in kinds.iter().zip(&alike).filter(|(_, alike)| **alike) {
+                marks.extend(members.iter().flat_map(|rests| rests.values().flatten()).map(|&k| (k, i)));
             }
         }
     }
@@ -324,6 +331,35 @@ fn by_shape(state: &mut Paths<'_>) -> bool {
         changed |= state.mark(k, i);
     }
     changed
+}
+
+/// The values at one position grouped by what was requested under each (the rests of their
+/// paths, and the shapes of the requests to each): one of a kind with the kind's members.
+fn kinds_of<'v, 'a>(
+    state: &Paths<'a>,
+    values: impl Iterator<Item = &'v Rests<'a>>,
+) -> Vec<(&'v Rests<'a>, Vec<&'v Rests<'a>>)>
+where
+    'a: 'v,
+{
+    type Kind<'s> = Vec<(Vec<&'s str>, Vec<(&'s str, &'s BTreeSet<String>)>)>;
+    let mut kinds: BTreeMap<Kind<'a>, Vec<&'v Rests<'a>>> = BTreeMap::new();
+    for rests in values {
+        let kind: Kind<'a> = rests
+            .iter()
+            .map(|(rest, paths)| {
+                let mut shapes: Vec<(&str, &BTreeSet<String>)> = paths
+                    .iter()
+                    .flat_map(|k| state.shapes[*k].iter().map(|s| (s.signature.as_str(), &s.query)))
+                    .collect();
+                shapes.sort();
+                shapes.dedup();
+                (rest.clone(), shapes)
+            })
+            .collect();
+        kinds.entry(kind).or_default().push(rests);
+    }
+    kinds.into_values().map(|members| (members[0], members)).collect()
 }
 
 /// What the requests under two values at one position say of them.
