@@ -210,7 +210,10 @@ async fn config_can_be_edited_and_served() {
     let first_two: Vec<&str> = text.lines().take(2).collect();
     assert_eq!(
         first_two,
-        [format!("$schema: {}", mcpgen_config::SCHEMA_ID).as_str(), "mcpgen_config: 1"],
+        [
+            format!("$schema: {}", mcpgen_config::SCHEMA_ID),
+            format!("mcpgen_config: {}", mcpgen_config::CONFIG_FORMAT_VERSION)
+        ],
         "{}",
         &text[..100]
     );
