@@ -216,12 +216,7 @@ def measure(mcpgen, inferred_doc, original, label):
 
 def har_of(doc):
     """A HAR of two calls per operation, made from the original's examples."""
-    first = (doc.get("servers") or [{}])[0]
-    server = (first.get("url") or "https://api.example.com").rstrip("/")
-    for name, var in (first.get("variables") or {}).items():
-        server = server.replace("{" + name + "}", str(var.get("default", "")))
-    if not server.startswith("http"):
-        server = "https://api.example.com" + server
+    server = server_of(doc)
     entries = []
     for path, m, item, op in operations(doc):
         for n in (0, 1):
