@@ -361,7 +361,7 @@ async fn bench_api(
         *up.reply.lock().unwrap() = (body.into(), api == "GitHub" && list);
         let tool = engines[0].tool(name).expect("tool");
         let has_output_schema = tool.output_schema.is_some();
-        let args = default_args(&tool.input_schema);
+        let args = default_args(&tool.input_schema.parse());
         let mut rules = Vec::with_capacity(RULES.len());
         let mut sent = true;
         let mut refusal = String::new();

@@ -2,13 +2,13 @@
 //! (GitHub, Microsoft Graph v1.0), the schemas a config of format 2 stores give back, once
 //! assembled, the self-contained ones the tools stage made, byte for byte; and the engine that
 //! serves the stored form lists every tool as it did when each tool held its own copy of every
-//! definition (a `ToolEntry` of the self-contained tool, as the engine held them before). Skipped,
-//! with a message, without the corpus.
+//! definition (a `ToolEntry` of the self-contained tool, as the engine held them before), its
+//! schemas kept as text that parses back to each. Skipped, with a message, without the corpus.
 
 mod common;
 
 use mcpgen::pipeline::{self, PipelineOptions};
-use mcpgen::runtime::tooling::ToolEntry;
+use mcpgen::runtime::tooling::{StoredSchema, ToolEntry};
 use mcpgen::runtime::{Engine, EngineOptions};
 use mcpgen_config::{RuntimeConfig, SchemaDetail, ToolMode, assemble};
 
@@ -33,6 +33,14 @@ fn parity(rel: &str, compact_too: bool) {
         assert_eq!(input, serde_json::to_string(&before.input_schema).expect("JSON"), "{}", tool.name);
         let output = tool.output_schema.as_ref().map(|o| assemble(o, &stored.definitions).into_owned());
         assert_eq!(output, before.output_schema, "{}", tool.name);
+    }
+    // The engine holds schemas as text: each parses back to the schema it was made of (what
+    // `ToolEntry::advertised` below reads too).
+    for tool in &original.tools {
+        let schemas = std::iter::once(&tool.input_schema).chain(&tool.output_schema);
+        for schema in schemas {
+            assert!(StoredSchema::new(schema).parse() == *schema, "{}'s schema is stored otherwise", tool.name);
+        }
     }
     // The engine: every tool listed as a self-contained tool was.
     let mut serving = stored;

@@ -4,9 +4,9 @@
 //! pages). A small API kept for mcpgen and its tests; a generated crate's own code builds on
 //! [`crate::ext`] instead.
 
-pub use crate::engine::ToolEntry;
 #[cfg(feature = "reload")]
 pub use crate::engine::reload::{LoadError, Reload};
+pub use crate::engine::{StoredSchema, ToolEntry};
 pub use crate::response::paging::Pager;
 pub use crate::upstream::encode::encode as encode_component;
 pub use crate::upstream::identity::declared_modes;

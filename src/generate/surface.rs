@@ -40,6 +40,7 @@ fn runtime_surface_is_pinned() {
         ("src/engine/mod.rs", "Engine"),
         ("src/engine/options.rs", "EngineOptions"),
         ("src/engine/tool.rs", "ToolEntry"),
+        ("src/engine/stored.rs", "StoredSchema"),
     ];
     for (file, name) in types {
         surface.push_str(&format!("\n// {file}: {name}\n\n"));

@@ -356,7 +356,7 @@ impl Engine {
                     other => other.to_string(),
                 };
                 let result = response::json_result(value, text);
-                let schema = || tool.assembled_output_schema().map_or(Value::Null, |s| Value::Object(s.into_owned()));
+                let schema = || tool.assembled_output_schema().map_or(Value::Null, Value::Object);
                 let check = tool.output_schema.as_ref().zip(result.structured_content.as_ref());
                 if let Some((_, structured)) = check
                     && let Some(problems) = validate(&tool.output_validator, schema, structured)

@@ -6,6 +6,7 @@
 //! same upstream credentials, retries, rate limits and concurrency cap, hooks and scopes, and the
 //! confirmation of `--confirm` asked mid-script. Each call is counted and logged as the tool's.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock, Weak};
@@ -133,8 +134,8 @@ impl<'a> From<&'a ToolEntry> for Signature<'a> {
             name: &t.mcp.name,
             title: t.mcp.title.as_deref(),
             description: t.mcp.description.as_deref().unwrap_or(""),
-            input_schema: t.assembled_input_schema(),
-            output_schema: t.assembled_output_schema(),
+            input_schema: Cow::Owned(t.assembled_input_schema()),
+            output_schema: t.assembled_output_schema().map(Cow::Owned),
             response: t.response.as_ref(),
         }
     }

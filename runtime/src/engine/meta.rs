@@ -252,6 +252,7 @@ fn summary(tool: &ToolEntry) -> Summary<'_> {
     let description = compact_description(tool.mcp.description.as_deref().unwrap_or(""), tool.mcp.title.as_deref());
     let required = tool
         .input_schema
+        .parse()
         .get("required")
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).map(str::to_string).collect())

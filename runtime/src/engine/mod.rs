@@ -33,6 +33,7 @@ mod listing;
 mod options;
 #[cfg_attr(not(feature = "discovery"), path = "search_off.rs")]
 mod search;
+mod stored;
 mod surfaces;
 mod targets;
 mod tool;
@@ -57,6 +58,7 @@ use crate::upstream::target::Target;
 pub use confirm::Asker;
 pub use listing::Surface;
 pub use options::EngineOptions;
+pub use stored::StoredSchema;
 pub use tool::ToolEntry;
 
 /// Builds an engine for a config with the server's options: the first one, and each reload's.
@@ -315,13 +317,14 @@ fn catalogue(
     definitions: &Arc<crate::config::Definitions>,
 ) -> (Vec<ToolEntry>, HashMap<String, usize>) {
     let mut index = HashMap::with_capacity(tools.len());
+    let mut texts = stored::SchemaTexts::default();
     let tools = tools
         .into_iter()
         .enumerate()
         .zip(tool_apis)
         .map(|((i, t), api)| {
             index.insert(t.name.clone(), i);
-            ToolEntry { api, ..ToolEntry::in_catalogue(t, definitions) }
+            ToolEntry { api, ..ToolEntry::stored(t, definitions, &mut texts) }
         })
         .collect();
     (tools, index)

@@ -273,7 +273,7 @@ pub fn complete(engine: &Engine, request: &CompleteRequestParams) -> Result<Comp
     if !route.variables().any(|v| v == argument.name) {
         return Err(ErrorData::invalid_params(format!("{template} has no variable {:?}", argument.name), None));
     }
-    let schema = engine.tools().get(route.tool).map(|t| t.input_schema.clone());
+    let schema = engine.tools().get(route.tool).map(|t| t.input_schema.parse());
     let choices = schema
         .as_ref()
         .and_then(|s| s.get("properties")?.get(&argument.name)?.get("enum")?.as_array().cloned())

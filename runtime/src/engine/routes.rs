@@ -94,10 +94,10 @@ impl Routes {
         }
         self.templates.iter().find_map(|route| {
             let found = route.matches(uri)?;
-            let schema = &tools.get(route.tool)?.input_schema;
+            let schema = tools.get(route.tool)?.input_schema.parse();
             let mut args = Map::new();
             for (arg, raw) in found {
-                args.insert(arg.clone(), typed(schema, &arg, &raw)?);
+                args.insert(arg.clone(), typed(&schema, &arg, &raw)?);
             }
             Some((route.tool, args))
         })
@@ -112,8 +112,8 @@ impl Routes {
 /// The route of one tool, if it is a GET operation a URI can fully say.
 fn route_of(index: usize, tool: &ToolEntry, scheme: &str) -> Option<Route> {
     let http = tool.http.as_ref().filter(|h| h.method == Method::Get)?;
-    let required: Vec<&str> = tool
-        .input_schema
+    let schema = tool.input_schema.parse();
+    let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())

@@ -2,27 +2,29 @@
 //! against, and how it is shown (compact schemas are discovery's, `compact.rs`).
 
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use rmcp::model::{Tool as McpTool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use super::compact;
+use super::stored::{SchemaTexts, StoredSchema};
 use crate::config::{Definitions, HttpBinding, Tool, assemble};
 use crate::engine::results::ToolResults;
 
 /// One tool as the engine holds it: what clients are shown, and what calls are checked against.
-/// Its schemas are held once, in their stored form: the definitions they share with other tools
-/// are the catalogue's ([`Definitions`], one `Arc` for every tool), put back when a schema is
-/// shown ([`ToolEntry::advertised`]) or first checked against ([`ToolEntry::full_input_schema`]).
+/// Its schemas are held once, in their stored form (compact JSON text, [`StoredSchema`]): the
+/// definitions they share with other tools are the catalogue's ([`Definitions`], one `Arc` for
+/// every tool), put back when a schema is shown ([`ToolEntry::advertised`]) or first checked
+/// against ([`ToolEntry::full_input_schema`]).
 pub struct ToolEntry {
-    /// The name, title, description and annotations; its schemas are the stored ones, without
-    /// the `_jq` argument (what is listed is [`ToolEntry::advertised`]).
+    /// The name, title, description and annotations; its schemas are empty (what is listed is
+    /// [`ToolEntry::advertised`]).
     pub mcp: McpTool,
     /// The stored input schema (see [`ToolEntry::full_input_schema`]).
-    pub input_schema: Arc<Map<String, Value>>,
+    pub input_schema: StoredSchema,
     /// The stored output schema; `None`: none.
-    pub output_schema: Option<Arc<Map<String, Value>>>,
+    pub output_schema: Option<StoredSchema>,
     /// The definitions the catalogue's schemas share.
     pub definitions: Arc<Definitions>,
     /// How a call is sent; `None`: the tool is answered by a handler ([`crate::ext::Extensions`]).
@@ -45,7 +47,7 @@ pub struct ToolEntry {
     /// A model's call is answered by Rust code (the crate's `RustTools`), not by `http`.
     pub(crate) rust: bool,
     /// The full input schema, assembled when the tool is first called.
-    pub(super) full_input: OnceLock<Arc<Map<String, Value>>>,
+    pub(super) full_input: OnceLock<Map<String, Value>>,
     pub(super) input_validator: OnceLock<Option<jsonschema::Validator>>,
     pub(super) output_validator: OnceLock<Option<jsonschema::Validator>>,
 }
@@ -98,16 +100,21 @@ impl ToolEntry {
     /// A catalogue tool whose schemas share `definitions` (the config's, see
     /// [`crate::config::RuntimeConfig::definitions`]).
     pub fn in_catalogue(t: Tool, definitions: &Arc<Definitions>) -> ToolEntry {
+        ToolEntry::stored(t, definitions, &mut SchemaTexts::default())
+    }
+
+    /// A tool of a catalogue whose schemas share `definitions`, and their texts with the other
+    /// tools' in `texts`.
+    pub(crate) fn stored(t: Tool, definitions: &Arc<Definitions>, texts: &mut SchemaTexts) -> ToolEntry {
+        /// The schema a tool's `mcp` carries: none (it is not what is shown).
+        static NO_SCHEMA: LazyLock<Arc<Map<String, Value>>> = LazyLock::new(Arc::default);
         let results = ToolResults::new(&t);
-        let input_schema = Arc::new(t.input_schema);
-        let output_schema = t.output_schema.map(Arc::new);
-        let mut mcp = McpTool::new_with_raw(
-            t.name,
-            (!t.description.is_empty()).then(|| t.description.into()),
-            input_schema.clone(),
-        );
+        let input_schema = texts.store(&t.input_schema);
+        let output_schema = t.output_schema.as_ref().map(|o| texts.store(o));
+        drop((t.input_schema, t.output_schema));
+        let mut mcp =
+            McpTool::new_with_raw(t.name, (!t.description.is_empty()).then(|| t.description.into()), NO_SCHEMA.clone());
         mcp.title = t.title;
-        mcp.output_schema = output_schema.clone();
         let a = t.annotations;
         let mut ann = ToolAnnotations::new()
             .read_only(a.read_only_hint)
@@ -137,22 +144,27 @@ impl ToolEntry {
     }
 
     /// The input schema as clients see it (self-contained), without the `_jq` argument.
-    pub fn assembled_input_schema(&self) -> Cow<'_, Map<String, Value>> {
-        assemble(&self.input_schema, &self.definitions)
+    pub fn assembled_input_schema(&self) -> Map<String, Value> {
+        self.assembled(&self.input_schema)
     }
 
     /// The output schema as clients see it (self-contained); `None`: none.
-    pub fn assembled_output_schema(&self) -> Option<Cow<'_, Map<String, Value>>> {
-        self.output_schema.as_deref().map(|o| assemble(o, &self.definitions))
+    pub fn assembled_output_schema(&self) -> Option<Map<String, Value>> {
+        self.output_schema.as_ref().map(|o| self.assembled(o))
+    }
+
+    fn assembled(&self, stored: &StoredSchema) -> Map<String, Value> {
+        let schema = stored.parse();
+        match assemble(&schema, &self.definitions) {
+            Cow::Borrowed(_) => schema,
+            Cow::Owned(full) => full,
+        }
     }
 
     /// The full input schema, which arguments are checked against in every mode: assembled on
     /// the tool's first call, and kept (a catalogue's tools are not all called).
     pub fn full_input_schema(&self) -> &Map<String, Value> {
-        self.full_input.get_or_init(|| match self.assembled_input_schema() {
-            Cow::Borrowed(_) => self.input_schema.clone(),
-            Cow::Owned(full) => Arc::new(full),
-        })
+        self.full_input.get_or_init(|| self.assembled_input_schema())
     }
 
     /// The definition clients are shown: the full one, or with compact schemas and description
@@ -167,14 +179,10 @@ impl ToolEntry {
         let input = self.assembled_input_schema();
         let output = self.assembled_output_schema();
         if compact {
-            return compact::advertised(mcp, &input, output.as_deref(), &self.results);
+            return compact::advertised(mcp, &input, output.as_ref(), &self.results);
         }
-        mcp.input_schema = Arc::new(self.results.with_projection(input.into_owned()));
-        mcp.output_schema = match output {
-            None => None,
-            Some(Cow::Borrowed(_)) => self.output_schema.clone(),
-            Some(Cow::Owned(full)) => Some(Arc::new(full)),
-        };
+        mcp.input_schema = Arc::new(self.results.with_projection(input));
+        mcp.output_schema = output.map(Arc::new);
         mcp
     }
 

@@ -3,6 +3,7 @@
 //! with English stemming. An exact tool name or operationId ranks first. Ties keep catalogue
 //! order, so results are deterministic.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -17,7 +18,7 @@ pub(crate) mod fields;
 use fields::{Resources, field_texts, profile};
 
 /// What the index reads of one tool.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SearchDoc<'a> {
     /// The tool's name (an exact match ranks first).
     pub name: &'a str,
@@ -36,7 +37,7 @@ pub struct SearchDoc<'a> {
     pub tags: &'a [String],
     /// The input schema (its top-level property names and the first sentence of their
     /// descriptions).
-    pub input_schema: &'a Map<String, Value>,
+    pub input_schema: Cow<'a, Map<String, Value>>,
     /// The response's shape (`[{id, poster_path, …}]`): its member names are a weak clue ("a
     /// poster of …" for the tool whose results have `poster_path`).
     pub response_shape: Option<&'a str>,

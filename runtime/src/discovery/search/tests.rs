@@ -17,7 +17,7 @@ fn doc<'a>(
         method: Some(method),
         path: Some(path),
         tags: &[],
-        input_schema: schema,
+        input_schema: std::borrow::Cow::Borrowed(schema),
         response_shape: None,
     }
 }

@@ -172,7 +172,7 @@ impl Engine {
         obs.status = Some(resp.status.as_u16());
         obs.outcome = Some(Outcome::of_status(resp.status.as_u16()));
         let output_check = |v: &Value| {
-            let schema = || tool.assembled_output_schema().map_or(Value::Null, |s| Value::Object(s.into_owned()));
+            let schema = || tool.assembled_output_schema().map_or(Value::Null, Value::Object);
             tool.output_schema.as_ref().and_then(|_| validate(&tool.output_validator, schema, v))
         };
         let ctx = CallContext {

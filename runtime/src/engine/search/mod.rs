@@ -5,6 +5,7 @@
 #[cfg_attr(not(feature = "semantic"), path = "semantic_off.rs")]
 mod semantic;
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{CallToolResult, Tool as McpTool};
@@ -85,7 +86,7 @@ impl ToolEntry {
             method: self.http.as_ref().map(|h| h.method.as_upper()),
             path: self.http.as_ref().map(|h| h.path.as_str()),
             tags: &self.tags,
-            input_schema: &self.input_schema,
+            input_schema: Cow::Owned(self.input_schema.parse()),
             response_shape: self.results.shape.as_deref(),
         }
     }
