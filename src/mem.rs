@@ -2,16 +2,14 @@
 //! Freeing it takes tens of milliseconds, and glibc keeps the freed pages; both matter for a
 //! server's start-up time and resident size.
 
-/// Frees `value` on another thread, then returns freed heap pages to the operating system.
-pub(crate) fn drop_in_background<T: Send + 'static>(value: T) {
-    let spawned = std::thread::Builder::new().name("mcpgen-free".into()).spawn(move || {
-        drop(value);
-        release_free_memory();
-    });
-    // Without a thread (resource limits), drop here: slower, same result.
-    if let Err(e) = spawned {
-        tracing::debug!("freeing in the foreground: {e}");
-    }
+/// Frees `value` now, then returns freed heap pages to the operating system. Not on a thread of
+/// its own: what a server keeps is laid out once the loading peak is gone (the engine's
+/// catalogue is made afresh, `mcpgen-runtime`'s `engine::catalogue`), and a document still being
+/// freed beside it left its pages pinned (GitHub served at 47 to 53 MB resident against 47 to 48,
+/// with no cost in start-up; docs/performance.md).
+pub(crate) fn free_now<T>(value: T) {
+    drop(value);
+    release_free_memory();
 }
 
 /// Gives free heap pages back to the OS (glibc keeps them otherwise). The `mcpgen` binary runs on

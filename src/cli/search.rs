@@ -56,7 +56,7 @@ pub(super) fn run(args: &SearchArgs) -> Result<()> {
     // One SPEC (the query follows it); several APIs come in a multi-API file.
     let source = super::open(&args.input, &[], args.warnings.strict)?.source;
     let entries = tokens::entries(&source.config().tools);
-    crate::mem::drop_in_background(source);
+    crate::mem::free_now(source);
     let index = SearchIndex::build(entries.iter().map(|e| e.search_doc()));
     #[cfg(feature = "semantic")]
     let model = args

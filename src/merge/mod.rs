@@ -75,12 +75,12 @@ impl Source {
         }
     }
 
-    /// The runtime config alone; a pipeline's IR is freed off the main thread.
+    /// The runtime config alone; a pipeline's IR is freed.
     pub fn into_config(self) -> RuntimeConfig {
         match self {
             Source::Api(p) => {
                 let Pipeline { ir, tools, .. } = *p;
-                crate::mem::drop_in_background(ir);
+                crate::mem::free_now(ir);
                 tools.config
             }
             Source::Config { config, .. } => *config,
@@ -236,10 +236,10 @@ fn read_inputs(specs: &[String], opts: &PipelineOptions) -> Result<(Vec<Asked<In
     Ok((inputs, files))
 }
 
-/// A pipeline's config, its warnings reported and its IR freed off the main thread.
+/// A pipeline's config, its warnings reported and its IR freed.
 fn built(p: Pipeline, report: &dyn Fn(&Pipeline)) -> RuntimeConfig {
     report(&p);
-    crate::mem::drop_in_background(p.ir);
+    crate::mem::free_now(p.ir);
     p.tools.config
 }
 

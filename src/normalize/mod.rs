@@ -70,8 +70,8 @@ pub fn normalize(mut doc: Document, lenient: bool) -> Result<ApiIr> {
     check_duplicate_ids(&operations, &mut diagnostics);
     let has_paths = root.get("paths").and_then(|p| p.as_object()).is_some_and(|p| !p.is_empty());
     let dialect = doc.dialect;
-    // The source documents are no longer needed; freeing them is slow, so not on this thread.
-    crate::mem::drop_in_background(doc);
+    // The source documents are no longer needed.
+    crate::mem::free_now(doc);
     if operations.is_empty() {
         let reason = if has_paths {
             "no operation could be converted".to_string()

@@ -46,7 +46,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use self::exposure::Exposure;
 use crate::config::{RuntimeConfig, Tool};
 use crate::engine::routes::Routes;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ext::Extensions;
 use crate::metrics::{Metrics, Outcome, ToolCounters};
 use crate::upstream::Upstream;
@@ -157,7 +157,7 @@ impl Engine {
         let exposure = code::Code::check(exposure, &config.context)?;
         let search = search::Search::new(&config.context, &exposure, opts.serves_discovery)?;
         let code = code::Code::new(&config.context);
-        let (mut tools, index) = catalogue(std::mem::take(&mut config.tools), tool_apis, &definitions);
+        let (mut tools, index) = catalogue(std::mem::take(&mut config.tools), tool_apis, &definitions)?;
         for name in &rust {
             if let Some(&i) = index.get(name) {
                 tools[i].rust = true;
@@ -311,23 +311,34 @@ pub(crate) const NO_SCHEME_HINT: &str = "if it needs some, give them with `--aut
 
 /// The catalogue as the engine holds it: each tool with its API (by index, from `tool_apis`) and
 /// the `definitions` its schemas share, and the index of each by name.
+///
+/// Made afresh from each tool's JSON text. The tools arrive as trees allocated in the middle of
+/// loading's peak (the document, the IR, a config's tree of values), and what the engine keeps
+/// of them (names, descriptions, bindings) would pin the allocator's pages of that peak: Graph
+/// v1.0 held 227 MB resident for 64 MB live (docs/performance.md). So every tool is written out
+/// and its tree freed first, then each is read back, one at a time, into pages of its own.
 fn catalogue(
     tools: Vec<Tool>,
     tool_apis: Vec<Option<usize>>,
     definitions: &Arc<crate::config::Definitions>,
-) -> (Vec<ToolEntry>, HashMap<String, usize>) {
-    let mut index = HashMap::with_capacity(tools.len());
-    let mut texts = stored::SchemaTexts::default();
-    let tools = tools
+) -> Result<(Vec<ToolEntry>, HashMap<String, usize>)> {
+    let written = tools
         .into_iter()
-        .enumerate()
-        .zip(tool_apis)
-        .map(|((i, t), api)| {
-            index.insert(t.name.clone(), i);
-            ToolEntry { api, ..ToolEntry::stored(t, definitions, &mut texts) }
+        .map(|t| {
+            serde_json::to_string(&t).map_err(|e| Error::Config(format!("tool `{}` cannot be written: {e}", t.name)))
         })
-        .collect();
-    (tools, index)
+        .collect::<Result<Vec<String>>>()?;
+    let mut index = HashMap::with_capacity(written.len());
+    let mut texts = stored::SchemaTexts::default();
+    let mut tools = Vec::with_capacity(written.len());
+    for ((i, text), api) in written.into_iter().enumerate().zip(tool_apis) {
+        let t: Tool = serde_json::from_str(&text)
+            .map_err(|e| Error::Config(format!("tool {i} does not read back from what it wrote: {e}")))?;
+        drop(text);
+        index.insert(t.name.clone(), i);
+        tools.push(ToolEntry { api, ..ToolEntry::stored(t, definitions, &mut texts) });
+    }
+    Ok((tools, index))
 }
 
 /// Adds the Rust tools' own tools to the catalogue, and checks that each tool they answer is
@@ -359,4 +370,55 @@ fn rust_tools(config: &mut RuntimeConfig, ext: &Extensions) -> Result<Vec<String
 
 pub(crate) fn tool_error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A tool with every field the config has, numbers that do not print short among them.
+    fn full_tool() -> Tool {
+        serde_json::from_value(json!({
+            "name": "orders_create",
+            "title": "Create an order",
+            "operation_id": "createOrder",
+            "tags": ["orders", "store"],
+            "description": "Places an order.",
+            "input_schema": {"type": "object", "properties": {"qty": {"type": "number", "minimum": 0.1, "multipleOf": 0.30000000000000004}},
+                             "required": ["qty"]},
+            "output_schema": {"type": "object", "properties": {"id": {"type": "string"}}},
+            "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true},
+            "http": {"method": "POST", "path": "/orders", "params": []},
+            "scopes": [["orders:write"], ["admin"]],
+            "response": {"media_types": ["application/json"], "shape": "{ id }", "max_result_chars": 5000},
+            "fixed_arguments": {"store": 2.2250738585072014e-308},
+            "default_arguments": {"qty": 1.5}
+        }))
+        .expect("a tool")
+    }
+
+    #[test]
+    fn the_catalogue_made_afresh_keeps_every_field() {
+        let t = full_tool();
+        let (tools, index) = catalogue(vec![t.clone()], vec![Some(1)], &Arc::default()).expect("the catalogue");
+        let entry = &tools[0];
+        assert_eq!(index.get("orders_create"), Some(&0));
+        assert_eq!(entry.api, Some(1));
+        assert_eq!(entry.mcp.name, t.name);
+        assert_eq!(entry.mcp.title, t.title);
+        assert_eq!(entry.mcp.description.as_deref(), Some(t.description.as_str()));
+        assert_eq!(entry.operation_id, t.operation_id);
+        assert_eq!(entry.tags, t.tags);
+        assert_eq!(entry.scopes, t.scopes);
+        assert_eq!(entry.http, t.http);
+        assert_eq!(entry.response, t.response);
+        assert_eq!(entry.owners.fixed, t.fixed_arguments);
+        assert_eq!(entry.owners.defaults, t.default_arguments);
+        assert_eq!(entry.input_schema.parse(), t.input_schema);
+        assert_eq!(entry.output_schema.as_ref().map(StoredSchema::parse), t.output_schema);
+        let (afresh, alone) = (entry.advertised(false), ToolEntry::new(t).advertised(false));
+        assert_eq!(serde_json::to_string(&afresh).ok(), serde_json::to_string(&alone).ok());
+    }
 }
