@@ -64,9 +64,13 @@ pub fn measure(config: &mut RuntimeConfig) {
     config.context.tools_list_tokens = Some(ListTokens { full: full.tokens, compact: compact.tokens });
 }
 
-/// What listing every tool costs, with full and with compact schemas.
+/// What listing every tool costs, with full and with compact schemas (counted side by side).
 pub(crate) fn all_tools_costs(entries: &[ToolEntry]) -> (Cost, Cost) {
-    (list_cost(entries.iter().map(|e| e.advertised(false))), list_cost(entries.iter().map(|e| e.advertised(true))))
+    std::thread::scope(|scope| {
+        let compact = scope.spawn(|| list_cost(entries.iter().map(|e| e.advertised(true))));
+        let full = list_cost(entries.iter().map(|e| e.advertised(false)));
+        (full, compact.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
 }
 
 /// Like [`measure`], for `serve`'s start-up: counts only when the size leaves `auto`'s choice in

@@ -290,25 +290,30 @@ impl Report {
         estimate: impl Fn(&Tool) -> Option<Estimate>,
     ) -> std::result::Result<Self, crate::runtime::Error> {
         let full = tokens::entries(&config.tools);
-        let tools: Vec<ToolRow> = config
-            .tools
-            .iter()
-            .zip(&full)
-            .map(|(t, entry)| ToolRow {
-                name: t.name.clone(),
-                method: t.http.as_ref().map(|h| h.method),
-                path: t.http.as_ref().map(|h| h.path.clone()),
-                params: param_count(t),
-                schema_bytes: serde_json::to_vec(&t.input_schema).map(|v| v.len()).unwrap_or(0),
-                tokens: tokens::count(&serde_json::to_string(&entry.advertised(false)).unwrap_or_default()),
-                annotations: t.annotations.clone(),
-                source: source(t).unwrap_or_default(),
-                response: estimate(t).map(|e| response_estimate(e, t, &config.context)),
-            })
-            .collect();
+        // Counting tokens is most of the time for a large API (Graph v1.0: 86 MB of JSON): the
+        // two listings are counted on threads of their own while each tool is.
+        let (tools, (all_full, all_compact)) = std::thread::scope(|scope| {
+            let listings = scope.spawn(|| tokens::all_tools_costs(&full));
+            let rows: Vec<ToolRow> = config
+                .tools
+                .iter()
+                .zip(&full)
+                .map(|(t, entry)| ToolRow {
+                    name: t.name.clone(),
+                    method: t.http.as_ref().map(|h| h.method),
+                    path: t.http.as_ref().map(|h| h.path.clone()),
+                    params: param_count(t),
+                    schema_bytes: serde_json::to_vec(&t.input_schema).map(|v| v.len()).unwrap_or(0),
+                    tokens: tokens::count(&serde_json::to_string(&entry.advertised(false)).unwrap_or_default()),
+                    annotations: t.annotations.clone(),
+                    source: source(t).unwrap_or_default(),
+                    response: estimate(t).map(|e| response_estimate(e, t, &config.context)),
+                })
+                .collect();
+            (rows, listings.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        });
         let over_budget = tools.iter().filter(|t| t.response.as_ref().is_some_and(|r| r.over_budget)).count();
         let mut context = config.context.clone();
-        let (all_full, all_compact) = tokens::all_tools_costs(&full);
         context.tools_list_tokens = Some(ListTokens { full: all_full.tokens, compact: all_compact.tokens });
         let exposure = mcpgen_config::exposure::resolve(&context, &config.tools, &config.definitions);
         let discovery = tokens::discovery_cost(&full, &context.pin_tools, exposure.compact)?;
