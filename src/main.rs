@@ -42,9 +42,19 @@ fn no_transparent_huge_pages() {
     }
 }
 
+/// mimalloc gives a thread's freed pages back when that thread next allocates, or frees, past the
+/// purge delay: a server worker that goes idle after a large answer keeps them until its next
+/// request (GitHub's whole `tools/list`: 7 MB). The engine's workers collect as they go idle after
+/// work (`release_memory_when_idle`).
+fn collect_when_idle() {
+    // SAFETY: collects the calling thread's heap and purges its freed pages; no preconditions.
+    mcpgen::runtime::cli::release_memory_when_idle(|| unsafe { libmimalloc_sys::mi_collect(true) });
+}
+
 fn main() -> std::process::ExitCode {
     return_freed_memory_soon();
     no_transparent_huge_pages();
+    collect_when_idle();
     mcpgen::main()
 }
 

@@ -2,11 +2,13 @@
 //! generated crates so that both take the same flags and behave the same.
 
 mod args;
+mod idle;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use self::args::*;
+pub use self::idle::release_memory_when_idle;
 use super::{Engine, EngineOptions, McpServer, Metrics, Readiness, UpstreamPolicy, transport};
 use crate::auth::OAuthOptions;
 use crate::config::RuntimeConfig;
@@ -336,6 +338,8 @@ fn serve(
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .on_thread_unpark(idle::woke)
+        .on_thread_park(idle::parks)
         .build()
         .map_err(|e| Error::Config(format!("async runtime: {e}")))?;
     runtime.block_on(async move {
