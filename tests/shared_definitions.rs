@@ -1,6 +1,7 @@
 //! Definitions stored once (config format 2): for every tool of the largest APIs of the corpus
-//! (GitHub, Microsoft Graph v1.0), the schemas a config of format 2 stores give back, once
-//! assembled, the self-contained ones the tools stage made, byte for byte; and the engine that
+//! (GitHub, Microsoft Graph v1.0), the schemas a config of format 2 stores (its definitions and
+//! fragments shared; at most 1.5 times the description's size, as written) give back, once
+//! loaded and assembled, the self-contained ones the tools stage made, byte for byte; and the engine that
 //! serves the stored form lists every tool as it did when each tool held its own copy of every
 //! definition (a `ToolEntry` of the self-contained tool, as the engine held them before), its
 //! schemas kept as text that parses back to each. Skipped, with a message, without the corpus.
@@ -19,10 +20,16 @@ fn parity(rel: &str, compact_too: bool) {
     let p = pipeline::run(&path.display().to_string(), &PipelineOptions::default()).expect("the pipeline");
     let original = p.tools.config;
     let whole = serde_json::to_string(&original).expect("JSON").len();
-    let text = serde_json::to_string(&original.clone().into_stored()).expect("JSON");
+    let written = original.clone().into_stored();
+    let fragments = written.fragments.len();
+    // As `mcpgen config` writes it: no larger than half as much again as the API description.
+    let text = mcpgen_config::layout::to_json_text(&written).expect("JSON");
+    let document = std::fs::metadata(&path).expect("the description").len() as usize;
+    assert!(text.len() * 2 <= document * 3, "{rel}: config {} B from a description of {document} B", text.len());
     let stored = RuntimeConfig::from_json(&text).expect("format 2 loads");
     eprintln!(
-        "{rel}: {} tools, config {whole} B self-contained, {} B with {} shared definitions",
+        "{rel}: {} tools, config {whole} B self-contained, {} B with {} shared definitions and {fragments} fragments \
+         (description {document} B)",
         original.tools.len(),
         text.len(),
         stored.definitions.len()

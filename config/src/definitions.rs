@@ -165,9 +165,11 @@ fn restore(schema: &mut JsonObject, moved: &BTreeSet<String>, definitions: &Defi
 
 impl RuntimeConfig {
     /// The config as written (`mcpgen config`, a generated crate's catalogue): the format
-    /// [`CONFIG_FORMAT_VERSION`](crate::CONFIG_FORMAT_VERSION), definitions shared.
+    /// [`CONFIG_FORMAT_VERSION`](crate::CONFIG_FORMAT_VERSION), definitions and repeated
+    /// subschemas ([`fragments`](crate::fragments)) shared.
     pub fn into_stored(mut self) -> RuntimeConfig {
         self.share_definitions();
+        self.share_fragments();
         self.mcpgen_config = crate::CONFIG_FORMAT_VERSION;
         self
     }

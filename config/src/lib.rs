@@ -22,7 +22,9 @@ mod context;
 pub mod definitions;
 pub mod exposure;
 pub mod features;
+pub mod fragments;
 pub mod keywords;
+pub mod layout;
 pub mod media;
 pub mod refs;
 pub mod response;
@@ -42,6 +44,7 @@ pub use crate::binding::{
 };
 pub use crate::context::{Context, ListTokens, Resources, SchemaDetail, ScriptLimits, ToolMode};
 pub use crate::definitions::{Definitions, assemble};
+pub use crate::fragments::Fragments;
 pub use crate::response::{ResponseDetail, ResponseFormat, ResponseInfo};
 pub use crate::security::{ApiKeyLocation, SecurityRequirements, SecurityScheme, UpstreamIdentity};
 pub use crate::tool::{Annotations, CredentialArgument, McpToolView, ScopeSets, Tool, scopes_allow, tools_list_bytes};
@@ -190,6 +193,12 @@ pub struct RuntimeConfig {
     /// references reach, transitively ([`assemble`]). Omitted when empty (and in format 1).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub definitions: Definitions,
+    /// Format 2: the subschemas several tools' schemas inline, each kept once, by name
+    /// ([`fragments`]). `{"$fragment": "<name>"}` in a tool's schema, or in a fragment, stands for
+    /// the one of that name. Loading puts each back in place, so a loaded config has none: only a
+    /// written one ([`RuntimeConfig::into_stored`]). Omitted when empty (and in format 1).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fragments: Fragments,
 }
 
 impl Serialize for RuntimeConfig {
@@ -210,8 +219,11 @@ impl<'de> Deserialize<'de> for RuntimeConfig {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RuntimeConfig, A::Error> {
-                // The derived (inherent) one, over the keys but `$schema`.
-                RuntimeConfig::deserialize(serde::de::value::MapAccessDeserializer::new(WithoutSchemaKey(map)))
+                // The derived (inherent) one, over the keys but `$schema`; the fragments put back.
+                let mut config =
+                    RuntimeConfig::deserialize(serde::de::value::MapAccessDeserializer::new(WithoutSchemaKey(map)))?;
+                config.inline_fragments().map_err(|e| serde::de::Error::custom(e.0))?;
+                Ok(config)
             }
         }
         deserializer.deserialize_map(Config)

@@ -6,7 +6,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{InputArgs, StrictArg, output};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use mcpgen_config::{RuntimeConfig, SCHEMA_ID};
 
 pub(super) const EXAMPLES: &str = "\
@@ -100,7 +100,13 @@ fn render(config: &RuntimeConfig, yaml: bool, origin: &str) -> Result<String> {
         #[serde(flatten)]
         config: &'a RuntimeConfig,
     }
-    output::render(&WithSchema { schema: SCHEMA_ID, config }, yaml, origin)
+    let with_schema = WithSchema { schema: SCHEMA_ID, config };
+    if yaml {
+        return output::render(&with_schema, true, origin);
+    }
+    // Indented, each schema on a line of its own (`mcpgen_config::layout`).
+    mcpgen_config::layout::to_json_text(&with_schema)
+        .map_err(|e| Error::internal(format!("writing {origin} as JSON"), e))
 }
 
 #[cfg(test)]

@@ -212,9 +212,8 @@ pub fn crate_files(c: &CrateSpec<'_>) -> Result<Vec<GeneratedFile>> {
     let t = templates::Templates::new()?;
     let file = |path: &str, contents: String| GeneratedFile { path: path.to_string(), contents, user_owned: false };
     // The catalogue in the current format: each definition the tools share kept once.
-    let mut catalogue = serde_json::to_string_pretty(&config.clone().into_stored())
+    let catalogue = mcpgen_config::layout::to_json_text(&config.clone().into_stored())
         .map_err(|e| Error::internal("writing src/catalogue.json", e))?;
-    catalogue.push('\n');
     let typed = TypedSpec { config, rust: &c.rust, named: &c.named, which: c.typed_args };
     let mut files = vec![
         file(manifest::FILE, c.manifest.clone()),

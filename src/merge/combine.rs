@@ -89,6 +89,7 @@ fn empty_config(parts: &[Part], max_description_len: usize) -> RuntimeConfig {
         apis: Vec::new(),
         resources,
         definitions: Default::default(),
+        fragments: Default::default(),
     }
 }
 

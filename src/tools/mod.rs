@@ -216,6 +216,7 @@ fn runtime_config(
         tools,
         apis: Vec::new(),
         definitions: Default::default(),
+        fragments: Default::default(),
     }
 }
 
