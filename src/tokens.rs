@@ -1,8 +1,6 @@
 //! What tool lists cost a model, in tokens of OpenAI's o200k_base BPE (GPT-4o and later), counted
-//! with `tiktoken-rs`. Other models' tokenizers differ by a few percent on JSON; the ranking of
+//! with the `tiktoken` crate (the counts of OpenAI's tiktoken). Other models' tokenizers differ by a few percent on JSON; the ranking of
 //! modes does not.
-
-use std::sync::OnceLock;
 
 use rmcp::model::Tool as McpTool;
 use serde::Serialize;
@@ -12,21 +10,20 @@ use crate::runtime::tooling::listing as meta;
 use mcpgen_config::{ListTokens, RuntimeConfig, Tool, tools_list_bytes};
 
 /// Named in reports, so that readers know what was counted.
-pub(crate) const TOKENIZER: &str = "o200k_base (tiktoken-rs)";
+pub(crate) const TOKENIZER: &str = "o200k_base (tiktoken)";
 
 /// Lists larger than this are not measured when a config is written: past it the cost is far
 /// over any sensible limit, and the engine's estimate from the size suffices.
 const MEASURE_MAX_BYTES: usize = 4 * 1024 * 1024;
 
-fn bpe() -> Option<&'static tiktoken_rs::CoreBPE> {
-    static BPE: OnceLock<Option<tiktoken_rs::CoreBPE>> = OnceLock::new();
-    BPE.get_or_init(|| tiktoken_rs::o200k_base().ok()).as_ref()
+fn bpe() -> Option<&'static tiktoken::CoreBpe> {
+    tiktoken::get_encoding("o200k_base")
 }
 
 /// Tokens of `text` (an estimate from its size should the tokenizer's built-in table not load).
 pub(crate) fn count(text: &str) -> usize {
     match bpe() {
-        Some(bpe) => bpe.encode_ordinary(text).len(),
+        Some(bpe) => bpe.count(text),
         None => text.len().div_ceil(mcpgen_config::exposure::BYTES_PER_TOKEN_ESTIMATE),
     }
 }
