@@ -1,6 +1,6 @@
 //! What tool lists cost a model, in tokens of OpenAI's o200k_base BPE (GPT-4o and later), counted
-//! with the `tiktoken` crate (the counts of OpenAI's tiktoken). Other models' tokenizers differ by a few percent on JSON; the ranking of
-//! modes does not.
+//! with the `tiktoken` crate (OpenAI's tiktoken's counts). Other models' tokenizers differ by a
+//! few percent on JSON; the ranking of modes does not.
 
 use rmcp::model::Tool as McpTool;
 use serde::Serialize;
@@ -63,11 +63,33 @@ pub fn measure(config: &mut RuntimeConfig) {
 
 /// What listing every tool costs, with full and with compact schemas (counted side by side).
 pub(crate) fn all_tools_costs(entries: &[ToolEntry]) -> (Cost, Cost) {
+    let (texts, compact) = full_texts_and_compact_cost(entries);
+    (listing_cost(&texts), compact)
+}
+
+/// Each tool as `tools/list` shows it with full schemas (compact JSON), and what listing every
+/// tool with compact schemas costs (counted on a thread of its own meanwhile).
+pub(crate) fn full_texts_and_compact_cost(entries: &[ToolEntry]) -> (Vec<String>, Cost) {
     std::thread::scope(|scope| {
         let compact = scope.spawn(|| list_cost(entries.iter().map(|e| e.advertised(true))));
-        let full = list_cost(entries.iter().map(|e| e.advertised(false)));
-        (full, compact.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        let texts = entries.iter().map(|e| serde_json::to_string(&e.advertised(false)).unwrap_or_default()).collect();
+        (texts, compact.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     })
+}
+
+/// What listing the tools of `texts` (each one's compact JSON) costs: the list is written from
+/// them, byte for byte what [`list_cost`] writes from the tools.
+pub(crate) fn listing_cost(texts: &[String]) -> Cost {
+    let mut text = String::with_capacity(texts.iter().map(|t| t.len() + 1).sum::<usize>() + 12);
+    text.push_str("{\"tools\":[");
+    for (i, tool) in texts.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(tool);
+    }
+    text.push_str("]}");
+    Cost { bytes: text.len(), tokens: count(&text) }
 }
 
 /// Like [`measure`], for `serve`'s start-up: counts only when the size leaves `auto`'s choice in
@@ -105,6 +127,15 @@ pub(crate) fn discovery_cost(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listing_from_texts_is_the_listing() {
+        let p = crate::pipeline::run("samples/petstore-oas30.json", &Default::default()).expect("petstore");
+        let entries = entries(&p.tools.config.tools);
+        let (texts, _) = full_texts_and_compact_cost(&entries);
+        assert_eq!(listing_cost(&texts), list_cost(entries.iter().map(|e| e.advertised(false))));
+        assert_eq!(listing_cost(&[]), list_cost([]));
+    }
 
     #[test]
     fn counts_with_o200k() {

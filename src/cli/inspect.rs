@@ -290,28 +290,31 @@ impl Report {
         estimate: impl Fn(&Tool) -> Option<Estimate>,
     ) -> std::result::Result<Self, crate::runtime::Error> {
         let full = tokens::entries(&config.tools);
-        // Counting tokens is most of the time for a large API (Graph v1.0: 86 MB of JSON): the
-        // two listings are counted on threads of their own while each tool is.
-        let (tools, (all_full, all_compact)) = std::thread::scope(|scope| {
-            let listings = scope.spawn(|| tokens::all_tools_costs(&full));
+        // Each tool is written as `tools/list` shows it once: its row counts its text, and the
+        // listing with full schemas is made of the same texts; the compact listing is counted on
+        // a thread of its own meanwhile, and the full one beside the rows.
+        let (texts, all_compact) = tokens::full_texts_and_compact_cost(&full);
+        let (tools, all_full) = std::thread::scope(|scope| {
+            let listing = scope.spawn(|| tokens::listing_cost(&texts));
             let rows: Vec<ToolRow> = config
                 .tools
                 .iter()
-                .zip(&full)
-                .map(|(t, entry)| ToolRow {
+                .zip(&texts)
+                .map(|(t, text)| ToolRow {
                     name: t.name.clone(),
                     method: t.http.as_ref().map(|h| h.method),
                     path: t.http.as_ref().map(|h| h.path.clone()),
                     params: param_count(t),
                     schema_bytes: serde_json::to_vec(&t.input_schema).map(|v| v.len()).unwrap_or(0),
-                    tokens: tokens::count(&serde_json::to_string(&entry.advertised(false)).unwrap_or_default()),
+                    tokens: tokens::count(text),
                     annotations: t.annotations.clone(),
                     source: source(t).unwrap_or_default(),
                     response: estimate(t).map(|e| response_estimate(e, t, &config.context)),
                 })
                 .collect();
-            (rows, listings.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            (rows, listing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
         });
+        drop(texts);
         let over_budget = tools.iter().filter(|t| t.response.as_ref().is_some_and(|r| r.over_budget)).count();
         let mut context = config.context.clone();
         context.tools_list_tokens = Some(ListTokens { full: all_full.tokens, compact: all_compact.tokens });

@@ -6,14 +6,14 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{DESCRIPTION, NAME, PARAMS, PATH, RESOURCE, SearchDoc, TAGS, TITLE, VERBS};
-use crate::discovery::analyzer::Analyzer;
+use crate::discovery::analyzer::Memo;
 use crate::discovery::compact::first_sentence;
 use crate::discovery::lexicon::verbs;
 use crate::discovery::rerank::Profile;
 
 /// What the second look reads of a document: its summary's and resource's terms (added to the
 /// vocabulary as the fields are), its method and whether its path ends at a collection.
-pub(super) fn profile(doc: &SearchDoc<'_>, analyzer: &Analyzer, terms: &mut HashMap<String, u32>) -> Profile {
+pub(super) fn profile(doc: &SearchDoc<'_>, analyzer: &mut Memo<'_>, terms: &mut HashMap<String, u32>) -> Profile {
     let mut ids = |text: &str| {
         let mut words = Vec::new();
         analyzer.terms(text, &mut words);

@@ -211,6 +211,7 @@ struct Collected {
 impl Collected {
     /// Pass 1 over `docs`, in their order.
     fn of<'a>(docs: impl IntoIterator<Item = SearchDoc<'a>>, analyzer: &Analyzer) -> Collected {
+        let mut analyzer = analyzer.memo();
         let mut c = Collected::default();
         let mut buf = Vec::new();
         for (i, doc) in docs.into_iter().enumerate() {
@@ -230,7 +231,7 @@ impl Collected {
                 }
             }
             c.fielded.push(fields);
-            c.profiles.push(profile(&doc, analyzer, &mut c.terms));
+            c.profiles.push(profile(&doc, &mut analyzer, &mut c.terms));
             c.spellings.push(format!("{} {}", doc.name, doc.title.unwrap_or("")).trim().to_lowercase());
             analyzer.terms(doc.response_shape.unwrap_or(""), &mut buf);
             for t in buf.drain(..) {
