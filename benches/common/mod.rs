@@ -19,9 +19,8 @@ pub fn corpus(rel: &str) -> Option<PathBuf> {
 const TOKENIZE_MAX_CHARS: usize = 200_000;
 
 #[allow(dead_code)]
-fn bpe() -> &'static tiktoken_rs::CoreBPE {
-    static BPE: std::sync::OnceLock<tiktoken_rs::CoreBPE> = std::sync::OnceLock::new();
-    BPE.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k_base"))
+fn bpe() -> &'static tiktoken::CoreBpe {
+    tiktoken::get_encoding("o200k_base").expect("o200k_base")
 }
 
 /// o200k tokens of `text`: exact up to [`TOKENIZE_MAX_CHARS`], else scaled from that many.
@@ -29,10 +28,10 @@ fn bpe() -> &'static tiktoken_rs::CoreBPE {
 pub fn tokens(text: &str) -> usize {
     let chars = text.chars().count();
     if chars <= TOKENIZE_MAX_CHARS {
-        return bpe().encode_ordinary(text).len();
+        return bpe().count(text);
     }
     let cut = text.char_indices().nth(TOKENIZE_MAX_CHARS).map_or(text.len(), |(i, _)| i);
-    let n = bpe().encode_ordinary(&text[..cut]).len();
+    let n = bpe().count(&text[..cut]);
     (n as f64 * chars as f64 / TOKENIZE_MAX_CHARS as f64).round() as usize
 }
 
