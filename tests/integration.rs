@@ -18,6 +18,7 @@ mod discovery;
 mod e2e;
 mod fast_call;
 mod functions;
+mod fuzz_seeds;
 mod golden;
 mod legacy_sse;
 mod multi_api;
