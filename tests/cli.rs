@@ -1,6 +1,6 @@
 //! The command line as a user meets it: exit codes, error messages naming the place, `--help`.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

@@ -1,7 +1,7 @@
 //! Code mode's declarations (`mcpgen::runtime::code`) of a few samples' configs, as goldens under
 //! `tests/golden/code/`: the petstore as `mcpgen config` writes it (return types from the
 //! responses' shapes), and samples with output schemas (`--output-schema full`: `$defs` as named
-//! types, recursion, hostile texts). Refresh with `EXPECTORATE=overwrite cargo test --test code`.
+//! types, recursion, hostile texts). Refresh with `EXPECTORATE=overwrite cargo test --test integration code::`.
 
 use mcpgen::pipeline::{self, OutputSchemaPolicy, PipelineOptions};
 use mcpgen::runtime::tooling::code::declare_all;
@@ -43,7 +43,7 @@ fn hostile_texts_stay_in_their_comments_and_literals() {
     }
 }
 
-/// The size of a config's declarations: `MCPGEN_CODE_CONFIG=config.json cargo test --test code --
+/// The size of a config's declarations: `MCPGEN_CODE_CONFIG=config.json cargo test --test integration code:: --
 /// --ignored --nocapture` (with `MCPGEN_CODE_TOOL=pulls/list` for one tool's too).
 #[test]
 #[ignore = "measures a config named by MCPGEN_CODE_CONFIG"]

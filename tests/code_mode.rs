@@ -4,7 +4,7 @@
 //! script with a clear error and the next one runs; a destructive call asks the user; nothing
 //! but the API is reachable from a script.
 
-mod common;
+use crate::common;
 
 use common::{Mock, ServerCommand, TRANSPORTS, Transport, connect, fixture_spec, start_mock, text};
 use rmcp::model::CallToolResult;

@@ -4,7 +4,7 @@
 //! calls reach the API exactly as asked, declined ones and refused ones never do, and a forged or
 //! misused `requestState` is refused.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -14,7 +14,7 @@
 //! The suite itself fails the run on a failure the baseline does not name, and on a baselined
 //! scenario that now passes (the baseline must shrink).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! `mcpgen diff`: a golden per kind of change (Markdown and JSON, from the pairs under
 //! `tests/fixtures/diff/`), its exit codes, its help, and a real pair of versions from the corpus.
-//! Refresh the goldens with `EXPECTORATE=overwrite cargo test --test diff`.
+//! Refresh the goldens with `EXPECTORATE=overwrite cargo test --test integration diff::`.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

@@ -2,7 +2,7 @@
 //! `mcpgen serve` and a generated crate): an API tool named like a discovery tool, search by
 //! meaning with a search model, and the size of GitHub's `tools/list` in each mode.
 
-mod common;
+use crate::common;
 
 use common::*;
 use mcpgen::pipeline::{self, PipelineOptions};

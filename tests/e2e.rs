@@ -3,7 +3,7 @@
 //! byte level of what the upstream received. The same checks run against a generated crate in
 //! tests/generate.rs.
 
-mod common;
+use crate::common;
 
 use common::checks::{self, Subject};
 use common::*;

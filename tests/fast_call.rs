@@ -3,7 +3,7 @@
 //! to one without it (`MCPGEN_NO_FAST_CALL=1`), both in front of the same recording upstream; the
 //! status, content type and JSON body must be equal, and so must what the upstream received.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

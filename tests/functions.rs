@@ -1,7 +1,7 @@
 //! Function-calling lists served as MCP: `--forward-url` (per tool and single endpoint) and a
 //! bindings file, end to end with the rmcp client against a local upstream, over stdio and HTTP.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

@@ -460,15 +460,59 @@ fn builds_clean_registry(spec: &str, package: &str) -> (tempfile::TempDir, PathB
 
 macro_rules! builds {
     ($($name:ident => ($sample:literal, $package:literal)),* $(,)?) => {
+        /// The samples' crates, built side by side in one workspace ([`samples_workspace`]).
+        const SAMPLES: &[(&str, &str)] = &[$(($sample, $package)),*];
         mod builds {
             $(
                 #[test]
                 fn $name() {
-                    let _crate = super::builds_clean_registry($sample, $package);
+                    super::builds_in_samples_workspace($package);
                 }
             )*
         }
     };
+}
+
+/// The crates of [`SAMPLES`] ([`generate_registry`]'s, whose runtime has the same features,
+/// `http`) as members of one workspace, built and checked with clippy together once: both cores
+/// busy, where nine workspaces built one after another. Failures are told by each sample's test.
+fn samples_workspace() -> &'static Path {
+    static DONE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DONE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/generated-samples");
+        let _ = std::fs::remove_dir_all(&root);
+        let mut members = Vec::new();
+        let mut patch = String::new();
+        for (sample, package) in SAMPLES {
+            let krate = root.join(package);
+            generate_registry(sample, &krate, package);
+            // A member: the workspace, its patch and its profiles are the root's.
+            let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+            let (manifest, patched) = manifest.split_once("\n[patch.crates-io]\n").unwrap();
+            patch = format!("[patch.crates-io]\n{patched}");
+            let manifest = manifest.split("\n[workspace]\n").next().unwrap();
+            std::fs::write(krate.join("Cargo.toml"), manifest).unwrap();
+            if members.is_empty() {
+                std::fs::copy(krate.join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
+            }
+            std::fs::remove_file(krate.join("Cargo.lock")).unwrap();
+            members.push(format!("{package:?}"));
+        }
+        let manifest = format!("[workspace]\nmembers = [{}]\nresolver = \"3\"\n\n{patch}", members.join(", "));
+        std::fs::write(root.join("Cargo.toml"), manifest).unwrap();
+        let _ = cargo(&root, &["build", "--all-targets", "--keep-going"]);
+        let _ = cargo(&root, &["clippy", "--all-targets", "--keep-going", "--", "-D", "warnings"]);
+        root
+    })
+}
+
+/// One sample's crate of [`samples_workspace`]: built warning-free, clean for clippy, its tests
+/// passed (cargo has already done the work, or says what failed).
+fn builds_in_samples_workspace(package: &str) {
+    let root = samples_workspace();
+    cargo_ok(root, &["build", "-p", package, "--all-targets"]);
+    cargo_ok(root, &["clippy", "-p", package, "--all-targets", "--", "-D", "warnings"]);
+    cargo_ok(root, &["test", "-p", package]);
 }
 
 builds! {

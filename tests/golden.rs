@@ -1,9 +1,7 @@
 //! Golden files for every sample: the IR, the runtime config (tool list with bindings), the
-//! `inspect` report and `doctor`'s reports (`tests/golden/doctor/`, with a few corpus APIs). Refresh with `EXPECTORATE=overwrite cargo test --test golden`. Also, for every
+//! `inspect` report and `doctor`'s reports (`tests/golden/doctor/`, with a few corpus APIs). Refresh with `EXPECTORATE=overwrite cargo test --test integration golden::`. Also, for every
 //! sample and a few corpus documents, the checks every tool schema must pass: what clients enforce,
 //! and `$ref`s that resolve within their schema.
-
-mod common;
 
 use mcpgen::export::advertised_schemas;
 use mcpgen::pipeline::OutputSchemaPolicy;

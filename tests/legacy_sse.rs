@@ -2,7 +2,7 @@
 //! `sse_client` (installed by .ci/run; skipped with a message where `python3 -c "import mcp"`
 //! fails).
 
-mod common;
+use crate::common;
 
 use common::*;
 

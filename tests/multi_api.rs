@@ -2,7 +2,7 @@
 //! config): each API's tools carry its prefix, and each call reaches its own upstream with its
 //! own credentials, never the other's.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

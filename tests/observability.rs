@@ -3,7 +3,7 @@
 //! no secret, `/health` and `/ready`, and the separate metrics listener (`--metrics-bind`), stdio
 //! included.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Stdio;

@@ -4,7 +4,7 @@
 //! file brings it back without a restart; new tools wait too; optional arguments may be approved
 //! automatically; `pins check` tells CI.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! cancelled call (`notifications/cancelled` over stdio, a closed HTTP request) closes its
 //! upstream connection before the body ends.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

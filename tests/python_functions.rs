@@ -5,7 +5,7 @@
 //! arguments as sent, and the same with the `null`s strict mode makes models send for optional
 //! arguments.
 
-mod common;
+use crate::common;
 
 use common::*;
 use mcpgen::export::{self, Format, strict};

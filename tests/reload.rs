@@ -1,7 +1,7 @@
 //! Hot reload (`mcpgen serve --watch`, SIGHUP) end to end with the rmcp client: the spec changes
 //! under a running server, over stdio and HTTP; broken edits; a call in flight during the swap.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

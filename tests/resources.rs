@@ -2,7 +2,7 @@
 //! description (always), `--resources` route maps (GET operations as resources and templates,
 //! read through the engine), caching hints, and the errors of unknown or missing resources.
 
-mod common;
+use crate::common;
 
 use common::{Connected, Mock, Reply, ServerCommand, Transport, connect, fixture_spec, start_mock};
 use rmcp::model::{

@@ -6,7 +6,7 @@
 //! nginx comes from Debian's packages (`.ci/run` installs it). Without it the test says so and
 //! passes, unless `MCPGEN_REQUIRE_NGINX=1` (set by `.ci/run`) makes its absence a failure.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -9,7 +9,7 @@
 //! tests need `MCPGEN_TEST_SEARCH_MODEL`, a model directory (scripts/fetch-search-model.sh), and
 //! are skipped without it unless `MCPGEN_REQUIRE_SEARCH_MODEL` is set (CI sets both).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

@@ -2,7 +2,7 @@
 //! missing or wrong bearer token. The server answers each correctly and keeps serving; the
 //! client's own credentials never reach the upstream.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

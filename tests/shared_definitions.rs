@@ -6,7 +6,7 @@
 //! definition (a `ToolEntry` of the self-contained tool, as the engine held them before), its
 //! schemas kept as text that parses back to each. Skipped, with a message, without the corpus.
 
-mod common;
+use crate::common;
 
 use mcpgen::pipeline::{self, PipelineOptions};
 use mcpgen::runtime::tooling::{StoredSchema, ToolEntry};

@@ -2,9 +2,9 @@
 //! (OpenAI, Responses API) and `--input-examples` (Anthropic). Goldens on
 //! `samples/tool-search.yaml`, every output checked against the providers' documented tool
 //! definitions (`tests/fixtures/providers/`), GitHub's namespaces, and the flags' errors.
-//! Refresh the goldens with `EXPECTORATE=overwrite cargo test --test tool_search`.
+//! Refresh the goldens with `EXPECTORATE=overwrite cargo test --test integration tool_search::`.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

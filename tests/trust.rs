@@ -4,7 +4,7 @@
 //! modes (and from search_tools' and describe_tools' answers), while the text around it stays;
 //! the command line names each pointer and rule, `--strict` fails, and the overrides keep text.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

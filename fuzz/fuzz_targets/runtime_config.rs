@@ -2,11 +2,4 @@
 //! panic.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use mcpgen::runtime::config::RuntimeConfig;
-use mcpgen::runtime::{Engine, EngineOptions};
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(config) = serde_json::from_slice::<RuntimeConfig>(data) else { return };
-    let _ = Engine::new(config, EngineOptions::default());
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpgen_fuzz::runtime_config(data));

@@ -331,7 +331,7 @@ mod tests {
             method: Some("PUT"),
             path: Some("/repos/{owner}/{repo}/issues/{issue_number}/lock"),
             tags: &[],
-            input_schema: schema,
+            input_schema: std::borrow::Cow::Borrowed(schema),
             response_shape: None,
         }
     }
