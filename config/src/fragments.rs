@@ -82,8 +82,8 @@ fn name_of(text: &str, taken: &Fragments) -> String {
         .unwrap_or(hex)
 }
 
-/// What sharing has seen and made: how often each subschema's text occurs (by hash, with its
-/// length), and the fragments by text.
+/// What sharing has seen and made: how often each subschema's text occurs (by hash: a clash only
+/// makes a fragment used once, which goes back in place), and the fragments, by name and by text.
 struct Sharing {
     counts: HashMap<u64, usize>,
     fragments: Fragments,
@@ -124,6 +124,8 @@ impl Sharing {
                 Some(name) => name.clone(),
                 None => {
                     let name = name_of(&text, &self.fragments);
+                    // The name is taken before the body's own fragments are named.
+                    self.fragments.insert(name.clone(), Value::Null);
                     let mut body = std::mem::take(child);
                     self.replace(&mut body);
                     self.fragments.insert(name.clone(), Value::Object(body));
