@@ -30,6 +30,7 @@ mod mem;
 mod merge;
 mod names;
 mod normalize;
+mod parallel;
 pub mod pipeline;
 mod progress;
 pub mod responses;

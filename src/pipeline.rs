@@ -81,16 +81,26 @@ pub fn run_loaded(origin: &str, doc: load::Document, opts: &PipelineOptions) -> 
 /// The first half of [`run_loaded`]: the document normalised and bound, before its tools are
 /// built (for callers whose tool options depend on the API, such as its title).
 pub fn prepare(mut doc: load::Document, opts: &PipelineOptions) -> Result<ApiIr> {
+    let started = std::time::Instant::now();
     let cleaning = crate::trust::clean_document(&mut doc, &opts.trust);
     doc.warnings.extend(cleaning.withheld);
-    bind(normalize(doc, opts.lenient)?, &opts.routing)
+    let cleaned = std::time::Instant::now();
+    let ir = bind(normalize(doc, opts.lenient)?, &opts.routing);
+    tracing::debug!(
+        trust_ms = (cleaned - started).as_millis() as u64,
+        normalize_ms = cleaned.elapsed().as_millis() as u64,
+        "stages: trust, normalize"
+    );
+    ir
 }
 
 /// The second half of [`run_loaded`]: the tools of a prepared API, and `--strict`'s check. Its
 /// `files` are left empty (the caller knows what it read).
 pub fn finish(origin: &str, ir: ApiIr, opts: &PipelineOptions) -> Result<Pipeline> {
     let files = Vec::new();
+    let started = std::time::Instant::now();
     let tools = tools::build(&ir, origin, &opts.tools)?;
+    tracing::debug!(tools_ms = started.elapsed().as_millis() as u64, "stage: tools");
     let pipeline = Pipeline { origin: origin.to_string(), ir, tools, files };
     if opts.strict {
         let warnings: Vec<Diagnostic> = pipeline.diagnostics().filter(|d| d.kind.is_warning()).cloned().collect();

@@ -179,7 +179,9 @@ pub(crate) struct ApisFile {
 /// Loads `spec` (a file path, an http(s) URL, or `-` for stdin) as an API description, a
 /// runtime config or a multi-API file, whichever it is.
 pub(crate) fn load_any(spec: &str, opts: &LoadOptions) -> Result<AnyInput> {
+    let started = std::time::Instant::now();
     let (origin, root_id, root_url, value) = read_value(spec)?;
+    tracing::debug!(read_ms = started.elapsed().as_millis() as u64, "stage: load (read and parse)");
     let spec = origin.as_str();
     if is_runtime_config(&value) {
         return Ok(AnyInput::One(Input::Config(Box::new(read_config(&value, spec)?))));

@@ -141,7 +141,9 @@ pub fn build(ir: &ApiIr, origin: &str, opts: &ToolOptions) -> Result<ToolSet> {
 
 /// The tools of the operations and functions that are neither hidden nor filtered out, each with
 /// where it comes from. Names are allocated over all operations before filtering, so that a
-/// filter never changes the name of a tool it keeps.
+/// filter never changes the name of a tool it keeps. The tools are built on every core (Microsoft
+/// Graph's 11,422 take most of a start-up), and come out, with their diagnostics, in the order
+/// of the operations.
 fn kept_tools(
     ir: &ApiIr,
     opts: &ToolOptions,
@@ -151,42 +153,75 @@ fn kept_tools(
     // The prefix takes its room from the names' length, so prefixed names stay within the limit.
     let room = opts.max_name_len.clamp(8, 128).saturating_sub(opts.name_prefix.len()).max(8);
     let mut names = naming::tool_names(ir, room).into_iter();
+    let mut wanted: Vec<(Source<'_>, String)> = Vec::with_capacity(ir.operations.len() + ir.functions.len());
+    wanted.extend(ir.operations.iter().map(|op| (Source::Operation(op), names.next().unwrap_or_default())));
+    wanted.extend(ir.functions.iter().map(|f| (Source::Function(f), names.next().unwrap_or_default())));
+    let built =
+        crate::parallel::map_in_order(&wanted, |(source, name)| kept_tool(*source, name, ir, opts, security_schemes));
     let mut tools = Vec::new();
     let mut sources = BTreeMap::new();
-    for op in &ir.operations {
-        let name = names.next().unwrap_or_default();
-        match &op.function {
-            Some(f) => function_renamed(f, &name, diagnostics),
-            None => operation_renamed(op, &name, diagnostics),
+    for result in built {
+        let (notes, kept) = result?;
+        diagnostics.extend(notes);
+        if let Some((tool, pointer)) = kept {
+            sources.insert(tool.name.clone(), ToolSource { pointer: pointer.to_string() });
+            tools.push(tool);
         }
-        if op.mcp.hidden || !opts.filter.keeps(&name, Some(op)) {
-            continue;
-        }
-        let name = format!("{}{name}", opts.name_prefix);
-        sources.insert(name.clone(), ToolSource { pointer: op.pointer.clone() });
-        let tool = match &op.function {
-            Some(f) => {
-                let http = bound_binding(op, ir, security_schemes);
-                function_tool(f, name, Some(http), ir, opts, diagnostics)?
-            }
-            None => operation_tool(op, name, ir, opts, security_schemes, diagnostics)?,
-        };
-        tools.push(tool);
-    }
-    for f in &ir.functions {
-        let name = names.next().unwrap_or_default();
-        function_renamed(f, &name, diagnostics);
-        if f.mcp.hidden || !opts.filter.keeps(&name, None) {
-            continue;
-        }
-        let name = format!("{}{name}", opts.name_prefix);
-        if let Some(file) = &ir.bindings_file {
-            return Err(crate::normalize::missing_binding(file, &f.name));
-        }
-        sources.insert(name.clone(), ToolSource { pointer: f.pointer.clone() });
-        tools.push(function_tool(f, name, None, ir, opts, diagnostics)?);
     }
     Ok((tools, sources))
+}
+
+/// What a tool is made from: an operation (bound to a function, maybe), or a function alone.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Operation(&'a Operation),
+    Function(&'a Function),
+}
+
+/// The tool of one operation or function named `name` (none when it is hidden or filtered
+/// out), with the pointer it comes from, and its diagnostics.
+type Kept<'a> = (Vec<Diagnostic>, Option<(Tool, &'a str)>);
+
+fn kept_tool<'a>(
+    source: Source<'a>,
+    name: &str,
+    ir: &ApiIr,
+    opts: &ToolOptions,
+    security_schemes: &BTreeMap<String, mcpgen_config::SecurityScheme>,
+) -> Result<Kept<'a>> {
+    let mut diagnostics = Vec::new();
+    match source {
+        Source::Operation(op) => {
+            match &op.function {
+                Some(f) => function_renamed(f, name, &mut diagnostics),
+                None => operation_renamed(op, name, &mut diagnostics),
+            }
+            if op.mcp.hidden || !opts.filter.keeps(name, Some(op)) {
+                return Ok((diagnostics, None));
+            }
+            let name = format!("{}{name}", opts.name_prefix);
+            let tool = match &op.function {
+                Some(f) => {
+                    let http = bound_binding(op, ir, security_schemes);
+                    function_tool(f, name, Some(http), ir, opts, &mut diagnostics)?
+                }
+                None => operation_tool(op, name, ir, opts, security_schemes, &mut diagnostics)?,
+            };
+            Ok((diagnostics, Some((tool, &op.pointer))))
+        }
+        Source::Function(f) => {
+            function_renamed(f, name, &mut diagnostics);
+            if f.mcp.hidden || !opts.filter.keeps(name, None) {
+                return Ok((diagnostics, None));
+            }
+            if let Some(file) = &ir.bindings_file {
+                return Err(crate::normalize::missing_binding(file, &f.name));
+            }
+            let name = format!("{}{name}", opts.name_prefix);
+            let tool = function_tool(f, name, None, ir, opts, &mut diagnostics)?;
+            Ok((diagnostics, Some((tool, &f.pointer))))
+        }
+    }
 }
 
 /// The runtime config of `ir`'s tools: the server named after the API, its upstream and the

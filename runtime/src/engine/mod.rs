@@ -144,11 +144,13 @@ impl Engine {
         env: &dyn Fn(&str) -> Option<String>,
         ext: Extensions,
     ) -> Result<Arc<Engine>> {
+        let started = std::time::Instant::now();
         let rust = rust_tools(&mut config, &ext)?;
         let (default_target, apis, tool_apis) = targets::targets(&config, &opts)?;
         strip_credential_arguments(&mut config);
         // Each definition the tools' schemas share held once (a config of format 2 has them so).
         config.share_definitions();
+        let shared = std::time::Instant::now();
         let definitions = Arc::new(std::mem::take(&mut config.definitions));
         let credentials = read_credentials(&config, env);
         let upstream = Upstream::new(opts.policy.clone(), opts.metrics.clone())?;
@@ -158,6 +160,7 @@ impl Engine {
         let search = search::Search::new(&config.context, &exposure, opts.serves_discovery)?;
         let code = code::Code::new(&config.context);
         let (mut tools, index) = catalogue(std::mem::take(&mut config.tools), tool_apis, &definitions)?;
+        let catalogued = std::time::Instant::now();
         for name in &rust {
             if let Some(&i) = index.get(name) {
                 tools[i].rust = true;
@@ -207,6 +210,12 @@ impl Engine {
             list_ttl: opts.list_ttl.unwrap_or(crate::engine::caching::DEFAULT_LIST_TTL),
             withheld: opts.withheld,
         });
+        tracing::debug!(
+            share_ms = (shared - started).as_millis() as u64,
+            catalogue_ms = (catalogued - shared).as_millis() as u64,
+            views_ms = catalogued.elapsed().as_millis() as u64,
+            "engine built"
+        );
         search::Search::start(&engine);
         Ok(engine)
     }
@@ -322,21 +331,26 @@ fn catalogue(
     tool_apis: Vec<Option<usize>>,
     definitions: &Arc<crate::config::Definitions>,
 ) -> Result<(Vec<ToolEntry>, HashMap<String, usize>)> {
+    // Written while the trees are alive: each tool's schemas as the text the engine stores,
+    // and the rest of it (small) as JSON to read back.
     let written = tools
         .into_iter()
-        .map(|t| {
-            serde_json::to_string(&t).map_err(|e| Error::Config(format!("tool `{}` cannot be written: {e}", t.name)))
+        .map(|mut t| {
+            let schemas = tool::WrittenSchemas::take(&mut t);
+            let rest = serde_json::to_string(&t)
+                .map_err(|e| Error::Config(format!("tool `{}` cannot be written: {e}", t.name)))?;
+            Ok((rest, schemas))
         })
-        .collect::<Result<Vec<String>>>()?;
+        .collect::<Result<Vec<_>>>()?;
     let mut index = HashMap::with_capacity(written.len());
     let mut texts = stored::SchemaTexts::default();
     let mut tools = Vec::with_capacity(written.len());
-    for ((i, text), api) in written.into_iter().enumerate().zip(tool_apis) {
-        let t: Tool = serde_json::from_str(&text)
+    for ((i, (rest, schemas)), api) in written.into_iter().enumerate().zip(tool_apis) {
+        let t: Tool = serde_json::from_str(&rest)
             .map_err(|e| Error::Config(format!("tool {i} does not read back from what it wrote: {e}")))?;
-        drop(text);
+        drop(rest);
         index.insert(t.name.clone(), i);
-        tools.push(ToolEntry { api, ..ToolEntry::stored(t, definitions, &mut texts) });
+        tools.push(ToolEntry { api, ..ToolEntry::stored(t, schemas, definitions, &mut texts) });
     }
     Ok((tools, index))
 }

@@ -47,10 +47,10 @@ impl std::fmt::Debug for StoredSchema {
 pub(crate) struct SchemaTexts(HashSet<Arc<str>>);
 
 impl SchemaTexts {
-    /// `schema` as stored, sharing the text of an equal one stored before.
-    pub(crate) fn store(&mut self, schema: &Map<String, Value>) -> StoredSchema {
-        let text = text_of(schema);
-        if let Some(shared) = self.0.get(text.as_str()) {
+    /// A schema written by [`text_of`], stored: sharing the text of an equal one stored before,
+    /// or copied into an allocation of its own.
+    pub(crate) fn store(&mut self, text: &str) -> StoredSchema {
+        if let Some(shared) = self.0.get(text) {
             return StoredSchema(shared.clone());
         }
         let text: Arc<str> = text.into();
@@ -59,7 +59,8 @@ impl SchemaTexts {
     }
 }
 
-fn text_of(schema: &Map<String, Value>) -> String {
+/// A schema as the engine stores it: `serde_json`'s compact writing of the map.
+pub(crate) fn text_of(schema: &Map<String, Value>) -> String {
     // Writing a map of strings to values into a `String` cannot fail.
     serde_json::to_string(schema).unwrap_or_else(|_| "{}".to_string())
 }
@@ -102,9 +103,10 @@ mod tests {
     #[test]
     fn equal_schemas_share_one_text() {
         let mut texts = SchemaTexts::default();
-        let a = texts.store(&object(json!({"type": "object", "properties": {"id": {"type": "string"}}})));
-        let b = texts.store(&object(json!({"properties": {"id": {"type": "string"}}, "type": "object"})));
-        let c = texts.store(&object(json!({"type": "object"})));
+        let mut store = |v: Value| texts.store(&text_of(&object(v)));
+        let a = store(json!({"type": "object", "properties": {"id": {"type": "string"}}}));
+        let b = store(json!({"properties": {"id": {"type": "string"}}, "type": "object"}));
+        let c = store(json!({"type": "object"}));
         assert!(Arc::ptr_eq(&a.0, &b.0));
         assert!(!Arc::ptr_eq(&a.0, &c.0));
     }

@@ -100,18 +100,26 @@ impl ToolEntry {
     /// A catalogue tool whose schemas share `definitions` (the config's, see
     /// [`crate::config::RuntimeConfig::definitions`]).
     pub fn in_catalogue(t: Tool, definitions: &Arc<Definitions>) -> ToolEntry {
-        ToolEntry::stored(t, definitions, &mut SchemaTexts::default())
+        let mut t = t;
+        let written = WrittenSchemas::take(&mut t);
+        ToolEntry::stored(t, written, definitions, &mut SchemaTexts::default())
     }
 
     /// A tool of a catalogue whose schemas share `definitions`, and their texts with the other
-    /// tools' in `texts`.
-    pub(crate) fn stored(t: Tool, definitions: &Arc<Definitions>, texts: &mut SchemaTexts) -> ToolEntry {
+    /// tools' in `texts`; `t`'s own schemas were taken out and written in `written`.
+    pub(crate) fn stored(
+        t: Tool,
+        written: WrittenSchemas,
+        definitions: &Arc<Definitions>,
+        texts: &mut SchemaTexts,
+    ) -> ToolEntry {
         /// The schema a tool's `mcp` carries: none (it is not what is shown).
         static NO_SCHEMA: LazyLock<Arc<Map<String, Value>>> = LazyLock::new(Arc::default);
-        let results = ToolResults::new(&t);
-        let input_schema = texts.store(&t.input_schema);
-        let output_schema = t.output_schema.as_ref().map(|o| texts.store(o));
-        drop((t.input_schema, t.output_schema));
+        // Cloned: made afresh here, out of the pages the schemas' trees were in.
+        let results = written.results.clone();
+        let input_schema = texts.store(&written.input);
+        let output_schema = written.output.as_deref().map(|o| texts.store(o));
+        drop(written);
         let mut mcp =
             McpTool::new_with_raw(t.name, (!t.description.is_empty()).then(|| t.description.into()), NO_SCHEMA.clone());
         mcp.title = t.title;
@@ -193,5 +201,23 @@ impl ToolEntry {
         // `describe_tools` gives the shape as the tool's `response`.
         mcp.description = self.mcp.description.clone();
         if compact { compact::described(mcp, self.mcp.description.as_deref(), self.mcp.title.as_deref()) } else { mcp }
+    }
+}
+
+/// A tool's schemas taken out of its tree and written as compact JSON, with what its results
+/// need to know of them (the projection argument's name, how it pages).
+pub(crate) struct WrittenSchemas {
+    input: String,
+    output: Option<String>,
+    results: ToolResults,
+}
+
+impl WrittenSchemas {
+    /// Takes `t`'s schemas out (leaving empty ones) and writes them.
+    pub(crate) fn take(t: &mut Tool) -> WrittenSchemas {
+        let results = ToolResults::new(t);
+        let input = super::stored::text_of(&std::mem::take(&mut t.input_schema));
+        let output = t.output_schema.take().map(|o| super::stored::text_of(&o));
+        WrittenSchemas { input, output, results }
     }
 }

@@ -131,6 +131,13 @@ pub(super) struct Resources {
 }
 
 impl Resources {
+    /// Those of `other`'s paths too.
+    pub(super) fn append(&mut self, other: Resources) {
+        for (segment, count) in other.counts {
+            *self.counts.entry(segment).or_default() += count;
+        }
+    }
+
     pub(super) fn add(&mut self, path: Option<&str>) {
         for segment in path.into_iter().flat_map(|p| p.split('/')) {
             if segment.len() > 1 && segment.chars().all(|c| c.is_ascii_alphabetic() || c == '_' || c == '-') {

@@ -208,3 +208,48 @@ fn a_request_to_read_ranks_reads_above_writes() {
     assert_eq!(order, [1, 2, 0], "the reads first, the POST that reads too: {hits:?}");
     assert_eq!(idx.search("re-run the failed jobs", 1)[0].0, 0, "a request to write still finds the write");
 }
+
+/// Documents read in runs on several threads make the index one pass makes, term ids and all.
+#[test]
+fn an_index_read_in_runs_is_the_index_read_at_once() {
+    let words = ["list", "pets", "Orders", "userGroups", "delete", "Paid", "invoices", "calendarEvents", "mail", "x"];
+    let schemas: Vec<Map<String, Value>> = (0..7)
+        .map(
+            |i| match json!({"properties": {words[i]: {"description": words[(i + 3) % 10], "enum": [words[i + 1]]}}}) {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            },
+        )
+        .collect();
+    let texts: Vec<(String, String, String)> = (0..500)
+        .map(|i| {
+            let w = |k: usize| words[(i * k + k) % words.len()];
+            (
+                format!("{}{}{i}", w(1), w(3)),
+                format!("{} the {} of {}", w(2), w(5), w(7)),
+                format!("/{}/{}/{{id}}/{}", w(1), w(4), w(9)),
+            )
+        })
+        .collect();
+    let make = |i: usize| {
+        let (name, description, path) = &texts[i];
+        let method = ["GET", "POST", "DELETE", "PATCH"][i % 4];
+        SearchDoc { response_shape: Some(words[i % 10]), ..doc(name, description, method, path, &schemas[i % 7]) }
+    };
+    let whole = SearchIndex::build((0..texts.len()).map(make));
+    for threads in [2, 3, 7] {
+        let runs = SearchIndex::build_in_runs(texts.len(), make, threads);
+        assert_eq!(runs.terms, whole.terms, "{threads} threads");
+        assert_eq!(runs.postings, whole.postings);
+        assert_eq!(runs.idf, whole.idf);
+        assert_eq!(runs.exact, whole.exact);
+        assert_eq!(runs.response_words, whole.response_words);
+        assert_eq!(runs.spellings, whole.spellings);
+        assert_eq!(format!("{:?}", runs.profiles), format!("{:?}", whole.profiles));
+        assert_eq!(runs.resources.named_by("pe"), whole.resources.named_by("pe"));
+        assert_eq!(runs.docs, whole.docs);
+        for query in ["delete the pets", "paid invoices", "user groups mail"] {
+            assert_eq!(runs.search(query, 5), whole.search(query, 5), "{query}");
+        }
+    }
+}

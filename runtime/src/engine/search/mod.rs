@@ -57,7 +57,9 @@ impl Search {
         // start-up path. A search arriving before it is done waits for it.
         let e = engine.clone();
         std::thread::spawn(move || {
+            let started = std::time::Instant::now();
             e.search_index();
+            tracing::debug!(index_ms = started.elapsed().as_millis() as u64, "search index built");
             e.search.semantic.embed(&e.tools);
         });
     }
@@ -66,7 +68,7 @@ impl Search {
 impl Engine {
     /// The search index over every tool, built on first use.
     pub fn search_index(&self) -> &SearchIndex {
-        self.search.index.get_or_init(|| SearchIndex::build(self.tools.iter().map(ToolEntry::search_doc)))
+        self.search.index.get_or_init(|| SearchIndex::build_from(self.tools.len(), |i| self.tools[i].search_doc()))
     }
 
     /// Discovery's search: by words, and by meaning once the tools' vectors are made.
