@@ -45,9 +45,9 @@ pub(crate) fn list_cost(tools: impl IntoIterator<Item = McpTool>) -> Cost {
     Cost { bytes: text.len(), tokens: count(&text) }
 }
 
-/// The engine's view of every tool.
+/// The engine's view of every tool (made on every core).
 pub(crate) fn entries(tools: &[Tool]) -> Vec<ToolEntry> {
-    tools.iter().map(|t| ToolEntry::new(t.clone())).collect()
+    crate::parallel::map_in_order(tools, |t| ToolEntry::new(t.clone()))
 }
 
 /// Records in the config what listing every tool costs, with full and with compact schemas, so
@@ -61,25 +61,50 @@ pub fn measure(config: &mut RuntimeConfig) {
     config.context.tools_list_tokens = Some(ListTokens { full: full.tokens, compact: compact.tokens });
 }
 
-/// What listing every tool costs, with full and with compact schemas (counted side by side).
+/// What listing every tool costs, with full and with compact schemas.
 pub(crate) fn all_tools_costs(entries: &[ToolEntry]) -> (Cost, Cost) {
-    let (texts, compact) = full_texts_and_compact_cost(entries);
-    (listing_cost(&texts), compact)
+    (listing(&texts(entries, false)).cost, listing(&texts(entries, true)).cost)
 }
 
-/// Each tool as `tools/list` shows it with full schemas (compact JSON), and what listing every
-/// tool with compact schemas costs (counted on a thread of its own meanwhile).
-pub(crate) fn full_texts_and_compact_cost(entries: &[ToolEntry]) -> (Vec<String>, Cost) {
-    std::thread::scope(|scope| {
-        let compact = scope.spawn(|| list_cost(entries.iter().map(|e| e.advertised(true))));
-        let texts = entries.iter().map(|e| serde_json::to_string(&e.advertised(false)).unwrap_or_default()).collect();
-        (texts, compact.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    })
+/// Each tool as `tools/list` shows it, with full or compact schemas (compact JSON), written on
+/// every core.
+pub(crate) fn texts(entries: &[ToolEntry], compact: bool) -> Vec<String> {
+    crate::parallel::map_in_order(entries, |e| serde_json::to_string(&e.advertised(compact)).unwrap_or_default())
 }
 
-/// What listing the tools of `texts` (each one's compact JSON) costs: the list is written from
-/// them, byte for byte what [`list_cost`] writes from the tools.
-pub(crate) fn listing_cost(texts: &[String]) -> Cost {
+/// A listing of tools and each tool's share of its tokens.
+pub(crate) struct Listing {
+    /// `{"tools":[...]}`, as [`list_cost`] counts it.
+    pub cost: Cost,
+    /// Each tool's tokens in the listing: its text from its `name` on, up to the next tool's
+    /// (`},{"` joins two tools into one piece of the tokenizer); the shares and the listing's
+    /// opening `{"tools":[{"` sum to `cost.tokens`.
+    pub shares: Vec<usize>,
+}
+
+/// The listing of the tools of `texts` (each one's compact JSON), counted on every core. o200k's
+/// pre-tokenizer cuts a text into pieces that BPE encodes one by one, and every tool's text starts
+/// `{"name":`, a run of punctuation then a word: the cut before `name` is a cut of the listing's
+/// pieces, so the listing's tokens are the sum of its parts' between those cuts.
+pub(crate) fn listing(texts: &[String]) -> Listing {
+    const HEAD: &str = "{\"tools\":[";
+    const OPEN: &str = "{\"";
+    let bytes = HEAD.len() + texts.iter().map(|t| t.len()).sum::<usize>() + texts.len().saturating_sub(1) + 2;
+    if texts.is_empty() || !texts.iter().all(|t| t.starts_with("{\"name\":")) {
+        let cost = listing_counted_whole(texts);
+        return Listing { cost, shares: texts.iter().map(|t| count(t)).collect() };
+    }
+    let parts: Vec<(usize, &String)> = texts.iter().enumerate().collect();
+    let shares = crate::parallel::map_in_order(&parts, |&(i, text)| {
+        let joint = if i + 1 < texts.len() { ",{\"" } else { "]}" };
+        count(&[&text[OPEN.len()..], joint].concat())
+    });
+    let tokens = count(&[HEAD, OPEN].concat()) + shares.iter().sum::<usize>();
+    Listing { cost: Cost { bytes, tokens }, shares }
+}
+
+/// [`listing`]'s cost, the listing written whole and counted as one text.
+fn listing_counted_whole(texts: &[String]) -> Cost {
     let mut text = String::with_capacity(texts.iter().map(|t| t.len() + 1).sum::<usize>() + 12);
     text.push_str("{\"tools\":[");
     for (i, tool) in texts.iter().enumerate() {
@@ -128,13 +153,37 @@ pub(crate) fn discovery_cost(
 mod tests {
     use super::*;
 
+    /// The listing counted in parts is the listing counted whole, for every sample API, with
+    /// full and compact schemas.
     #[test]
-    fn a_listing_from_texts_is_the_listing() {
-        let p = crate::pipeline::run("samples/petstore-oas30.json", &Default::default()).expect("petstore");
-        let entries = entries(&p.tools.config.tools);
-        let (texts, _) = full_texts_and_compact_cost(&entries);
-        assert_eq!(listing_cost(&texts), list_cost(entries.iter().map(|e| e.advertised(false))));
-        assert_eq!(listing_cost(&[]), list_cost([]));
+    fn a_listing_counted_in_parts_is_the_listing_counted_whole() {
+        let mut checked = 0;
+        for sample in std::fs::read_dir("samples").expect("samples").flatten() {
+            let path = sample.path();
+            if !path.extension().is_some_and(|e| e == "json" || e == "yaml") {
+                continue;
+            }
+            let Ok(p) = crate::pipeline::run(&path.display().to_string(), &Default::default()) else { continue };
+            let entries = entries(&p.tools.config.tools);
+            for compact in [false, true] {
+                let texts = texts(&entries, compact);
+                let listed = listing(&texts);
+                assert_eq!(listed.cost, list_cost(entries.iter().map(|e| e.advertised(compact))), "{}", path.display());
+                assert_eq!(listed.cost, listing_counted_whole(&texts), "{}", path.display());
+                assert_eq!(listed.shares.len(), texts.len());
+            }
+            checked += 1;
+        }
+        assert!(checked >= 5, "only {checked} samples read");
+        assert_eq!(listing(&[]).cost, list_cost([]));
+    }
+
+    /// Texts that do not start as a tool's do are counted whole.
+    #[test]
+    fn other_texts_are_counted_whole() {
+        let texts = vec!["{\"a\":\"b c\"}".to_string(), "{\"name\":\"x\"}".to_string()];
+        assert_eq!(listing(&texts).cost, listing_counted_whole(&texts));
+        assert_eq!(listing(&texts).shares, [count(&texts[0]), count(&texts[1])]);
     }
 
     #[test]

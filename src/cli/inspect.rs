@@ -135,7 +135,8 @@ pub struct ToolRow {
     pub path: Option<String>,
     pub params: usize,
     pub schema_bytes: usize,
-    /// Tokens of the tool's definition as `tools/list` shows it with full schemas.
+    /// Tokens of the tool's definition in `tools/list` with full schemas: its share of the
+    /// listing (from its name to the next tool's), so that the rows sum to the listing.
     pub tokens: usize,
     pub annotations: Annotations,
     pub source: String,
@@ -228,11 +229,15 @@ impl Report {
         let operations: std::collections::HashMap<&str, &crate::ir::Operation> =
             p.ir.operations.iter().map(|op| (op.pointer.as_str(), op)).collect();
         let operation = |t: &Tool| operations.get(p.tools.source(&t.name)?.pointer.as_str()).copied();
+        let tools = &p.tools.config.tools;
+        let estimates = estimate::estimates(&p.ir, &tools.iter().map(operation).collect::<Vec<_>>());
+        let estimates: std::collections::HashMap<&str, Estimate> =
+            tools.iter().zip(estimates).filter_map(|(t, e)| Some((t.name.as_str(), e?))).collect();
         Report::build(
             &p.tools.config,
             about,
             |t| p.tools.source(&t.name).map(|s| s.pointer.clone()),
-            |t| estimate::estimate(&p.ir, operation(t)?),
+            |t| estimates.get(t.name.as_str()).copied(),
         )
     }
 
@@ -290,31 +295,27 @@ impl Report {
         estimate: impl Fn(&Tool) -> Option<Estimate>,
     ) -> std::result::Result<Self, crate::runtime::Error> {
         let full = tokens::entries(&config.tools);
-        // Each tool is written as `tools/list` shows it once: its row counts its text, and the
-        // listing with full schemas is made of the same texts; the compact listing is counted on
-        // a thread of its own meanwhile, and the full one beside the rows.
-        let (texts, all_compact) = tokens::full_texts_and_compact_cost(&full);
-        let (tools, all_full) = std::thread::scope(|scope| {
-            let listing = scope.spawn(|| tokens::listing_cost(&texts));
-            let rows: Vec<ToolRow> = config
-                .tools
-                .iter()
-                .zip(&texts)
-                .map(|(t, text)| ToolRow {
-                    name: t.name.clone(),
-                    method: t.http.as_ref().map(|h| h.method),
-                    path: t.http.as_ref().map(|h| h.path.clone()),
-                    params: param_count(t),
-                    schema_bytes: serde_json::to_vec(&t.input_schema).map(|v| v.len()).unwrap_or(0),
-                    tokens: tokens::count(text),
-                    annotations: t.annotations.clone(),
-                    source: source(t).unwrap_or_default(),
-                    response: estimate(t).map(|e| response_estimate(e, t, &config.context)),
-                })
-                .collect();
-            (rows, listing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-        });
-        drop(texts);
+        // Each tool is written as `tools/list` shows it once: its row counts its share of the
+        // listing, and the listing's tokens are the sum of the shares.
+        let listed = tokens::listing(&tokens::texts(&full, false));
+        let all_compact = tokens::listing(&tokens::texts(&full, true)).cost;
+        let all_full = listed.cost;
+        let tools: Vec<ToolRow> = config
+            .tools
+            .iter()
+            .zip(listed.shares)
+            .map(|(t, tokens)| ToolRow {
+                name: t.name.clone(),
+                method: t.http.as_ref().map(|h| h.method),
+                path: t.http.as_ref().map(|h| h.path.clone()),
+                params: param_count(t),
+                schema_bytes: json_bytes(&t.input_schema),
+                tokens,
+                annotations: t.annotations.clone(),
+                source: source(t).unwrap_or_default(),
+                response: estimate(t).map(|e| response_estimate(e, t, &config.context)),
+            })
+            .collect();
         let over_budget = tools.iter().filter(|t| t.response.as_ref().is_some_and(|r| r.over_budget)).count();
         let mut context = config.context.clone();
         context.tools_list_tokens = Some(ListTokens { full: all_full.tokens, compact: all_compact.tokens });
@@ -519,6 +520,22 @@ fn response_estimate(e: Estimate, tool: &Tool, context: &mcpgen_config::Context)
         rendered,
         budget,
     }
+}
+
+/// Bytes of `value` as compact JSON, counted as it is written, not kept.
+fn json_bytes(value: &impl Serialize) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0)
 }
 
 fn param_count(t: &Tool) -> usize {

@@ -13,7 +13,7 @@ use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value};
 
 use crate::config::keywords::{self, Holds};
-use crate::discovery::analyzer::Analyzer;
+use crate::discovery::analyzer::api_terms;
 pub use crate::text::{cap, cap_words, first_sentence};
 
 /// Longest first sentence kept, in characters.
@@ -31,26 +31,24 @@ const GENERIC_WORDS: [&str; 12] =
 /// The words a tool's name and title already say: a parameter description made only of these
 /// (and of its own name's) tells a model nothing.
 pub struct Known {
-    analyzer: Analyzer,
     words: HashSet<String>,
 }
 
 impl Known {
     /// The words of these texts (a tool's name and title), stemmed.
     pub fn new(texts: &[&str]) -> Known {
-        let analyzer = Analyzer::default();
         let mut words = Vec::new();
         for text in texts.iter().chain(&GENERIC_WORDS) {
-            analyzer.terms(text, &mut words);
+            api_terms(text, &mut words);
         }
-        Known { words: words.into_iter().collect(), analyzer }
+        Known { words: words.into_iter().collect() }
     }
 
     /// Whether `text` says nothing beyond these words and `property`'s.
     fn restates(&self, text: &str, property: &str) -> bool {
         let (mut said, mut own) = (Vec::new(), Vec::new());
-        self.analyzer.terms(text, &mut said);
-        self.analyzer.terms(property, &mut own);
+        api_terms(text, &mut said);
+        api_terms(property, &mut own);
         !said.is_empty() && said.iter().all(|w| self.words.contains(w) || own.contains(w))
     }
 }
@@ -136,11 +134,10 @@ fn same_words(a: &str, b: &str) -> bool {
 /// A tool's title, compact: `None` when its words are all in the tool's (compact) description or
 /// name, which clients show anyway.
 pub fn compact_title(title: &str, description: &str, name: &str) -> Option<String> {
-    let analyzer = Analyzer::default();
     let (mut own, mut said) = (Vec::new(), Vec::new());
-    analyzer.terms(title, &mut own);
-    analyzer.terms(description, &mut said);
-    analyzer.terms(name, &mut said);
+    api_terms(title, &mut own);
+    api_terms(description, &mut said);
+    api_terms(name, &mut said);
     let redundant = own.iter().all(|w| said.contains(w));
     (!redundant).then(|| title.to_string())
 }
