@@ -47,7 +47,9 @@ pub use crate::definitions::{Definitions, assemble};
 pub use crate::fragments::Fragments;
 pub use crate::response::{ResponseDetail, ResponseFormat, ResponseInfo};
 pub use crate::security::{ApiKeyLocation, SecurityRequirements, SecurityScheme, UpstreamIdentity};
-pub use crate::tool::{Annotations, CredentialArgument, McpToolView, ScopeSets, Tool, scopes_allow, tools_list_bytes};
+pub use crate::tool::{
+    Annotations, CredentialArgument, McpToolView, ScopeSets, Tool, json_bytes, scopes_allow, tools_list_bytes,
+};
 
 /// A runtime config that does not load, and why (serde's words, with line and column).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -93,6 +93,19 @@ pub struct CredentialArgument {
 /// Compact JSON size of `{"tools":[...]}` for these tools, measured without building it.
 /// Counting stops once it passes `limit` (pass `usize::MAX` for the exact size).
 pub fn tools_list_bytes<'a>(tools: impl IntoIterator<Item = McpToolView<'a>>, limit: usize) -> usize {
+    let mut bytes = r#"{"tools":[]}"#.len();
+    for (i, t) in tools.into_iter().enumerate() {
+        bytes += usize::from(i > 0) + json_bytes(&t);
+        if bytes > limit {
+            break;
+        }
+    }
+    bytes
+}
+
+/// Bytes of `value` as compact JSON, counted as it is written, not kept (`0` should it not
+/// write).
+pub fn json_bytes(value: &impl Serialize) -> usize {
     struct Counter(usize);
     impl std::io::Write for Counter {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -103,15 +116,8 @@ pub fn tools_list_bytes<'a>(tools: impl IntoIterator<Item = McpToolView<'a>>, li
             Ok(())
         }
     }
-    let mut counter = Counter(r#"{"tools":[]}"#.len());
-    for (i, t) in tools.into_iter().enumerate() {
-        counter.0 += usize::from(i > 0);
-        let _ = serde_json::to_writer(&mut counter, &t);
-        if counter.0 > limit {
-            break;
-        }
-    }
-    counter.0
+    let mut counter = Counter(0);
+    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0)
 }
 
 /// A tool in MCP's wire shape.

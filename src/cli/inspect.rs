@@ -309,7 +309,7 @@ impl Report {
                 method: t.http.as_ref().map(|h| h.method),
                 path: t.http.as_ref().map(|h| h.path.clone()),
                 params: param_count(t),
-                schema_bytes: json_bytes(&t.input_schema),
+                schema_bytes: mcpgen_config::json_bytes(&t.input_schema),
                 tokens,
                 annotations: t.annotations.clone(),
                 source: source(t).unwrap_or_default(),
@@ -520,22 +520,6 @@ fn response_estimate(e: Estimate, tool: &Tool, context: &mcpgen_config::Context)
         rendered,
         budget,
     }
-}
-
-/// Bytes of `value` as compact JSON, counted as it is written, not kept.
-fn json_bytes(value: &impl Serialize) -> usize {
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0)
 }
 
 fn param_count(t: &Tool) -> usize {

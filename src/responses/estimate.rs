@@ -64,26 +64,24 @@ pub fn estimates(ir: &ApiIr, ops: &[Option<&Operation>]) -> Vec<Option<Estimate>
         Some((serde_json::to_string(&media.schema).ok()?, sample::origin(ir, op), page))
     };
     let keys: Vec<Option<(String, String, Option<usize>)>> = ops.iter().map(|op| op.and_then(key)).collect();
-    // Each operation's representative: the first with its key, or itself (no key).
+    // Each operation's place among the distinct responses: that of the first with its key, or
+    // its own (no key).
     let mut first: HashMap<&(String, String, Option<usize>), usize> = HashMap::new();
     let mut distinct: Vec<usize> = Vec::new();
-    let representative: Vec<usize> = keys
+    let mut place = |i: usize| {
+        distinct.push(i);
+        distinct.len() - 1
+    };
+    let places: Vec<usize> = keys
         .iter()
         .enumerate()
         .map(|(i, k)| match k {
-            Some(k) => *first.entry(k).or_insert_with(|| {
-                distinct.push(i);
-                i
-            }),
-            None => {
-                distinct.push(i);
-                i
-            }
+            Some(k) => *first.entry(k).or_insert_with(|| place(i)),
+            None => place(i),
         })
         .collect();
     let made = crate::parallel::map_in_order(&distinct, |&i| ops[i].and_then(|op| estimate(ir, op)));
-    let by_representative: HashMap<usize, Option<Estimate>> = distinct.into_iter().zip(made).collect();
-    representative.iter().map(|r| by_representative.get(r).copied().flatten()).collect()
+    places.iter().map(|&p| made[p]).collect()
 }
 
 /// `value` without the members the lean rule drops (see the module's doc). `origin` is
